@@ -1,0 +1,43 @@
+import type { Context } from '@temporalio/activity';
+import type { CallModelInput, ModelStep, ToolSchema } from '../common/index.ts';
+import { ToolkitError } from '../errors.ts';
+import type { RegisteredAgent } from './registry.ts';
+
+/**
+ * One model step: loads the conversation before `seq` from the memory store, asks the model,
+ * stores its answer at `seq` (replacing what a failed attempt may have stored) and returns the small
+ * delta the workflow needs. Heartbeats while the model thinks, so a dead worker is noticed quickly.
+ */
+export async function callModel(agent: RegisteredAgent, input: CallModelInput, context: Context): Promise<ModelStep> {
+  const messages = await agent.memoryStore.read(input.conversationId, { before: input.seq });
+  const tools = input.tools.map((name) => agent.schemas.get(name)).filter((s): s is ToolSchema => s !== undefined);
+  const interval = setInterval(() => context.heartbeat(), Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
+  try {
+    const response = await agent.llm.generate({ messages, tools, signal: context.cancellationSignal });
+    const ids = new Set<string>();
+    for (const call of response.toolCalls) {
+      if (!call.id || ids.has(call.id)) {
+        throw new ToolkitError('MODEL_RESPONSE', `The model returned tool calls without unique ids (${call.id}).`, {
+          retryable: true,
+        });
+      }
+      ids.add(call.id);
+    }
+    await agent.memoryStore.append(input.conversationId, input.seq, [
+      {
+        role: 'assistant',
+        content: response.text,
+        ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
+        ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+      },
+    ]);
+    return {
+      text: response.text,
+      toolCalls: response.toolCalls,
+      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+      ...(response.usage ? { usage: response.usage } : {}),
+    };
+  } finally {
+    clearInterval(interval);
+  }
+}

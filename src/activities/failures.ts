@@ -1,0 +1,30 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { ToolkitError } from '../errors.ts';
+import type { SecretSet } from '../redaction.ts';
+
+const MAX_ERROR_CHARS = 2_000;
+
+/**
+ * The activity boundary: every error becomes an `ApplicationFailure` whose `type` is the error's
+ * class, non-retryable unless the error says a retry may succeed, with Retry-After as
+ * `nextRetryDelay`. The message is redacted against every secret the activity read, and the original
+ * error is not attached (its message and stack may hold a secret).
+ */
+export function toApplicationFailure(error: unknown, secrets?: SecretSet): ApplicationFailure {
+  if (error instanceof ApplicationFailure && !secrets?.size) return error;
+  const raw = error instanceof Error ? error.message : String(error);
+  const redacted = secrets ? secrets.redact(raw) : raw;
+  const message = redacted.length > MAX_ERROR_CHARS ? `${redacted.slice(0, MAX_ERROR_CHARS)} [...]` : redacted;
+  if (error instanceof ToolkitError) {
+    return ApplicationFailure.create({
+      message,
+      type: error.name,
+      nonRetryable: !error.retryable,
+      nextRetryDelay: error.retryAfterMs,
+      details: [{ code: error.code }],
+    });
+  }
+  const type = error instanceof ApplicationFailure ? (error.type ?? 'Error') : error instanceof Error ? error.name : 'Error';
+  const nonRetryable = error instanceof ApplicationFailure ? Boolean(error.nonRetryable) : false;
+  return ApplicationFailure.create({ message, type, nonRetryable });
+}

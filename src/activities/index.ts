@@ -1,0 +1,61 @@
+import { Context } from '@temporalio/activity';
+import type {
+  AppendMessagesInput,
+  CallModelInput,
+  InvokeToolInput,
+  Message,
+  ModelStep,
+  ResolvedRun,
+  ResolveRunInput,
+  ToolOutcome,
+} from '../common/index.ts';
+import { callModel } from './call-model.ts';
+import { toApplicationFailure } from './failures.ts';
+import { invokeTool } from './invoke-tool.ts';
+import { lookupAgent, type AgentRegistry } from './registry.ts';
+
+/**
+ * The activities of the agent workflows, closed over the worker's agents (their model adapters,
+ * tools and stores). Workflows type their proxies against this factory's return type.
+ */
+export function createActivities(registry: AgentRegistry) {
+  return {
+    /** Decides the run's tools and limits and stores its opening messages. */
+    resolveRun: (input: ResolveRunInput): Promise<ResolvedRun> =>
+      atBoundary(async () => {
+        const agent = lookupAgent(registry, input.agent);
+        const messages: Message[] = [];
+        if (agent.systemPrompt) messages.push({ role: 'system', content: agent.systemPrompt });
+        messages.push({ role: 'user', content: input.prompt });
+        await agent.memoryStore.append(input.conversationId, 0, messages);
+        return {
+          tools: [...agent.tools.keys()],
+          maxIterations: input.maxIterations ?? agent.maxIterations,
+          messageCount: messages.length,
+          used_skills: [],
+          used_skill_tools: [],
+          timeouts: agent.timeouts,
+        };
+      }),
+
+    callModel: (input: CallModelInput): Promise<ModelStep> =>
+      atBoundary(() => callModel(lookupAgent(registry, input.agent), input, Context.current())),
+
+    invokeTool: (input: InvokeToolInput): Promise<ToolOutcome> =>
+      atBoundary(() => invokeTool(lookupAgent(registry, input.agent), input, Context.current())),
+
+    /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
+    appendMessages: (input: AppendMessagesInput): Promise<void> =>
+      atBoundary(() => lookupAgent(registry, input.agent).memoryStore.append(input.conversationId, input.seq, input.messages)),
+  };
+}
+
+export type AgentActivities = ReturnType<typeof createActivities>;
+
+async function atBoundary<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw toApplicationFailure(error);
+  }
+}

@@ -1,0 +1,66 @@
+import type { Context } from '@temporalio/activity';
+import { z } from 'zod';
+import type { InvokeToolInput, ToolOutcome } from '../common/index.ts';
+import { capText } from '../common/text.ts';
+import { ToolInputError } from '../errors.ts';
+import { SecretSet } from '../redaction.ts';
+import type { ToolContext } from '../tools/connector-base.ts';
+import { toApplicationFailure } from './failures.ts';
+import type { RegisteredAgent } from './registry.ts';
+
+const PREVIEW_CHARS = 2_000;
+const MAX_EVENT_METADATA_CHARS = 4_000;
+
+/**
+ * Runs one tool call inside the activity: looks the tool up, validates the arguments with its zod
+ * schema (a mismatch goes back to the model as {@link ToolInputError}), runs it with a context that
+ * reads credentials here and nowhere else, caps and redacts the output, and stores it as the
+ * call's result in the memory store. Errors leave redacted, as typed `ApplicationFailure`s.
+ */
+export async function invokeTool(agent: RegisteredAgent, input: InvokeToolInput, context: Context): Promise<ToolOutcome> {
+  const secrets = new SecretSet();
+  const { call } = input;
+  try {
+    const tool = agent.tools.get(call.name);
+    if (!tool) {
+      const known = [...agent.tools.keys()].join(', ') || 'none';
+      throw new ToolInputError(`There is no tool named "${call.name}". Available tools: ${known}.`);
+    }
+    const parsed = tool.parameters.safeParse(call.args ?? {});
+    if (!parsed.success) {
+      throw new ToolInputError(`Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`);
+    }
+    const toolContext: ToolContext = {
+      agent: agent.name,
+      workflowId: context.info.workflowExecution?.workflowId ?? '',
+      runId: context.info.workflowExecution?.runId ?? '',
+      callId: call.id,
+      tenant: input.tenant,
+      credentialStore: agent.credentialStore,
+      secrets,
+      signal: context.cancellationSignal,
+      heartbeat: (details) => context.heartbeat(details),
+    };
+    const output = await tool.run(toolContext, parsed.data as Record<string, unknown>);
+    const redacted = secrets.redact(String(output?.text ?? ''));
+    const { text, truncated } = capText(redacted, agent.maxToolOutputChars);
+    await agent.memoryStore.append(input.conversationId, input.seq, [
+      { role: 'tool', toolCallId: call.id, toolName: call.name, content: text },
+    ]);
+    return {
+      preview: capText(text, PREVIEW_CHARS).text,
+      chars: redacted.length,
+      truncated,
+      ...eventMetadata(output?.metadata, secrets),
+    };
+  } catch (error) {
+    throw toApplicationFailure(error, secrets);
+  }
+}
+
+/** The tool's metadata, redacted, when it is small enough to ride along with the event. */
+function eventMetadata(metadata: unknown, secrets: SecretSet): { metadata?: Record<string, unknown> } {
+  if (!metadata || typeof metadata !== 'object') return {};
+  const json = secrets.redact(JSON.stringify(metadata));
+  return json.length <= MAX_EVENT_METADATA_CHARS ? { metadata: JSON.parse(json) as Record<string, unknown> } : {};
+}

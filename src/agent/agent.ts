@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { AgentClient } from '../client/agent-client.ts';
+import type { AgentEvent } from '../common/events.ts';
+import type { AgentResult } from '../common/run.ts';
+import type { CredentialStore } from '../credentials/types.ts';
+import { acquireEmbeddedServer, type EmbeddedServerOptions } from '../embedded/dev-server.ts';
+import { ConfigurationError } from '../errors.ts';
+import { SqliteMemoryStore } from '../memory/sqlite.ts';
+import type { MemoryStore } from '../memory/types.ts';
+import { isModelAdapter, type ModelAdapter } from '../models/model-adapter.ts';
+import { defaultMemoryPath } from '../paths.ts';
+import type { BaseConnectorTool } from '../tools/connector-base.ts';
+import { createAgentWorker } from '../worker.ts';
+
+export interface AgentOptions {
+  /** The model adapter (API keys stay in this process, on the worker). */
+  llm: ModelAdapter;
+  credentialStore?: CredentialStore;
+  tools?: BaseConnectorTool[];
+  /** Model iterations per run; default 4. */
+  maxIterations?: number;
+  /** Where conversations live. Default: a SQLite file at `~/.toolkit-agent/memory.sqlite`. */
+  memoryStore?: MemoryStore;
+  systemPrompt?: string;
+  /** Characters of tool output given to the model; default 20,000. */
+  maxToolOutputChars?: number;
+  /** An existing cluster. Without it an embedded dev server is started (and shared in this process). */
+  temporal?: { address: string; namespace?: string; taskQueue?: string };
+  /** Settings of the embedded server (used only without `temporal`). */
+  embedded?: EmbeddedServerOptions;
+}
+
+interface Started {
+  agents: AgentClient;
+  client: Client;
+  namespace: string;
+  taskQueue: string;
+  worker: Worker;
+  /** Rejects when the worker stops serving for any reason other than {@link Agent.close}. */
+  serving: Promise<never>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * The in-process facade of the spec: an agent whose every run is a Temporal workflow. Without a
+ * `temporal` option it starts an embedded dev server and an in-process worker on first use; with one
+ * it serves on that cluster. Call {@link Agent.close} when done.
+ *
+ * @example
+ * const agent = new Agent({ llm, tools: [new CustomAPITool()], credentialStore });
+ * const result = await agent.run('Is the billing API up?');
+ * await agent.close();
+ */
+export class Agent {
+  readonly #options: AgentOptions;
+  readonly #name = `agent-${randomUUID()}`;
+  #starting: Promise<Started> | undefined;
+  #started: Started | undefined;
+  #closed = false;
+
+  /** An agent with the built-in tools available to skills (they join with the built-in tools issue). */
+  static withBuiltins(opts: AgentOptions): Agent {
+    return new Agent(opts);
+  }
+
+  constructor(opts: AgentOptions) {
+    if (!isModelAdapter(opts?.llm)) {
+      throw new ConfigurationError(
+        '`llm` must be a ModelAdapter (for tests: ScriptedModel from toolkit-agent/testing).',
+      );
+    }
+    if (opts.maxIterations !== undefined && (!Number.isInteger(opts.maxIterations) || opts.maxIterations < 1)) {
+      throw new ConfigurationError('`maxIterations` must be a whole number of at least 1.');
+    }
+    this.#options = opts;
+  }
+
+  /** Runs the agent on `prompt` and resolves with its output and metadata. */
+  async run(prompt: string): Promise<AgentResult> {
+    const started = await this.#start();
+    const handle = await started.agents.start(this.#name, prompt, this.#runOptions());
+    return Promise.race([handle.result(), started.serving]);
+  }
+
+  /** Runs the agent on `prompt`, yielding each event as it happens. */
+  async *stream(prompt: string): AsyncGenerator<AgentEvent> {
+    const started = await this.#start();
+    const handle = await started.agents.start(this.#name, prompt, this.#runOptions());
+    yield* handle.events();
+  }
+
+  /** The Temporal client, task queue and namespace the agent runs on (after the first run or {@link Agent.start}). */
+  get temporal(): { client: Client; taskQueue: string; namespace: string } {
+    if (!this.#started) {
+      throw new Error('The agent has not started yet: await agent.start() (or a first run) before reading agent.temporal.');
+    }
+    const { client, taskQueue, namespace } = this.#started;
+    return { client, taskQueue, namespace };
+  }
+
+  /** Starts the server (when embedded) and the worker. Runs call it; call it yourself to start early. */
+  async start(): Promise<void> {
+    await this.#start();
+  }
+
+  /** Stops the worker, and the embedded server when this was its last user. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const starting = this.#starting;
+    this.#starting = undefined;
+    this.#started = undefined;
+    if (starting) await (await starting.catch(() => undefined))?.stop();
+  }
+
+  #runOptions(): { maxIterations?: number } {
+    return this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations };
+  }
+
+  #start(): Promise<Started> {
+    if (this.#closed) return Promise.reject(new Error('This agent was closed; create a new one.'));
+    this.#starting ??= this.#boot().then((started) => {
+      this.#started = started;
+      return started;
+    });
+    return this.#starting;
+  }
+
+  async #boot(): Promise<Started> {
+    // A quiet Temporal runtime, unless the application installed its own.
+    if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
+    const cleanup: Array<() => Promise<void>> = [];
+    const stopAll = async (): Promise<void> => {
+      for (const step of cleanup.reverse()) await step();
+    };
+    try {
+      const { temporal } = this.#options;
+      let address: string;
+      let namespace: string;
+      if (temporal) {
+        address = temporal.address;
+        namespace = temporal.namespace ?? 'default';
+      } else {
+        const embedded = await acquireEmbeddedServer(this.#options.embedded);
+        cleanup.push(embedded.release);
+        address = embedded.server.address;
+        namespace = embedded.server.namespace;
+      }
+      const taskQueue = temporal?.taskQueue ?? `toolkit-agent-${randomUUID()}`;
+      const memoryStore = this.#options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
+      if (!this.#options.memoryStore) cleanup.push(async () => memoryStore.close?.());
+      const nativeConnection = await NativeConnection.connect({ address });
+      cleanup.push(() => nativeConnection.close());
+      const connection = await Connection.connect({ address });
+      cleanup.push(() => connection.close());
+      const worker = await createAgentWorker({
+        connection: nativeConnection,
+        namespace,
+        taskQueue,
+        memoryStore,
+        agents: {
+          [this.#name]: {
+            llm: this.#options.llm,
+            tools: this.#options.tools,
+            credentialStore: this.#options.credentialStore,
+            systemPrompt: this.#options.systemPrompt,
+            maxToolOutputChars: this.#options.maxToolOutputChars,
+          },
+        },
+      });
+      const running = worker.run();
+      cleanup.push(async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => undefined);
+      });
+      const serving = running.then(() => {
+        throw new Error('The agent worker stopped (the agent was closed).');
+      });
+      serving.catch(() => undefined);
+      const client = new Client({ connection, namespace });
+      return {
+        agents: new AgentClient({ client, taskQueue }),
+        client,
+        namespace,
+        taskQueue,
+        worker,
+        serving,
+        stop: stopAll,
+      };
+    } catch (error) {
+      await stopAll();
+      throw error;
+    }
+  }
+}

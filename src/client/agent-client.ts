@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { AgentEvent } from '../common/events.ts';
+import type { AgentResult, AgentRunInput } from '../common/run.ts';
+import { streamRunEvents } from './event-stream.ts';
+
+export interface StartRunOptions {
+  /** Default: `agent-<name>-<uuid>`. */
+  workflowId?: string;
+  /** Scopes credential lookups to one end user. */
+  tenant?: string;
+  /** An explicit iteration limit; without it the agent's own applies. */
+  maxIterations?: number;
+}
+
+/** A run started through {@link AgentClient}: its result and its events, from any process. */
+export class AgentRunHandle {
+  readonly workflow: WorkflowHandle;
+
+  constructor(workflow: WorkflowHandle) {
+    this.workflow = workflow;
+  }
+
+  get workflowId(): string {
+    return this.workflow.workflowId;
+  }
+
+  /** Waits for the run to finish. Rejects with the run's failure when it failed. */
+  result(): Promise<AgentResult> {
+    return this.workflow.result() as Promise<AgentResult>;
+  }
+
+  /** The run's events after `afterSeq`, as they happen, ending after `run_completed`. */
+  events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
+    return streamRunEvents(this.workflow, opts.afterSeq ?? 0);
+  }
+}
+
+/**
+ * Starts agent runs on a Temporal cluster by agent name, for backend services. The agents
+ * themselves (models, tools, credentials) live on workers created with `createAgentWorker`.
+ *
+ * @example
+ * const agents = await AgentClient.connect({ address: 'localhost:7233', taskQueue: 'agents' });
+ * const result = await agents.run('support', 'Is the billing API up?');
+ */
+export class AgentClient {
+  readonly client: Client;
+  readonly taskQueue: string;
+  readonly #ownedConnection: Connection | undefined;
+
+  constructor(opts: { client: Client; taskQueue: string; ownedConnection?: Connection }) {
+    this.client = opts.client;
+    this.taskQueue = opts.taskQueue;
+    this.#ownedConnection = opts.ownedConnection;
+  }
+
+  /** Connects to a cluster; {@link AgentClient.close} closes the connection. */
+  static async connect(opts: { address?: string; namespace?: string; taskQueue: string }): Promise<AgentClient> {
+    const connection = await Connection.connect({
+      address: opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+    });
+    const client = new Client({ connection, namespace: opts.namespace ?? 'default' });
+    return new AgentClient({ client, taskQueue: opts.taskQueue, ownedConnection: connection });
+  }
+
+  /** Starts a run of the named agent and returns at once. */
+  async start(agent: string, prompt: string, opts: StartRunOptions = {}): Promise<AgentRunHandle> {
+    if (typeof prompt !== 'string' || prompt.trim() === '') {
+      throw new TypeError('The prompt must be a non-empty string.');
+    }
+    const input: AgentRunInput = { agent, prompt };
+    if (opts.tenant !== undefined) input.tenant = opts.tenant;
+    if (opts.maxIterations !== undefined) input.maxIterations = opts.maxIterations;
+    const workflow = await this.client.workflow.start('agentRun', {
+      taskQueue: this.taskQueue,
+      workflowId: opts.workflowId ?? `agent-${agent}-${randomUUID()}`,
+      args: [input],
+    });
+    return new AgentRunHandle(workflow);
+  }
+
+  /** Runs the named agent to the end. */
+  async run(agent: string, prompt: string, opts?: StartRunOptions): Promise<AgentResult> {
+    return (await this.start(agent, prompt, opts)).result();
+  }
+
+  /** Starts a run and yields its events as they happen. */
+  async *stream(agent: string, prompt: string, opts?: StartRunOptions): AsyncGenerator<AgentEvent> {
+    yield* (await this.start(agent, prompt, opts)).events();
+  }
+
+  /** A run started elsewhere, by workflow id. */
+  getHandle(workflowId: string): AgentRunHandle {
+    return new AgentRunHandle(this.client.workflow.getHandle(workflowId));
+  }
+
+  async close(): Promise<void> {
+    await this.#ownedConnection?.close();
+  }
+}

@@ -1,0 +1,32 @@
+/** Event types and shapes of a run (spec section 6). Shared by workflow and client code. */
+
+export type AgentEventType =
+  | 'run_started'
+  | 'step_started'
+  | 'tool_called'
+  | 'tool_completed'
+  | 'tool_failed'
+  | 'reasoning_started'
+  | 'reasoning_completed'
+  | 'run_completed';
+
+/**
+ * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
+ * `tool_*.tool` and `.call_id`; `run_completed.output`. No event ever carries a secret.
+ */
+export interface AgentEvent {
+  seq: number;
+  type: AgentEventType;
+  message: string;
+  payload: Record<string, unknown>;
+  timestamp: string;
+}
+
+/** What the long-poll update answers: how far the log has grown, and whether the run has ended. */
+export interface EventCursor {
+  lastSeq: number;
+  finished: boolean;
+}
+
+export const EVENTS_QUERY = 'toolkit.events';
+export const WAIT_FOR_EVENTS_UPDATE = 'toolkit.waitForEvents';

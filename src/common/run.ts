@@ -1,0 +1,99 @@
+import type { Message, ToolCall, Usage } from './messages.ts';
+
+/**
+ * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
+ * never a model object; the worker maps `agent` to its model adapter, tools and stores.
+ */
+export interface AgentRunInput {
+  /** Name of an agent registered on the worker (`createAgentWorker({ agents })`). */
+  agent: string;
+  prompt: string;
+  /** Scopes credential lookups to one end user. */
+  tenant?: string;
+  /** An explicit limit; without it the agent's configured limit (default 4) applies. */
+  maxIterations?: number;
+  /** Memory-store key of the conversation. Default: the workflow id. */
+  conversationId?: string;
+}
+
+export type StopReason = 'completed' | 'max_iterations';
+
+export interface AgentResult {
+  output: string;
+  metadata: {
+    used_skills: string[];
+    used_skill_tools: string[];
+    iterations: number;
+    stop_reason: StopReason;
+    workflow_id: string;
+    run_id: string;
+    usage: Usage;
+  };
+}
+
+/** Activity timeouts and retries, decided on the worker and handed to the workflow. */
+export interface RunTimeouts {
+  modelStartToCloseMs: number;
+  modelHeartbeatMs: number;
+  modelMaxAttempts: number;
+  toolStartToCloseMs: number;
+  toolMaxAttempts: number;
+}
+
+export interface ResolveRunInput {
+  agent: string;
+  conversationId: string;
+  prompt: string;
+  maxIterations?: number;
+}
+
+/** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
+export interface ResolvedRun {
+  tools: string[];
+  maxIterations: number;
+  /** How many messages the activity stored (system prompt, prompt). */
+  messageCount: number;
+  used_skills: string[];
+  used_skill_tools: string[];
+  timeouts: RunTimeouts;
+}
+
+export interface CallModelInput {
+  agent: string;
+  conversationId: string;
+  /** Position the assistant message is stored at; the model sees the messages before it. */
+  seq: number;
+  tools: string[];
+}
+
+/** The small delta a model step adds to history: the conversation itself stays in the store. */
+export interface ModelStep {
+  text: string;
+  toolCalls: ToolCall[];
+  reasoning?: string;
+  usage?: Usage;
+}
+
+export interface InvokeToolInput {
+  agent: string;
+  conversationId: string;
+  seq: number;
+  call: ToolCall;
+  tenant?: string;
+}
+
+/** A capped preview for the event stream; the full (capped) output is in the memory store. */
+export interface ToolOutcome {
+  preview: string;
+  chars: number;
+  truncated: boolean;
+  /** The tool's structured metadata, when it is small enough to travel with the event. */
+  metadata?: Record<string, unknown>;
+}
+
+export interface AppendMessagesInput {
+  agent: string;
+  conversationId: string;
+  seq: number;
+  messages: Message[];
+}

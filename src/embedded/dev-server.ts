@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { findTemporalCli, type FindTemporalCliOptions } from './temporal-cli.ts';
+
+export interface EmbeddedServerOptions {
+  /** SQLite file that keeps workflows across restarts. Default: in memory. */
+  dbFilename?: string;
+  /** Namespace to create at launch (besides `default`). */
+  namespace?: string;
+  /** `--dynamic-config-value` pairs, e.g. `{ 'limit.blobSize.error': 2_000_000 }`. */
+  dynamicConfig?: Record<string, unknown>;
+  /** How to find or install the CLI. */
+  cli?: FindTemporalCliOptions;
+  /** How long to wait for the server to answer. Default: 60 s. */
+  startTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+/**
+ * The shell guardian: runs the CLI in the background and ends it when its own standard input closes.
+ * Standard input closes when we call {@link EmbeddedTemporalServer.close} and also when this process
+ * dies in any way (even SIGKILL), so a dev server never outlives the process that started it.
+ */
+const GUARDIAN = [
+  '"$@" </dev/null &',
+  'server=$!',
+  'trap \'kill -TERM "$server" 2>/dev/null\' EXIT',
+  'cat >/dev/null',
+  'kill -TERM "$server" 2>/dev/null',
+  'wait "$server"',
+].join('\n');
+
+/**
+ * A `temporal server start-dev` process on 127.0.0.1 at a free port, headless. Start one with
+ * {@link EmbeddedTemporalServer.start} and stop it with {@link EmbeddedTemporalServer.close};
+ * {@link acquireEmbeddedServer} shares one per process.
+ */
+export class EmbeddedTemporalServer {
+  readonly address: string;
+  readonly namespace: string;
+  readonly #stop: () => Promise<void>;
+  #closing: Promise<void> | undefined;
+
+  private constructor(address: string, namespace: string, stop: () => Promise<void>) {
+    this.address = address;
+    this.namespace = namespace;
+    this.#stop = stop;
+  }
+
+  static async start(options: EmbeddedServerOptions = {}): Promise<EmbeddedTemporalServer> {
+    const namespace = options.namespace ?? 'default';
+    const cli = await findTemporalCli({ log: options.log, ...options.cli });
+    if (!cli) return EmbeddedTemporalServer.#startWithSdkDownload(namespace, options);
+    const port = await freePort();
+    const address = `127.0.0.1:${port}`;
+    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
+    args.push('--log-level', 'error');
+    if (options.dbFilename) args.push('--db-filename', options.dbFilename);
+    if (namespace !== 'default') args.push('--namespace', namespace);
+    for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+      args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+    }
+    const child = spawn('sh', ['-c', GUARDIAN, 'temporal-guardian', cli.path, ...args], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4000);
+    });
+    const exited = once(child, 'exit');
+    const stop = async (): Promise<void> => {
+      child.ref();
+      child.stdin?.end();
+      await exited;
+    };
+    try {
+      await waitUntilServing(address, child, options.startTimeoutMs ?? 60_000, () => stderr);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    child.unref();
+    for (const stream of [child.stdin, child.stderr]) (stream as unknown as { unref?: () => void })?.unref?.();
+    return new EmbeddedTemporalServer(address, namespace, stop);
+  }
+
+  static async #startWithSdkDownload(
+    namespace: string,
+    options: EmbeddedServerOptions,
+  ): Promise<EmbeddedTemporalServer> {
+    options.log?.('No temporal CLI available; letting @temporalio/testing download the dev server.');
+    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: { ip: '127.0.0.1', namespace, dbFilename: options.dbFilename },
+    });
+    return new EmbeddedTemporalServer(env.address, namespace, () => env.teardown());
+  }
+
+  /** Stops the server and waits until its process has exited. Safe to call more than once. */
+  close(): Promise<void> {
+    this.#closing ??= this.#stop();
+    return this.#closing;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (!address || typeof address === 'string') throw new Error('Could not find a free port on 127.0.0.1.');
+  return address.port;
+}
+
+async function waitUntilServing(
+  address: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  stderr: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    if (child.exitCode !== null) {
+      throw new Error(`temporal server start-dev exited with code ${child.exitCode}:\n${stderr()}`);
+    }
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch {
+      if (Date.now() > deadline) {
+        throw new Error(`temporal server start-dev did not answer at ${address} within ${timeoutMs} ms:\n${stderr()}`);
+      }
+      await sleep(delay);
+    }
+  }
+}
+
+let shared: { server: Promise<EmbeddedTemporalServer>; users: number } | undefined;
+
+/**
+ * One embedded server per process, shared by every {@link Agent} that has no `temporal` option.
+ * Call the returned `release` when done; the server stops when its last user releases it.
+ */
+export async function acquireEmbeddedServer(
+  options?: EmbeddedServerOptions,
+): Promise<{ server: EmbeddedTemporalServer; release: () => Promise<void> }> {
+  if (!shared) {
+    const entry = { server: EmbeddedTemporalServer.start(options), users: 0 };
+    shared = entry;
+    entry.server.catch(() => {
+      if (shared === entry) shared = undefined;
+    });
+  }
+  const entry = shared;
+  entry.users += 1;
+  let server: EmbeddedTemporalServer;
+  try {
+    server = await entry.server;
+  } catch (error) {
+    entry.users -= 1;
+    throw error;
+  }
+  let released = false;
+  const release = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    entry.users -= 1;
+    if (entry.users === 0 && shared === entry) {
+      shared = undefined;
+      await server.close();
+    }
+  };
+  return { server, release };
+}

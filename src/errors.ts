@@ -1,0 +1,77 @@
+/**
+ * Errors with a stable `code`. Activities turn them into Temporal `ApplicationFailure`s whose `type`
+ * is the class name and whose retryability follows `retryable` (DESIGN.md section 4).
+ */
+export class ToolkitError extends Error {
+  readonly code: string;
+  /** Whether trying the same call again may succeed. */
+  readonly retryable: boolean;
+  /** Retry-After, where the service gave one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { retryable?: boolean; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** A credential is missing, malformed, or expired and not refreshable. Thrown before any network call. */
+export class CredentialError extends ToolkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CREDENTIAL', message, options);
+  }
+}
+
+/** The arguments of a tool call do not match the tool's schema. Goes back to the model. */
+export class ToolInputError extends ToolkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('TOOL_INPUT', message, options);
+  }
+}
+
+/** The upstream service answered with an error status, or could not be reached. */
+export class UpstreamError extends ToolkitError {
+  readonly status: number | undefined;
+  constructor(
+    message: string,
+    options: { status?: number; retryable?: boolean; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super('UPSTREAM', message, options);
+    this.status = options.status;
+  }
+}
+
+/** The upstream service rate-limited the call; retried after Retry-After. */
+export class RateLimitError extends ToolkitError {
+  constructor(message: string, options: { retryAfterMs?: number; cause?: unknown } = {}) {
+    super('RATE_LIMIT', message, { ...options, retryable: true });
+  }
+}
+
+/** The credential lacks the permission or scope the call needs. */
+export class PermissionError extends ToolkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('PERMISSION', message, options);
+  }
+}
+
+/** The thing asked for does not exist, or is not shared with this credential. */
+export class NotFoundError extends ToolkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('NOT_FOUND', message, options);
+  }
+}
+
+/** The agent or worker is set up wrongly (unknown agent name, duplicate tool name, ...). */
+export class ConfigurationError extends ToolkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONFIGURATION', message, options);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * toolkit-agent: durable AI agents on Temporal. Everything public is exported here; subpaths
+ * (`toolkit-agent/client`, `/worker`, `/testing`, `/tools/connector_base`) carry the same names.
+ */
+export { Agent, type AgentOptions } from './agent/agent.ts';
+export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
+export { createAgentWorker, type AgentWorkerOptions, type AgentDefinition } from './worker.ts';
+export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export type { AgentEvent, AgentEventType } from './common/events.ts';
+export type { Message, ToolCall, ToolSchema, Usage } from './common/messages.ts';
+export type { AgentResult, AgentRunInput, StopReason } from './common/run.ts';
+export { BaseConnectorTool, type ToolContext, type ToolOutput } from './tools/connector-base.ts';
+export type { CredentialRecord, CredentialStore, CredentialType } from './credentials/types.ts';
+export { InMemoryCredentialStore } from './credentials/in-memory.ts';
+export type { MemoryStore } from './memory/types.ts';
+export { InMemoryMemoryStore } from './memory/in-memory.ts';
+export { SqliteMemoryStore } from './memory/sqlite.ts';
+export type { ModelAdapter, ModelRequest, ModelResponse } from './models/model-adapter.ts';
+export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
+export { SecretSet, REDACTED } from './redaction.ts';
+export {
+  ToolkitError,
+  CredentialError,
+  ToolInputError,
+  UpstreamError,
+  RateLimitError,
+  PermissionError,
+  NotFoundError,
+  ConfigurationError,
+} from './errors.ts';
+export { EmbeddedTemporalServer, acquireEmbeddedServer, type EmbeddedServerOptions } from './embedded/dev-server.ts';
+export { findTemporalCli, type TemporalCli } from './embedded/temporal-cli.ts';

@@ -1,0 +1,38 @@
+import type { Message, ToolCall, ToolSchema, Usage } from '../common/messages.ts';
+
+/** What one model step is asked: the conversation so far and the tools it may call. */
+export interface ModelRequest {
+  messages: Message[];
+  tools: ToolSchema[];
+  /** Aborted when the activity is cancelled or times out. */
+  signal?: AbortSignal;
+}
+
+/** One model step: text, tool calls (each with an id), optional reasoning and token usage. */
+export interface ModelResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  reasoning?: string;
+  usage?: Usage;
+}
+
+/**
+ * The seam between the agent loop and a language model, versioned like the AI SDK's
+ * `LanguageModelV3`: adapters declare the `specificationVersion` they implement. Adapters live on the
+ * worker (they hold API keys); runs refer to them by agent name.
+ */
+export interface ModelAdapter {
+  readonly specificationVersion: 'toolkit-agent.model.v1';
+  /** A name for logs and metadata, e.g. `openai:gpt-5` or `scripted`. */
+  readonly modelId: string;
+  generate(request: ModelRequest): Promise<ModelResponse>;
+}
+
+export function isModelAdapter(value: unknown): value is ModelAdapter {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as ModelAdapter).specificationVersion === 'toolkit-agent.model.v1' &&
+    typeof (value as ModelAdapter).generate === 'function'
+  );
+}

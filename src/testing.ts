@@ -1,0 +1,4 @@
+/** Test helpers published at `toolkit-agent/testing`: test agents the way we test ours. */
+export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
+export { InMemoryCredentialStore } from './credentials/in-memory.ts';
+export { InMemoryMemoryStore } from './memory/in-memory.ts';

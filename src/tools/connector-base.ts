@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
+import { secretValuesOf } from '../credentials/types.ts';
+import { CredentialError } from '../errors.ts';
+import type { SecretSet } from '../redaction.ts';
+import type { ToolSchema } from '../common/messages.ts';
+
+/** What a tool returns: text for the model and structured data for the caller. */
+export interface ToolOutput {
+  text: string;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Passed as the first argument to {@link BaseConnectorTool.run}. Lives only inside the `invokeTool`
+ * activity: it may hold secrets, and nothing in it reaches workflow history.
+ */
+export interface ToolContext {
+  /** Name of the agent the run belongs to. */
+  agent: string;
+  workflowId: string;
+  runId: string;
+  /** The model's id for this call; the result is paired with it. */
+  callId: string;
+  /** The end user whose credentials apply, when the run was started for one. */
+  tenant?: string;
+  /** The agent's shared credential store. */
+  credentialStore?: CredentialStore;
+  /** Secret values read during this call; outputs and errors are redacted against them. */
+  secrets: SecretSet;
+  /** Aborted when Temporal cancels the activity or its timeout passes. */
+  signal: AbortSignal;
+  /** Tells Temporal the call is alive (long calls). */
+  heartbeat(details?: unknown): void;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * The base of every connector and custom tool (spec 1.5, 2.4). Subclasses declare `name`,
+ * `description` and a zod `parameters` object, and implement `run`. Credentials come from
+ * {@link BaseConnectorTool.getCredential}, which reads the store inside the activity and registers
+ * every secret it returns for redaction.
+ *
+ * @example
+ * class WeatherTool extends BaseConnectorTool {
+ *   readonly name = 'weather';
+ *   readonly description = 'Current weather for a city';
+ *   readonly parameters = z.object({ city: z.string() });
+ *   protected override readonly defaultCredentialKey = 'weather';
+ *   async run(context: ToolContext, args: { city: string }) {
+ *     const { token } = await this.getCredential(context);
+ *     ...
+ *   }
+ * }
+ */
+export abstract class BaseConnectorTool {
+  abstract readonly name: string;
+  abstract readonly description: string;
+  abstract readonly parameters: z.ZodType;
+  /** The credential key used when the constructor names none (e.g. `custom_api`). */
+  protected readonly defaultCredentialKey: string | undefined = undefined;
+  readonly #credentialKey: string | undefined;
+  readonly #credentialStore: CredentialStore | undefined;
+
+  constructor(opts: { credentialKey?: string; credentialStore?: CredentialStore } = {}) {
+    this.#credentialKey = opts.credentialKey;
+    this.#credentialStore = opts.credentialStore;
+  }
+
+  /** The record name this tool reads: the constructor's `credentialKey`, else the tool's default, else its name. */
+  get credentialKey(): string {
+    return this.#credentialKey ?? this.defaultCredentialKey ?? this.name;
+  }
+
+  /** The function-calling schema given to the model; JSON Schema derived from `parameters`. */
+  schema(): ToolSchema {
+    const parameters = z.toJSONSchema(this.parameters, { io: 'input', unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >;
+    delete parameters.$schema;
+    return { type: 'function', function: { name: this.name, description: this.description, parameters } };
+  }
+
+  abstract run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput>;
+
+  /**
+   * The stored record under {@link credentialKey} for the run's tenant. Throws {@link CredentialError}
+   * before any network call when the record is missing or expired.
+   */
+  protected async getCredential(context: ToolContext): Promise<CredentialRecord> {
+    const store = this.#credentialStore ?? context.credentialStore;
+    const key = this.credentialKey;
+    if (!store) {
+      throw new CredentialError(
+        `Tool "${this.name}" needs the credential "${key}", but no credential store was configured. ` +
+          'Pass `credentialStore` to the agent (or to the tool).',
+      );
+    }
+    const record = await store.get(key, { tenant: context.tenant });
+    if (!record) {
+      const whose = context.tenant ? ` for tenant "${context.tenant}"` : '';
+      throw new CredentialError(
+        `No credential "${key}"${whose} in the credential store. Store one first, e.g. ` +
+          `store.put({ name: '${key}', type: 'bearer', token: '...' }).`,
+      );
+    }
+    for (const value of secretValuesOf(record)) context.secrets.add(value);
+    const expiresAt = record.metadata?.expires_at;
+    if (typeof expiresAt === 'string' && Date.parse(expiresAt) <= Date.now()) {
+      throw new CredentialError(
+        `The credential "${key}" expired at ${expiresAt}. Authorize again to store a fresh token.`,
+      );
+    }
+    return record;
+  }
+}
+
+/** Refuses a tool definition that no model could call, when the agent is created rather than mid-run. */
+export function assertValidTool(tool: BaseConnectorTool): void {
+  if (!(tool instanceof BaseConnectorTool)) {
+    throw new TypeError('Every tool must extend BaseConnectorTool (toolkit-agent/tools/connector_base).');
+  }
+  if (!TOOL_NAME.test(tool.name)) {
+    throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must be 1-64 letters, digits, _ or -.`);
+  }
+  if (!tool.description?.trim()) throw new TypeError(`Tool "${tool.name}" needs a description for the model.`);
+  if (!(tool.parameters instanceof z.ZodObject)) {
+    throw new TypeError(`Tool "${tool.name}": parameters must be a zod object (z.object({...})).`);
+  }
+  tool.schema();
+}

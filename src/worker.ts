@@ -1,0 +1,59 @@
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities } from './activities/index.ts';
+import { buildAgentRegistry, type AgentDefinition } from './activities/registry.ts';
+import type { MemoryStore } from './memory/types.ts';
+import { SqliteMemoryStore } from './memory/sqlite.ts';
+import { defaultMemoryPath } from './paths.ts';
+import { agentWorkflowBundle } from './workflow-bundle.ts';
+
+export type { AgentDefinition } from './activities/registry.ts';
+export { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TIMEOUTS } from './activities/registry.ts';
+export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+
+export interface AgentWorkerOptions {
+  /** The agents this worker serves, by the name clients start runs with. */
+  agents: Record<string, AgentDefinition>;
+  taskQueue: string;
+  /** A connection to share; else one is opened to `address`. */
+  connection?: NativeConnection;
+  /** Temporal frontend, e.g. `localhost:7233`. Default: `TEMPORAL_ADDRESS` or `localhost:7233`. */
+  address?: string;
+  namespace?: string;
+  /**
+   * Where conversations live. Default: a SQLite file at `~/.toolkit-agent/memory.sqlite`
+   * (`TOOLKIT_AGENT_HOME` moves it), shared by the workers of one machine. Workers on several
+   * machines need a store they share.
+   */
+  memoryStore?: MemoryStore;
+  /** A prebuilt workflow bundle (see `buildAgentWorkflowBundle`); default: built or found once per process. */
+  workflowBundle?: WorkflowBundleOption;
+  /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
+  workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
+}
+
+/**
+ * Creates a Temporal worker that runs the agent workflows and the activities of the named agents.
+ * Call `worker.run()` to serve and `worker.shutdown()` to stop.
+ *
+ * @example
+ * const worker = await createAgentWorker({
+ *   taskQueue: 'agents',
+ *   agents: { support: { llm, tools: [new CustomAPITool()], credentialStore } },
+ * });
+ * await worker.run();
+ */
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
+  const registry = buildAgentRegistry(options.agents, memoryStore);
+  const connection =
+    options.connection ??
+    (await NativeConnection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
+  return Worker.create({
+    ...options.workerOptions,
+    connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue,
+    workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
+    activities: createActivities(registry),
+  });
+}

@@ -1,0 +1,31 @@
+import { existsSync } from 'node:fs';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+
+/** The workflows module next to this file: `.ts` when running from source, `.js` from `dist/`. */
+export const WORKFLOWS_PATH = fileURLToPath(
+  new URL(`./workflows/index${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
+/** Written by `npm run build`, so a worker started from `dist/` skips webpack. */
+export const PREBUILT_BUNDLE_PATH = fileURLToPath(new URL('./workflow-bundle.cjs', import.meta.url));
+
+let bundling: Promise<WorkflowBundleOption> | undefined;
+
+/**
+ * The agent workflows as a bundle for `Worker.create`: the prebuilt one when present, else bundled
+ * once per process (webpack takes a few seconds; every worker of the process shares the result).
+ */
+export function agentWorkflowBundle(): Promise<WorkflowBundleOption> {
+  if (existsSync(PREBUILT_BUNDLE_PATH)) return Promise.resolve({ codePath: PREBUILT_BUNDLE_PATH });
+  bundling ??= buildAgentWorkflowBundle().catch((error: unknown) => {
+    bundling = undefined;
+    throw error;
+  });
+  return bundling;
+}
+
+export async function buildAgentWorkflowBundle(): Promise<{ code: string }> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  return { code };
+}

@@ -1,0 +1,38 @@
+import { condition, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import {
+  EVENTS_QUERY,
+  WAIT_FOR_EVENTS_UPDATE,
+  type AgentEvent,
+  type AgentEventType,
+  type EventCursor,
+} from '../common/events.ts';
+
+export const eventsQuery = defineQuery<AgentEvent[], [number]>(EVENTS_QUERY);
+export const waitForEventsUpdate = defineUpdate<EventCursor, [number]>(WAIT_FOR_EVENTS_UPDATE);
+
+/**
+ * The run's events, kept in workflow state. Readers use the query (events after a seq, no history
+ * cost) and the long-poll update, which answers only a small cursor once events after `afterSeq`
+ * exist, so that history stays small however large the events are.
+ */
+export class EventLog {
+  readonly #events: AgentEvent[] = [];
+  #finished = false;
+
+  constructor() {
+    setHandler(eventsQuery, (afterSeq) => this.#events.slice(Math.max(0, afterSeq ?? 0)));
+    setHandler(waitForEventsUpdate, async (afterSeq) => {
+      await condition(() => this.#events.length > (afterSeq ?? 0) || this.#finished);
+      return { lastSeq: this.#events.length, finished: this.#finished };
+    });
+  }
+
+  emit(type: AgentEventType, message: string, payload: Record<string, unknown> = {}): void {
+    this.#events.push({ seq: this.#events.length + 1, type, message, payload, timestamp: new Date().toISOString() });
+  }
+
+  /** Wakes every waiting reader for the last time. */
+  finish(): void {
+    this.#finished = true;
+  }
+}

@@ -1,0 +1,2 @@
+/** The workflows the agent worker registers. Deterministic code only: lint forbids I/O here. */
+export { agentRun } from './agent-run.ts';

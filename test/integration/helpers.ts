@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.ts';
+import type { AgentEvent } from '../../src/common/events.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import type { MemoryStore } from '../../src/memory/types.ts';
+import { createAgentWorker, type AgentDefinition } from '../../src/worker.ts';
+
+export interface TestWorker {
+  agents: AgentClient;
+  client: Client;
+  worker: Worker;
+  taskQueue: string;
+  memoryStore: MemoryStore;
+  stop(): Promise<void>;
+}
+
+/** A real worker on the shared dev server, on a task queue of its own. */
+export async function startTestWorker(
+  agents: Record<string, AgentDefinition>,
+  opts: { memoryStore?: MemoryStore } = {},
+): Promise<TestWorker> {
+  const address = inject('temporalAddress');
+  const taskQueue = `test-${randomUUID()}`;
+  const memoryStore = opts.memoryStore ?? new InMemoryMemoryStore();
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await createAgentWorker({
+    connection: nativeConnection,
+    taskQueue,
+    agents,
+    memoryStore,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  return {
+    agents: new AgentClient({ client, taskQueue }),
+    client,
+    worker,
+    taskQueue,
+    memoryStore,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const all: AgentEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+/** The whole history as text, every payload decoded, for scanning. */
+export async function historyText(handle: WorkflowHandle): Promise<string> {
+  const history = await handle.fetchHistory();
+  return JSON.stringify(history, (_key, value: unknown) =>
+    value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value,
+  );
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
+
+/** Adds two numbers; records every call it really ran. */
+export class AddTool extends BaseConnectorTool {
+  readonly name = 'add';
+  readonly description = 'Adds two numbers';
+  readonly parameters = z.object({ a: z.number(), b: z.number() });
+  readonly ran: Array<{ a: number; b: number }> = [];
+
+  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const { a, b } = args as { a: number; b: number };
+    this.ran.push({ a, b });
+    return { text: String(a + b), metadata: { sum: a + b } };
+  }
+}
+
+/** Always fails, the way a broken upstream does. */
+export class BrokenTool extends BaseConnectorTool {
+  readonly name = 'broken';
+  readonly description = 'A tool whose upstream is down';
+  readonly parameters = z.object({});
+  calls = 0;
+
+  async run(): Promise<ToolOutput> {
+    this.calls += 1;
+    throw new Error('upstream said no');
+  }
+}

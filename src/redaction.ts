@@ -9,13 +9,17 @@ export const REDACTED = '[REDACTED]';
 export class SecretSet {
   readonly #values = new Set<string>();
 
-  /** Remembers a secret and the encodings in which it commonly reappears (Basic auth, URL-encoding). */
+  /**
+   * Remembers a secret and the encodings in which it commonly reappears: URL-encoded, JSON-escaped,
+   * and base64 or base64url inside any larger encoded string (Basic auth's `user:token`, a JWT, an
+   * upstream that echoes an encoded header).
+   */
   add(value: string | undefined): void {
     if (!value || value.length < MIN_SECRET_LENGTH) return;
     this.#values.add(value);
     this.#values.add(encodeURIComponent(value));
-    this.#values.add(Buffer.from(value).toString('base64'));
     this.#values.add(JSON.stringify(value).slice(1, -1));
+    for (const core of embeddedBase64Forms(value)) this.#values.add(core);
   }
 
   get size(): number {
@@ -31,4 +35,23 @@ export class SecretSet {
     }
     return result;
   }
+}
+
+/**
+ * The base64 characters that encode `value` wherever it sits in a longer string: one form for each of
+ * the three byte alignments, trimmed to the characters that depend on the secret's bytes alone.
+ */
+function embeddedBase64Forms(value: string): string[] {
+  const bytes = Buffer.from(value);
+  const forms: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]);
+    const start = Math.ceil((8 * offset) / 6);
+    const end = Math.floor((8 * encoded.length) / 6);
+    for (const encoding of ['base64', 'base64url'] as const) {
+      const core = encoded.toString(encoding).slice(start, end);
+      if (core.length >= 8) forms.push(core);
+    }
+  }
+  return forms;
 }

@@ -11,7 +11,8 @@ import type { Message, ToolCall, Usage } from '../common/messages.ts';
 import type { AgentResult, AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
 import { EventLog } from './event-log.ts';
 
-const { resolveRun } = proxyActivities<AgentActivities>({
+/** Quick store operations: setting up the run, recording results the workflow decided on. */
+const { resolveRun, appendMessages } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5 },
 });
@@ -55,7 +56,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
 
 class RunLoop {
   readonly usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
-  readonly #activities: ReturnType<typeof proxyActivities<AgentActivities>>;
+  readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly input: AgentRunInput;
   readonly plan: ResolvedRun;
@@ -71,7 +72,7 @@ class RunLoop {
     this.events = events;
     this.#seq = plan.messageCount;
     const { timeouts } = plan;
-    this.#activities = proxyActivities<AgentActivities>({
+    this.#modelActivities = proxyActivities<AgentActivities>({
       startToCloseTimeout: timeouts.modelStartToCloseMs,
       heartbeatTimeout: timeouts.modelHeartbeatMs,
       retry: { maximumAttempts: timeouts.modelMaxAttempts, initialInterval: '1 second' },
@@ -98,7 +99,7 @@ class RunLoop {
   }
 
   async #callModel(): Promise<ModelStep> {
-    const step = await this.#activities.callModel({
+    const step = await this.#modelActivities.callModel({
       agent: this.input.agent,
       conversationId: this.conversationId,
       seq: this.#seq,
@@ -140,7 +141,7 @@ class RunLoop {
       const cause = error.cause;
       const message = cause?.message ?? error.message;
       const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
-      await this.#activities.appendMessages({
+      await appendMessages({
         agent: this.input.agent,
         conversationId: this.conversationId,
         seq,
@@ -153,7 +154,7 @@ class RunLoop {
   /** Answers the calls the run will not make, so the stored conversation stays validly paired. */
   async #refuse(calls: ToolCall[]): Promise<void> {
     const note = `Not run: the agent reached its limit of ${this.plan.maxIterations} iterations.`;
-    await this.#activities.appendMessages({
+    await appendMessages({
       agent: this.input.agent,
       conversationId: this.conversationId,
       seq: this.#seq,

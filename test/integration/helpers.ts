@@ -57,10 +57,12 @@ export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentE
   return all;
 }
 
-/** The whole history as text, every payload decoded, for scanning. */
+/** The whole history as text, every payload's data and metadata decoded from base64, for scanning. */
 export async function historyText(handle: WorkflowHandle): Promise<string> {
   const history = await handle.fetchHistory();
-  return JSON.stringify(history, (_key, value: unknown) =>
-    value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value,
-  );
+  return JSON.stringify(history, (key, value: unknown) => {
+    if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+    if (key === 'data' && typeof value === 'string') return Buffer.from(value, 'base64').toString('utf8');
+    return value;
+  });
 }

@@ -1,0 +1,41 @@
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
+
+async function lintAsWorkflow(code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: 'src/workflows/agent-run.ts' });
+  return result!.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('the workflow sandbox lint', () => {
+  it('refuses Node built-ins, I/O packages and activity code in workflow files', async () => {
+    const messages = await lintAsWorkflow(
+      [
+        "import { readFileSync } from 'node:fs';",
+        "import { request } from 'undici';",
+        "import { randomUUID } from 'crypto';",
+        "import { invokeTool } from '../activities/invoke-tool.ts';",
+        'export const used = [readFileSync, request, randomUUID, invokeTool];',
+      ].join('\n'),
+    );
+    expect(messages.filter((m) => m.includes('no-restricted-imports'))).toHaveLength(4);
+  });
+
+  it('allows type-only imports of activity types and the workflow API', async () => {
+    const messages = await lintAsWorkflow(
+      [
+        "import { proxyActivities } from '@temporalio/workflow';",
+        "import type { AgentActivities } from '../activities/index.ts';",
+        "export const a = proxyActivities<AgentActivities>({ startToCloseTimeout: '1 minute' });",
+      ].join('\n'),
+    );
+    expect(messages.filter((m) => m.includes('no-restricted'))).toEqual([]);
+  });
+
+  it('passes on the workflow files as they are', async () => {
+    const results = await eslint.lintFiles(['src/workflows/**/*.ts']);
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.flatMap((r) => r.messages)).toEqual([]);
+  });
+});

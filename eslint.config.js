@@ -38,15 +38,43 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: IO_MODULES.map((name) => ({ name, message: 'Workflow code must not do I/O.', allowTypeImports: true })),
+          paths: IO_MODULES.map((name) => ({
+            name,
+            message: 'Workflow code must not do I/O.',
+            allowTypeImports: true,
+          })),
           patterns: [
             { group: ['node:*'], message: 'Node built-ins are not deterministic in workflows.' },
             {
-              group: ['fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'http', 'https', 'net', 'dns', 'timers', 'timers/*', 'worker_threads', 'process'],
+              group: [
+                'fs',
+                'fs/*',
+                'path',
+                'os',
+                'child_process',
+                'crypto',
+                'http',
+                'https',
+                'net',
+                'dns',
+                'timers',
+                'timers/*',
+                'worker_threads',
+                'process',
+              ],
               message: 'Node built-ins are not deterministic in workflows.',
             },
             {
-              group: ['../activities/*', '../tools/*', '../credentials/*', '../memory/*', '../models/*', '../embedded/*', '../client/*', '../agent/*'],
+              group: [
+                '../activities/*',
+                '../tools/*',
+                '../credentials/*',
+                '../memory/*',
+                '../models/*',
+                '../embedded/*',
+                '../client/*',
+                '../agent/*',
+              ],
               message: 'Workflows reach activities through proxies only (type imports are fine).',
               allowTypeImports: true,
             },

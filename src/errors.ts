@@ -75,3 +75,12 @@ export class ConfigurationError extends ToolkitError {
     super('CONFIGURATION', message, options);
   }
 }
+
+/** A run ended in failure (a non-retryable model error, retries exhausted, cancelled, terminated). */
+export class RunFailedError extends ToolkitError {
+  readonly workflowId: string;
+  constructor(workflowId: string, reason: string, options?: { cause?: unknown }) {
+    super('RUN_FAILED', `Agent run ${workflowId} failed: ${reason}`, options);
+    this.workflowId = workflowId;
+  }
+}

@@ -27,6 +27,11 @@ export {
   PermissionError,
   NotFoundError,
   ConfigurationError,
+  RunFailedError,
 } from './errors.ts';
-export { EmbeddedTemporalServer, acquireEmbeddedServer, type EmbeddedServerOptions } from './embedded/dev-server.ts';
+export {
+  EmbeddedTemporalServer,
+  acquireEmbeddedServer,
+  type EmbeddedServerOptions,
+} from './embedded/dev-server.ts';
 export { findTemporalCli, type TemporalCli } from './embedded/temporal-cli.ts';

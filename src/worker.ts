@@ -7,7 +7,11 @@ import { defaultMemoryPath } from './paths.ts';
 import { agentWorkflowBundle } from './workflow-bundle.ts';
 
 export type { AgentDefinition } from './activities/registry.ts';
-export { DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TIMEOUTS } from './activities/registry.ts';
+export {
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  DEFAULT_TIMEOUTS,
+} from './activities/registry.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 
 export interface AgentWorkerOptions {
@@ -47,7 +51,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const registry = buildAgentRegistry(options.agents, memoryStore);
   const connection =
     options.connection ??
-    (await NativeConnection.connect({ address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
+    (await NativeConnection.connect({
+      address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+    }));
   return Worker.create({
     ...options.workerOptions,
     connection,

@@ -26,6 +26,9 @@ export function agentWorkflowBundle(): Promise<WorkflowBundleOption> {
 }
 
 export async function buildAgentWorkflowBundle(): Promise<{ code: string }> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: new DefaultLogger('WARN'),
+  });
   return { code };
 }

@@ -8,18 +8,28 @@ import type { RegisteredAgent } from './registry.ts';
  * stores its answer at `seq` (replacing what a failed attempt may have stored) and returns the small
  * delta the workflow needs. Heartbeats while the model thinks, so a dead worker is noticed quickly.
  */
-export async function callModel(agent: RegisteredAgent, input: CallModelInput, context: Context): Promise<ModelStep> {
+export async function callModel(
+  agent: RegisteredAgent,
+  input: CallModelInput,
+  context: Context,
+): Promise<ModelStep> {
   const messages = await agent.memoryStore.read(input.conversationId, { before: input.seq });
-  const tools = input.tools.map((name) => agent.schemas.get(name)).filter((s): s is ToolSchema => s !== undefined);
+  const tools = input.tools
+    .map((name) => agent.schemas.get(name))
+    .filter((s): s is ToolSchema => s !== undefined);
   const interval = setInterval(() => context.heartbeat(), Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   try {
     const response = await agent.llm.generate({ messages, tools, signal: context.cancellationSignal });
     const ids = new Set<string>();
     for (const call of response.toolCalls) {
       if (!call.id || ids.has(call.id)) {
-        throw new ToolkitError('MODEL_RESPONSE', `The model returned tool calls without unique ids (${call.id}).`, {
-          retryable: true,
-        });
+        throw new ToolkitError(
+          'MODEL_RESPONSE',
+          `The model returned tool calls without unique ids (${call.id}).`,
+          {
+            retryable: true,
+          },
+        );
       }
       ids.add(call.id);
     }

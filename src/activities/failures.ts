@@ -14,7 +14,8 @@ export function toApplicationFailure(error: unknown, secrets?: SecretSet): Appli
   if (error instanceof ApplicationFailure && !secrets?.size) return error;
   const raw = error instanceof Error ? error.message : String(error);
   const redacted = secrets ? secrets.redact(raw) : raw;
-  const message = redacted.length > MAX_ERROR_CHARS ? `${redacted.slice(0, MAX_ERROR_CHARS)} [...]` : redacted;
+  const message =
+    redacted.length > MAX_ERROR_CHARS ? `${redacted.slice(0, MAX_ERROR_CHARS)} [...]` : redacted;
   if (error instanceof ToolkitError) {
     return ApplicationFailure.create({
       message,
@@ -24,7 +25,12 @@ export function toApplicationFailure(error: unknown, secrets?: SecretSet): Appli
       details: [{ code: error.code }],
     });
   }
-  const type = error instanceof ApplicationFailure ? (error.type ?? 'Error') : error instanceof Error ? error.name : 'Error';
+  const type =
+    error instanceof ApplicationFailure
+      ? (error.type ?? 'Error')
+      : error instanceof Error
+        ? error.name
+        : 'Error';
   const nonRetryable = error instanceof ApplicationFailure ? Boolean(error.nonRetryable) : false;
   return ApplicationFailure.create({ message, type, nonRetryable });
 }

@@ -46,7 +46,13 @@ export function createActivities(registry: AgentRegistry) {
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>
-      atBoundary(() => lookupAgent(registry, input.agent).memoryStore.append(input.conversationId, input.seq, input.messages)),
+      atBoundary(() =>
+        lookupAgent(registry, input.agent).memoryStore.append(
+          input.conversationId,
+          input.seq,
+          input.messages,
+        ),
+      ),
   };
 }
 

@@ -17,7 +17,11 @@ const MAX_EVENT_METADATA_CHARS = 4_000;
  * reads credentials here and nowhere else, caps and redacts the output, and stores it as the
  * call's result in the memory store. Errors leave redacted, as typed `ApplicationFailure`s.
  */
-export async function invokeTool(agent: RegisteredAgent, input: InvokeToolInput, context: Context): Promise<ToolOutcome> {
+export async function invokeTool(
+  agent: RegisteredAgent,
+  input: InvokeToolInput,
+  context: Context,
+): Promise<ToolOutcome> {
   const secrets = new SecretSet();
   const { call } = input;
   try {
@@ -62,5 +66,7 @@ export async function invokeTool(agent: RegisteredAgent, input: InvokeToolInput,
 function eventMetadata(metadata: unknown, secrets: SecretSet): { metadata?: Record<string, unknown> } {
   if (!metadata || typeof metadata !== 'object') return {};
   const json = secrets.redact(JSON.stringify(metadata));
-  return json.length <= MAX_EVENT_METADATA_CHARS ? { metadata: JSON.parse(json) as Record<string, unknown> } : {};
+  return json.length <= MAX_EVENT_METADATA_CHARS
+    ? { metadata: JSON.parse(json) as Record<string, unknown> }
+    : {};
 }

@@ -61,7 +61,9 @@ export function buildAgentRegistry(
     for (const tool of definition.tools ?? []) {
       assertValidTool(tool);
       if (tools.has(tool.name)) {
-        throw new ConfigurationError(`Agent "${name}" has two tools named "${tool.name}"; tool names must be unique.`);
+        throw new ConfigurationError(
+          `Agent "${name}" has two tools named "${tool.name}"; tool names must be unique.`,
+        );
       }
       tools.set(tool.name, tool);
       schemas.set(tool.name, tool.schema());

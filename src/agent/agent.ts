@@ -71,7 +71,10 @@ export class Agent {
         '`llm` must be a ModelAdapter (for tests: ScriptedModel from toolkit-agent/testing).',
       );
     }
-    if (opts.maxIterations !== undefined && (!Number.isInteger(opts.maxIterations) || opts.maxIterations < 1)) {
+    if (
+      opts.maxIterations !== undefined &&
+      (!Number.isInteger(opts.maxIterations) || opts.maxIterations < 1)
+    ) {
       throw new ConfigurationError('`maxIterations` must be a whole number of at least 1.');
     }
     this.#options = opts;
@@ -94,7 +97,9 @@ export class Agent {
   /** The Temporal client, task queue and namespace the agent runs on (after the first run or {@link Agent.start}). */
   get temporal(): { client: Client; taskQueue: string; namespace: string } {
     if (!this.#started) {
-      throw new Error('The agent has not started yet: await agent.start() (or a first run) before reading agent.temporal.');
+      throw new Error(
+        'The agent has not started yet: await agent.start() (or a first run) before reading agent.temporal.',
+      );
     }
     const { client, taskQueue, namespace } = this.#started;
     return { client, taskQueue, namespace };

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
+import { RunFailedError } from '../errors.ts';
 import { streamRunEvents } from './event-stream.ts';
 
 export interface StartRunOptions {
@@ -25,14 +26,22 @@ export class AgentRunHandle {
     return this.workflow.workflowId;
   }
 
-  /** Waits for the run to finish. Rejects with the run's failure when it failed. */
-  result(): Promise<AgentResult> {
-    return this.workflow.result() as Promise<AgentResult>;
+  /** Waits for the run to finish. Rejects with a {@link RunFailedError} naming the root cause when it failed. */
+  async result(): Promise<AgentResult> {
+    try {
+      return (await this.workflow.result()) as AgentResult;
+    } catch (error) {
+      throw asRunFailure(this.workflowId, error);
+    }
   }
 
   /** The run's events after `afterSeq`, as they happen, ending after `run_completed`. */
-  events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
-    return streamRunEvents(this.workflow, opts.afterSeq ?? 0);
+  async *events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
+    try {
+      yield* streamRunEvents(this.workflow, opts.afterSeq ?? 0);
+    } catch (error) {
+      throw asRunFailure(this.workflowId, error);
+    }
   }
 }
 
@@ -56,7 +65,11 @@ export class AgentClient {
   }
 
   /** Connects to a cluster; {@link AgentClient.close} closes the connection. */
-  static async connect(opts: { address?: string; namespace?: string; taskQueue: string }): Promise<AgentClient> {
+  static async connect(opts: {
+    address?: string;
+    namespace?: string;
+    taskQueue: string;
+  }): Promise<AgentClient> {
     const connection = await Connection.connect({
       address: opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
     });
@@ -98,4 +111,13 @@ export class AgentClient {
   async close(): Promise<void> {
     await this.#ownedConnection?.close();
   }
+}
+
+/** Temporal wraps a run's failure in layers (workflow → activity → application); name the innermost. */
+function asRunFailure(workflowId: string, error: unknown): unknown {
+  if (!(error instanceof WorkflowFailedError)) return error;
+  let root: unknown = error;
+  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+  const reason = root instanceof Error ? root.message : String(root);
+  return new RunFailedError(workflowId, reason, { cause: error });
 }

@@ -32,7 +32,9 @@ export class InMemoryCredentialStore implements CredentialStore {
 /** Refuses a record a connector could not use, naming the field that is wrong. */
 export function assertValidRecord(record: CredentialRecord): void {
   if (typeof record?.name !== 'string' || record.name.length === 0) {
-    throw new ConfigurationError('A credential record needs a non-empty `name` (the connector\'s credential key).');
+    throw new ConfigurationError(
+      "A credential record needs a non-empty `name` (the connector's credential key).",
+    );
   }
   if (!CREDENTIAL_TYPES.includes(record.type)) {
     throw new ConfigurationError(

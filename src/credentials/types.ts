@@ -38,7 +38,8 @@ export function secretValuesOf(record: CredentialRecord): string[] {
   const headers = metadata.default_headers;
   if (headers && typeof headers === 'object') {
     for (const [key, value] of Object.entries(headers)) {
-      if (SECRET_HEADER.test(key) && typeof value === 'string') values.push(value, value.replace(/^\S+\s+/, ''));
+      if (SECRET_HEADER.test(key) && typeof value === 'string')
+        values.push(value, value.replace(/^\S+\s+/, ''));
     }
   }
   return values.filter((value) => value.length > 0);

@@ -83,7 +83,8 @@ export class EmbeddedTemporalServer {
       throw error;
     }
     child.unref();
-    for (const stream of [child.stdin, child.stderr]) (stream as unknown as { unref?: () => void })?.unref?.();
+    for (const stream of [child.stdin, child.stderr])
+      (stream as unknown as { unref?: () => void })?.unref?.();
     return new EmbeddedTemporalServer(address, namespace, stop);
   }
 
@@ -138,7 +139,9 @@ async function waitUntilServing(
       }
     } catch {
       if (Date.now() > deadline) {
-        throw new Error(`temporal server start-dev did not answer at ${address} within ${timeoutMs} ms:\n${stderr()}`);
+        throw new Error(
+          `temporal server start-dev did not answer at ${address} within ${timeoutMs} ms:\n${stderr()}`,
+        );
       }
       await sleep(delay);
     }

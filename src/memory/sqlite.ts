@@ -29,7 +29,9 @@ export class SqliteMemoryStore implements MemoryStore {
         PRIMARY KEY (conversation, seq)
       ) WITHOUT ROWID;
     `);
-    this.#insert = this.#db.prepare('INSERT OR REPLACE INTO messages (conversation, seq, body) VALUES (?, ?, ?)');
+    this.#insert = this.#db.prepare(
+      'INSERT OR REPLACE INTO messages (conversation, seq, body) VALUES (?, ?, ?)',
+    );
     this.#readAll = this.#db.prepare('SELECT body FROM messages WHERE conversation = ? ORDER BY seq');
     this.#readBefore = this.#db.prepare(
       'SELECT body FROM messages WHERE conversation = ? AND seq < ? ORDER BY seq',

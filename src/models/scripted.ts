@@ -29,7 +29,9 @@ export class ScriptedModel implements ModelAdapter {
   readonly calls: ModelRequest[] = [];
   readonly #steps: Array<ScriptedStep | ((request: ModelRequest) => ScriptedStep | Promise<ScriptedStep>)>;
 
-  constructor(steps: Array<ScriptedStep | ((request: ModelRequest) => ScriptedStep | Promise<ScriptedStep>)>) {
+  constructor(
+    steps: Array<ScriptedStep | ((request: ModelRequest) => ScriptedStep | Promise<ScriptedStep>)>,
+  ) {
     this.#steps = [...steps];
   }
 

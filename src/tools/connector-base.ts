@@ -125,7 +125,8 @@ export function assertValidTool(tool: BaseConnectorTool): void {
   if (!TOOL_NAME.test(tool.name)) {
     throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must be 1-64 letters, digits, _ or -.`);
   }
-  if (!tool.description?.trim()) throw new TypeError(`Tool "${tool.name}" needs a description for the model.`);
+  if (!tool.description?.trim())
+    throw new TypeError(`Tool "${tool.name}" needs a description for the model.`);
   if (!(tool.parameters instanceof z.ZodObject)) {
     throw new TypeError(`Tool "${tool.name}": parameters must be a zod object (z.object({...})).`);
   }

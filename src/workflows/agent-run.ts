@@ -85,9 +85,12 @@ class RunLoop {
 
   async run(): Promise<{ output: string; stopReason: StopReason; iterations: number }> {
     for (let iteration = 1; ; iteration++) {
-      this.events.emit('step_started', `Step ${iteration} of at most ${this.plan.maxIterations}`, { iteration });
+      this.events.emit('step_started', `Step ${iteration} of at most ${this.plan.maxIterations}`, {
+        iteration,
+      });
       const step = await this.#callModel();
-      if (step.toolCalls.length === 0) return { output: step.text, stopReason: 'completed', iterations: iteration };
+      if (step.toolCalls.length === 0)
+        return { output: step.text, stopReason: 'completed', iterations: iteration };
       if (iteration >= this.plan.maxIterations) {
         await this.#refuse(step.toolCalls);
         return { output: step.text, stopReason: 'max_iterations', iterations: iteration };
@@ -129,7 +132,9 @@ class RunLoop {
         call,
         tenant: this.input.tenant,
       });
-      const size = outcome.truncated ? `${outcome.chars} characters, truncated` : `${outcome.chars} characters`;
+      const size = outcome.truncated
+        ? `${outcome.chars} characters, truncated`
+        : `${outcome.chars} characters`;
       this.events.emit('tool_completed', `${call.name} completed (${size})`, {
         ...ids,
         output: outcome.preview,
@@ -147,7 +152,11 @@ class RunLoop {
         seq,
         messages: [toolErrorMessage(call, `Error (${errorType}): ${message}`)],
       });
-      this.events.emit('tool_failed', `${call.name} failed: ${message}`, { ...ids, error: message, error_type: errorType });
+      this.events.emit('tool_failed', `${call.name} failed: ${message}`, {
+        ...ids,
+        error: message,
+        error_type: errorType,
+      });
     }
   }
 

@@ -28,7 +28,13 @@ export class EventLog {
   }
 
   emit(type: AgentEventType, message: string, payload: Record<string, unknown> = {}): void {
-    this.#events.push({ seq: this.#events.length + 1, type, message, payload, timestamp: new Date().toISOString() });
+    this.#events.push({
+      seq: this.#events.length + 1,
+      type,
+      message,
+      payload,
+      timestamp: new Date().toISOString(),
+    });
   }
 
   /** Wakes every waiting reader for the last time. */

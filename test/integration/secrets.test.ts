@@ -25,7 +25,8 @@ class WhoAmITool extends BaseConnectorTool {
       headers: { authorization: `Bearer ${token}` },
     });
     const body = await response.text();
-    if (!response.ok) throw new UpstreamError(`Upstream answered ${response.status}: ${body}`, { status: response.status });
+    if (!response.ok)
+      throw new UpstreamError(`Upstream answered ${response.status}: ${body}`, { status: response.status });
     return { text: body, metadata: { echoed: body } };
   }
 }
@@ -43,7 +44,9 @@ describe('secrets stay inside activities', () => {
       const token = auth.replace(/^Bearer /, '');
       if (request.url === '/me') {
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ user: 'ada', token, basic: Buffer.from(`ada:${token}`).toString('base64') }));
+        response.end(
+          JSON.stringify({ user: 'ada', token, basic: Buffer.from(`ada:${token}`).toString('base64') }),
+        );
       } else {
         response.writeHead(401, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ error: 'invalid_token', detail: `token ${token} is revoked` }));
@@ -83,9 +86,15 @@ describe('secrets stay inside activities', () => {
     // The tool really used the secret upstream, on both calls.
     expect(received).toEqual([`Bearer ${CANARY}`, `Bearer ${CANARY}`]);
     expect(events.find((e) => e.type === 'tool_completed')?.payload.output).toContain('[REDACTED]');
-    expect(events.find((e) => e.type === 'tool_failed')?.payload.error).toMatch(/401.*token \[REDACTED\] is revoked/);
+    expect(events.find((e) => e.type === 'tool_failed')?.payload.error).toMatch(
+      /401.*token \[REDACTED\] is revoked/,
+    );
 
-    const forms = [CANARY, Buffer.from(CANARY).toString('base64'), Buffer.from(`ada:${CANARY}`).toString('base64')];
+    const forms = [
+      CANARY,
+      Buffer.from(CANARY).toString('base64'),
+      Buffer.from(`ada:${CANARY}`).toString('base64'),
+    ];
     const history = await historyText(handle.workflow);
     expect(history).toContain('whoami'); // the scan reads decoded payloads
     const stored = JSON.stringify(await env.memoryStore.read(handle.workflowId));

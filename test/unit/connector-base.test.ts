@@ -11,8 +11,8 @@ import {
 } from '../../src/tools/connector-base.ts';
 
 class TicketTool extends BaseConnectorTool {
-  readonly name = 'tickets';
-  readonly description = 'Search tickets';
+  readonly name: string = 'tickets';
+  readonly description: string = 'Search tickets';
   readonly parameters = z.object({
     query: z.string().describe('free text'),
     limit: z.number().int().min(1).max(50).optional(),
@@ -63,7 +63,9 @@ describe('BaseConnectorTool', () => {
     await store.put({ name: 'ticket_system', type: 'bearer', token: 'default-key-token' });
     await store.put({ name: 'tickets_eu', type: 'bearer', token: 'eu-token' });
     expect((await new TicketTool().run(context(store))).text).toBe('using default-key-token');
-    expect((await new TicketTool({ credentialKey: 'tickets_eu' }).run(context(store))).text).toBe('using eu-token');
+    expect((await new TicketTool({ credentialKey: 'tickets_eu' }).run(context(store))).text).toBe(
+      'using eu-token',
+    );
   });
 
   it('prefers its own store over the agent store, and reads the tenant records', async () => {
@@ -71,29 +73,45 @@ describe('BaseConnectorTool', () => {
     await own.put({ name: 'ticket_system', type: 'bearer', token: 'own-token' });
     const shared = new InMemoryCredentialStore();
     await shared.put({ name: 'ticket_system', type: 'bearer', token: 'ada-token' }, { tenant: 'ada' });
-    expect((await new TicketTool({ credentialStore: own }).run(context(shared))).text).toBe('using own-token');
+    expect((await new TicketTool({ credentialStore: own }).run(context(shared))).text).toBe(
+      'using own-token',
+    );
     expect((await new TicketTool().run(context(shared, 'ada'))).text).toBe('using ada-token');
   });
 
   it('registers every secret it read for redaction', async () => {
     const store = new InMemoryCredentialStore();
-    await store.put({ name: 'ticket_system', type: 'oauth2', token: 'access-123', refresh_token: 'refresh-456' });
+    await store.put({
+      name: 'ticket_system',
+      type: 'oauth2',
+      token: 'access-123',
+      refresh_token: 'refresh-456',
+    });
     const ctx = context(store);
     await new TicketTool().run(ctx);
     expect(ctx.secrets.redact('access-123 refresh-456')).toBe('[REDACTED] [REDACTED]');
   });
 
   it('fails with a CredentialError that says what to store when the record is missing', async () => {
-    const error = await new TicketTool().run(context(new InMemoryCredentialStore(), 'bob')).catch((e: unknown) => e);
+    const error = await new TicketTool()
+      .run(context(new InMemoryCredentialStore(), 'bob'))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CredentialError);
     expect((error as CredentialError).code).toBe('CREDENTIAL');
-    expect((error as Error).message).toMatch(/No credential "ticket_system" for tenant "bob".*store\.put\(\{ name: 'ticket_system'/);
+    expect((error as Error).message).toMatch(
+      /No credential "ticket_system" for tenant "bob".*store\.put\(\{ name: 'ticket_system'/,
+    );
   });
 
   it('fails when no store was configured, and when the token expired', async () => {
     await expect(new TicketTool().run(context())).rejects.toThrow(/no credential store was configured/);
     const store = new InMemoryCredentialStore();
-    await store.put({ name: 'ticket_system', type: 'oauth2', token: 't', metadata: { expires_at: '2020-01-01T00:00:00Z' } });
+    await store.put({
+      name: 'ticket_system',
+      type: 'oauth2',
+      token: 't',
+      metadata: { expires_at: '2020-01-01T00:00:00Z' },
+    });
     await expect(new TicketTool().run(context(store))).rejects.toThrow(/expired at 2020-01-01/);
   });
 });

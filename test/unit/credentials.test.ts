@@ -37,8 +37,12 @@ describe('InMemoryCredentialStore', () => {
   it('refuses a record a connector could not use, naming the field', async () => {
     const store = new InMemoryCredentialStore();
     await expect(store.put({ name: '', type: 'bearer', token: 't' })).rejects.toThrow(/non-empty `name`/);
-    await expect(store.put({ name: 'x', type: 'magic' as never, token: 't' })).rejects.toThrow(ConfigurationError);
-    await expect(store.put({ name: 'x', type: 'magic' as never, token: 't' })).rejects.toThrow(/oauth2, bearer/);
+    await expect(store.put({ name: 'x', type: 'magic' as never, token: 't' })).rejects.toThrow(
+      ConfigurationError,
+    );
+    await expect(store.put({ name: 'x', type: 'magic' as never, token: 't' })).rejects.toThrow(
+      /oauth2, bearer/,
+    );
   });
 });
 

@@ -19,7 +19,11 @@ async function sqliteStore(): Promise<SqliteMemoryStore> {
 }
 
 const user: Message = { role: 'user', content: 'hi' };
-const answer: Message = { role: 'assistant', content: 'hello', toolCalls: [{ id: 'c1', name: 'add', args: { a: 1 } }] };
+const answer: Message = {
+  role: 'assistant',
+  content: 'hello',
+  toolCalls: [{ id: 'c1', name: 'add', args: { a: 1 } }],
+};
 const result: Message = { role: 'tool', toolCallId: 'c1', toolName: 'add', content: '1' };
 
 describe.each([

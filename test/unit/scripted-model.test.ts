@@ -7,7 +7,12 @@ const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [
 describe('ScriptedModel', () => {
   it('answers its steps in order, gives tool calls ids, and records every request', async () => {
     const model = new ScriptedModel([
-      { toolCalls: [{ name: 'add', args: { a: 1 } }, { name: 'add', args: { a: 2 }, id: 'mine' }] },
+      {
+        toolCalls: [
+          { name: 'add', args: { a: 1 } },
+          { name: 'add', args: { a: 2 }, id: 'mine' },
+        ],
+      },
       (req) => ({ text: `saw ${req.messages.length} message(s)` }),
     ]);
     expect(await model.generate(request)).toEqual({

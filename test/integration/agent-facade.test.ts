@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { Agent } from '../../src/agent/agent.ts';
+import { RunFailedError } from '../../src/errors.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import { AddTool } from './tools.ts';
+import { collect } from './helpers.ts';
+
+describe('Agent on an existing cluster', () => {
+  const agents: Agent[] = [];
+  function make(llm: ScriptedModel, extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}): Agent {
+    const agent = new Agent({
+      llm,
+      tools: [new AddTool()],
+      memoryStore: new InMemoryMemoryStore(),
+      temporal: { address: inject('temporalAddress'), taskQueue: `facade-${agents.length}-${Date.now()}` },
+      ...extra,
+    });
+    agents.push(agent);
+    return agent;
+  }
+  afterEach(async () => {
+    for (const agent of agents.splice(0)) await agent.close();
+  });
+
+  it('runs a prompt as a workflow on the given task queue', async () => {
+    const llm = new ScriptedModel([
+      { toolCalls: [{ name: 'add', args: { a: 4, b: 5 } }] },
+      { text: 'Nine.' },
+    ]);
+    const agent = make(llm);
+    const result = await agent.run('What is 4 + 5?');
+    expect(result.output).toBe('Nine.');
+    expect(agent.temporal.taskQueue).toMatch(/^facade-0-/);
+    expect(agent.temporal.namespace).toBe('default');
+    const description = await agent.temporal.client.workflow
+      .getHandle(result.metadata.workflow_id)
+      .describe();
+    expect(description.type).toBe('agentRun');
+    expect(description.status.name).toBe('COMPLETED');
+    llm.assertAllStepsUsed();
+  });
+
+  it('streams the events of a run as they happen', async () => {
+    const agent = make(
+      new ScriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 1 } }] }, { text: 'Two.' }]),
+    );
+    const events = await collect(agent.stream('1 + 1?'));
+    expect(events.map((e) => e.type)).toEqual([
+      'run_started',
+      'step_started',
+      'tool_called',
+      'tool_completed',
+      'step_started',
+      'run_completed',
+    ]);
+    expect(events.at(-1)!.payload.output).toBe('Two.');
+  });
+
+  it('passes an explicit maxIterations and a system prompt to every run', async () => {
+    const llm = new ScriptedModel([
+      { toolCalls: [{ name: 'add', args: { a: 1, b: 1 } }] },
+      { text: 'cut short', toolCalls: [{ name: 'add', args: { a: 2, b: 2 } }] },
+    ]);
+    const agent = make(llm, { maxIterations: 2, systemPrompt: 'You add numbers.' });
+    const result = await agent.run('Keep adding');
+    expect(result.metadata).toMatchObject({ stop_reason: 'max_iterations', iterations: 2 });
+    expect(llm.calls[0]!.messages[0]).toEqual({ role: 'system', content: 'You add numbers.' });
+  });
+
+  it('rejects a failed run with the reason, and a stream ends with the same error', async () => {
+    const agent = make(new ScriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 1 } }] }]));
+    const failure = await agent.run('Add forever').catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RunFailedError);
+    expect((failure as RunFailedError).message).toMatch(
+      /^Agent run agent-.* failed: ScriptedModel was asked for step 2/,
+    );
+
+    const streamed = make(new ScriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 1 } }] }]));
+    const seen: string[] = [];
+    const streamFailure = await (async () => {
+      for await (const event of streamed.stream('Add forever')) seen.push(event.type);
+    })().catch((e: unknown) => e);
+    expect(streamFailure).toBeInstanceOf(RunFailedError);
+    expect(seen).toEqual(['run_started', 'step_started', 'tool_called', 'tool_completed', 'step_started']);
+  });
+
+  it('refuses a misconfigured agent at once, saying what is wrong', () => {
+    expect(() => new Agent({ llm: {} as never })).toThrow(/`llm` must be a ModelAdapter/);
+    expect(() => new Agent({ llm: new ScriptedModel([]), maxIterations: 0 })).toThrow(/maxIterations/);
+    expect(() => new Agent({ llm: new ScriptedModel([]) }).temporal).toThrow(/has not started yet/);
+  });
+});
+
+describe('Agent without a temporal option', () => {
+  it('starts the embedded server itself and stops it on close', async () => {
+    const agent = new Agent({
+      llm: new ScriptedModel([{ text: 'Hello from the embedded server.' }]),
+      memoryStore: new InMemoryMemoryStore(),
+    });
+    const result = await agent.run('Say hello');
+    expect(result.output).toBe('Hello from the embedded server.');
+    const { client } = agent.temporal;
+    const info = await client.connection.workflowService.getSystemInfo({});
+    expect(info.serverVersion).toBeTruthy();
+    await agent.close();
+    await expect(agent.run('again')).rejects.toThrow(/was closed/);
+  });
+});

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.ts';
+import type { AgentEvent } from '../../src/common/events.ts';
+import { startNodeProcess, type NodeProcess } from './processes.ts';
+
+describe('a run survives its worker being killed', () => {
+  let dir: string;
+  let connection: Connection;
+  const processes: NodeProcess[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'durability-'));
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+  });
+  afterAll(async () => {
+    for (const p of processes) p.child.kill('SIGKILL');
+    await connection?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('resumes on a new worker after SIGKILL, without running the completed tool again', async () => {
+    const taskQueue = `durable-${randomUUID()}`;
+    const env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      TASK_QUEUE: taskQueue,
+      MEMORY_DB: join(dir, 'memory.sqlite'),
+      MARKER_FILE: join(dir, 'marker.log'),
+    };
+    const first = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'crash-first' });
+    processes.push(first);
+    await first.waitForLine(/^READY$/);
+
+    const agents = new AgentClient({ client: new Client({ connection }), taskQueue });
+    const handle = await agents.start('durable', 'Leave a mark, then finish');
+    const events: AgentEvent[] = [];
+    const streaming = (async () => {
+      for await (const event of handle.events()) events.push(event);
+    })();
+
+    // The tool has completed and the model is on its second step: kill the worker mid-run.
+    await first.waitForLine(/^MODEL_STEP 2 /);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(`side effect pid=${first.child.pid}\n`);
+
+    const second = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'crash-second' });
+    processes.push(second);
+    const result = await handle.result();
+    await streaming;
+
+    expect(result.output).toBe('finished after the restart');
+    expect(result.metadata).toMatchObject({ stop_reason: 'completed', iterations: 2 });
+    // The completed tool did not run again, and the new worker's model saw its result.
+    expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(`side effect pid=${first.child.pid}\n`);
+    const resumedCall = JSON.parse(
+      (await second.waitForLine(/^MODEL_STEP 1 /)).replace(/^MODEL_STEP 1 /, ''),
+    ) as unknown[];
+    expect(resumedCall.at(-1)).toEqual({
+      role: 'tool',
+      toolCallId: 'mark_1',
+      toolName: 'mark',
+      content: 'marked',
+    });
+    expect(events.filter((e) => e.type === 'tool_completed')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({
+      type: 'run_completed',
+      payload: { output: 'finished after the restart' },
+    });
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+});

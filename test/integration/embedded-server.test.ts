@@ -1,0 +1,57 @@
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { acquireEmbeddedServer } from '../../src/embedded/dev-server.ts';
+import { startNodeProcess } from './processes.ts';
+
+function accepts(address: string): Promise<boolean> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Polls until the port refuses connections (a process ending has no event we can await from here). */
+async function waitUntilClosed(address: string, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!(await accepts(address))) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+describe('the embedded Temporal server', () => {
+  it('is shared within a process and stops when its last user releases it', async () => {
+    const first = await acquireEmbeddedServer();
+    const second = await acquireEmbeddedServer();
+    expect(second.server).toBe(first.server);
+    expect(first.server.address).toMatch(/^127\.0\.0\.1:\d+$/);
+
+    const connection = await Connection.connect({ address: first.server.address });
+    const info = await connection.workflowService.getSystemInfo({});
+    expect(info.serverVersion).toMatch(/^\d+\.\d+/);
+    await connection.close();
+
+    await first.release();
+    expect(await accepts(first.server.address)).toBe(true);
+    await second.release();
+    // close() resolves once the server process has exited.
+    expect(await accepts(first.server.address)).toBe(false);
+  });
+
+  it('does not outlive a process that is killed with SIGKILL', async () => {
+    const owner = startNodeProcess('test/fixtures/embedded-server-process.ts', {});
+    const address = (await owner.waitForLine(/^ADDRESS /)).replace('ADDRESS ', '');
+    expect(await accepts(address)).toBe(true);
+    owner.child.kill('SIGKILL');
+    await owner.exited;
+    expect(await waitUntilClosed(address)).toBe(true);
+  });
+});

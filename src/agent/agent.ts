@@ -55,7 +55,7 @@ interface Started {
  */
 export class Agent {
   readonly #options: AgentOptions;
-  readonly #name = `agent-${randomUUID()}`;
+  readonly #name = `inproc-${randomUUID().slice(0, 8)}`;
   #starting: Promise<Started> | undefined;
   #started: Started | undefined;
   #closed = false;

@@ -1,0 +1,32 @@
+// After `npm run build`: the package imports by its own name and by every published subpath.
+import assert from 'node:assert/strict';
+
+const expected = {
+  'toolkit-agent': [
+    'Agent',
+    'AgentClient',
+    'createAgentWorker',
+    'BaseConnectorTool',
+    'InMemoryCredentialStore',
+    'InMemoryMemoryStore',
+    'SqliteMemoryStore',
+    'ScriptedModel',
+    'CredentialError',
+    'ToolInputError',
+    'UpstreamError',
+    'RateLimitError',
+    'PermissionError',
+    'NotFoundError',
+    'EmbeddedTemporalServer',
+  ],
+  'toolkit-agent/client': ['AgentClient', 'AgentRunHandle'],
+  'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],
+  'toolkit-agent/testing': ['ScriptedModel', 'InMemoryCredentialStore', 'InMemoryMemoryStore'],
+  'toolkit-agent/tools/connector_base': ['BaseConnectorTool'],
+};
+
+for (const [specifier, names] of Object.entries(expected)) {
+  const module = await import(specifier);
+  for (const name of names) assert.ok(module[name], `${specifier} does not export ${name}`);
+  console.log(`ok ${specifier}: ${names.join(', ')}`);
+}

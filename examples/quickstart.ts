@@ -11,14 +11,24 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { Agent, BaseConnectorTool, InMemoryCredentialStore, type ToolContext, type ToolOutput } from 'toolkit-agent';
+import {
+  Agent,
+  BaseConnectorTool,
+  InMemoryCredentialStore,
+  type ToolContext,
+  type ToolOutput,
+} from 'toolkit-agent';
 import { ScriptedModel } from 'toolkit-agent/testing';
 
 // A stand-in for an internal status API that wants a bearer token.
 const statusApi = createServer((request, response) => {
   const authorized = request.headers.authorization === 'Bearer sk-example-status-token';
   response.writeHead(authorized ? 200 : 401, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(authorized ? { service: 'billing', status: 'up', latency_ms: 42 } : { error: 'unauthorized' }));
+  response.end(
+    JSON.stringify(
+      authorized ? { service: 'billing', status: 'up', latency_ms: 42 } : { error: 'unauthorized' },
+    ),
+  );
 });
 statusApi.listen(0, '127.0.0.1');
 await once(statusApi, 'listening');

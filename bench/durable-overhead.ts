@@ -1,0 +1,197 @@
+/**
+ * Benchmark (not a test): what durability costs.
+ * 1. The same 4-iteration run (instant model, no-op tool) on the embedded Temporal server, and as a
+ *    plain in-process loop over the same model, tool and memory store; per-iteration overhead and ratio.
+ * 2. 200 concurrent runs with a simulated 200 ms model: wall time against the ideal.
+ * Writes bench/results/durable-overhead.json and .md.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { z } from 'zod';
+import { AgentClient } from '../src/client/agent-client.ts';
+import type { Message } from '../src/common/messages.ts';
+import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
+import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
+import type { ModelAdapter, ModelRequest, ModelResponse } from '../src/models/model-adapter.ts';
+import { SecretSet } from '../src/redaction.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../src/tools/connector-base.ts';
+import { createAgentWorker } from '../src/worker.ts';
+
+const ITERATIONS = 4;
+const SEQUENTIAL_RUNS = 30;
+const CONCURRENT_RUNS = 200;
+const SLOW_MODEL_MS = 200;
+const CONCURRENT_ITERATIONS = 2;
+
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+
+/** Asks for the no-op tool until the run has had `iterations - 1` tool steps, then answers. */
+class LoopModel implements ModelAdapter {
+  readonly specificationVersion = 'toolkit-agent.model.v1';
+  readonly modelId = 'bench-loop';
+  readonly iterations: number;
+  readonly delayMs: number;
+  constructor(iterations: number, delayMs = 0) {
+    this.iterations = iterations;
+    this.delayMs = delayMs;
+  }
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    const steps = request.messages.filter((m) => m.role === 'assistant').length;
+    if (steps >= this.iterations - 1) return { text: 'done', toolCalls: [] };
+    return { text: '', toolCalls: [{ id: `c${steps}`, name: 'noop', args: { n: steps } }] };
+  }
+}
+
+class NoopTool extends BaseConnectorTool {
+  readonly name = 'noop';
+  readonly description = 'Does nothing';
+  readonly parameters = z.object({ n: z.number() });
+  async run(_context: ToolContext, _args: Record<string, unknown>): Promise<ToolOutput> {
+    return { text: 'ok', metadata: {} };
+  }
+}
+
+/** The same loop without Temporal: model, schema check, tool, memory store. */
+async function inProcessRun(model: ModelAdapter, tool: NoopTool, memory: InMemoryMemoryStore): Promise<void> {
+  const id = randomUUID();
+  const schemas = [tool.schema()];
+  await memory.append(id, 0, [{ role: 'user', content: 'go' }]);
+  let seq = 1;
+  for (let i = 0; i < ITERATIONS; i++) {
+    const reply = await model.generate({ messages: await memory.read(id, { before: seq }), tools: schemas });
+    await memory.append(id, seq++, [{ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls }]);
+    if (reply.toolCalls.length === 0) return;
+    for (const call of reply.toolCalls) {
+      const args = tool.parameters.parse(call.args) as Record<string, unknown>;
+      const context: ToolContext = {
+        agent: 'instant',
+        workflowId: id,
+        runId: id,
+        callId: call.id,
+        secrets: new SecretSet(),
+        signal: new AbortController().signal,
+        heartbeat: () => undefined,
+      };
+      const output = await tool.run(context, args);
+      const message: Message = {
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: output.text,
+      };
+      await memory.append(id, seq++, [message]);
+    }
+  }
+}
+
+function stats(samples: number[]): { mean: number; median: number; p95: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { mean: samples.reduce((a, b) => a + b, 0) / samples.length, median: at(0.5), p95: at(0.95) };
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
+
+const server = await EmbeddedTemporalServer.start();
+const nativeConnection = await NativeConnection.connect({ address: server.address });
+const connection = await Connection.connect({ address: server.address });
+const taskQueue = `bench-${randomUUID()}`;
+const memory = new InMemoryMemoryStore();
+const tool = new NoopTool();
+const worker = await createAgentWorker({
+  connection: nativeConnection,
+  taskQueue,
+  memoryStore: memory,
+  agents: {
+    instant: { llm: new LoopModel(ITERATIONS), tools: [tool] },
+    slow: { llm: new LoopModel(CONCURRENT_ITERATIONS, SLOW_MODEL_MS), tools: [tool] },
+  },
+  workerOptions: {
+    maxConcurrentActivityTaskExecutions: 1000,
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxCachedWorkflows: 1000,
+  },
+});
+const running = worker.run();
+const agents = new AgentClient({ client: new Client({ connection }), taskQueue });
+
+try {
+  // Warm up both paths (JIT, sticky caches, connections).
+  for (let i = 0; i < 3; i++) {
+    await agents.run('instant', 'go');
+    await inProcessRun(new LoopModel(ITERATIONS), tool, memory);
+  }
+  const durable: number[] = [];
+  const plain: number[] = [];
+  for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
+    durable.push(await timed(() => agents.run('instant', 'go')));
+    plain.push(await timed(() => inProcessRun(new LoopModel(ITERATIONS), tool, memory)));
+  }
+  const d = stats(durable);
+  const p = stats(plain);
+  const overheadPerIteration = (d.median - p.median) / ITERATIONS;
+
+  const idealMs = CONCURRENT_ITERATIONS * SLOW_MODEL_MS;
+  const concurrentWall = await timed(() =>
+    Promise.all(Array.from({ length: CONCURRENT_RUNS }, () => agents.run('slow', 'go'))),
+  );
+
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    sequential: {
+      iterations: ITERATIONS,
+      runs: SEQUENTIAL_RUNS,
+      durable_ms: d,
+      in_process_ms: p,
+      overhead_per_iteration_ms: overheadPerIteration,
+      ratio_durable_to_in_process: d.median / p.median,
+      target_overhead_per_iteration_ms: 10,
+    },
+    concurrent: {
+      runs: CONCURRENT_RUNS,
+      iterations: CONCURRENT_ITERATIONS,
+      model_delay_ms: SLOW_MODEL_MS,
+      wall_ms: concurrentWall,
+      ideal_ms: idealMs,
+      ratio_to_ideal: concurrentWall / idealMs,
+    },
+  };
+  const f = (n: number) => n.toFixed(2);
+  const table = [
+    '# Durable overhead',
+    '',
+    `Measured ${results.date} on Node ${results.node}, embedded Temporal dev server, one worker in process.`,
+    '',
+    '| measure | value |',
+    '| --- | --- |',
+    `| ${ITERATIONS}-iteration run on Temporal, median | ${f(d.median)} ms (p95 ${f(d.p95)}) |`,
+    `| same loop in process, median | ${f(p.median)} ms (p95 ${f(p.p95)}) |`,
+    `| overhead per iteration | ${f(overheadPerIteration)} ms (target ≤ 10 ms) |`,
+    `| ratio durable / in process | ${f(d.median / p.median)}× |`,
+    `| ${CONCURRENT_RUNS} concurrent runs, ${CONCURRENT_ITERATIONS} iterations, ${SLOW_MODEL_MS} ms model | ${f(concurrentWall)} ms wall |`,
+    `| ideal (all in parallel) | ${idealMs} ms |`,
+    `| ratio to ideal | ${f(concurrentWall / idealMs)}× |`,
+    '',
+  ].join('\n');
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(
+    new URL('./results/durable-overhead.json', import.meta.url),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  await writeFile(new URL('./results/durable-overhead.md', import.meta.url), table);
+  console.log(table);
+} finally {
+  worker.shutdown();
+  await running;
+  await connection.close();
+  await nativeConnection.close();
+  await server.close();
+}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import type { AgentResult } from '../../src/common/run.ts';
+import { ONE_TOOL_CALL_RUN } from './helpers.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 
 describe('a worker process and a separate client process', () => {
@@ -40,14 +41,7 @@ describe('a worker process and a separate client process', () => {
       (line) => JSON.parse(line) as { event?: AgentEvent; result?: AgentResult },
     );
     const events = parsed.flatMap((p) => (p.event ? [p.event] : []));
-    expect(events.map((e) => e.type)).toEqual([
-      'run_started',
-      'step_started',
-      'tool_called',
-      'tool_completed',
-      'step_started',
-      'run_completed',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
     expect(events[3]!.payload).toMatchObject({ tool: 'add', call_id: 'add_1', output: '5' });
     expect(parsed.at(-1)!.result).toMatchObject({
       output: '2 + 3 = 5',

@@ -51,6 +51,16 @@ export async function startTestWorker(
   };
 }
 
+/** The event types of a run with one tool call and then a final answer. */
+export const ONE_TOOL_CALL_RUN = [
+  'run_started',
+  'step_started',
+  'tool_called',
+  'tool_completed',
+  'step_started',
+  'run_completed',
+];
+
 export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
   const all: AgentEvent[] = [];
   for await (const event of events) all.push(event);

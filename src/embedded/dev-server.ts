@@ -10,7 +10,7 @@ export interface EmbeddedServerOptions {
   dbFilename?: string;
   /** Namespace to create at launch (besides `default`). */
   namespace?: string;
-  /** `--dynamic-config-value` pairs, e.g. `{ 'limit.blobSize.error': 2_000_000 }`. */
+  /** `--dynamic-config-value` pairs, e.g. `{ 'limit.blobSize.error': 2_000_000 }`, over {@link EMBEDDED_DYNAMIC_CONFIG}. */
   dynamicConfig?: Record<string, unknown>;
   /** How to find or install the CLI. */
   cli?: FindTemporalCliOptions;
@@ -18,6 +18,17 @@ export interface EmbeddedServerOptions {
   startTimeoutMs?: number;
   log?: (line: string) => void;
 }
+
+/**
+ * The history service reads its task queues at most 20 times a second by default, which puts up to
+ * 50 ms between a workflow task being scheduled and a worker receiving it: the largest cost of an
+ * agent step on a local server. A dev server on one machine can afford to read them at once.
+ */
+export const EMBEDDED_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'history.timerProcessorMaxPollRPS': 1000,
+  'history.visibilityProcessorMaxPollRPS': 1000,
+};
 
 /**
  * The shell guardian: runs the CLI in the background and ends it when its own standard input closes.
@@ -60,7 +71,7 @@ export class EmbeddedTemporalServer {
     args.push('--log-level', 'error');
     if (options.dbFilename) args.push('--db-filename', options.dbFilename);
     if (namespace !== 'default') args.push('--namespace', namespace);
-    for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    for (const [key, value] of Object.entries({ ...EMBEDDED_DYNAMIC_CONFIG, ...options.dynamicConfig })) {
       args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
     }
     const child = spawn('sh', ['-c', GUARDIAN, 'temporal-guardian', cli.path, ...args], {

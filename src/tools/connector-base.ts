@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
+import type { CredentialRecord, CredentialStore, CredentialType } from '../credentials/types.ts';
 import { secretValuesOf } from '../credentials/types.ts';
 import { CredentialError } from '../errors.ts';
 import type { SecretSet } from '../redaction.ts';
@@ -60,6 +60,8 @@ export abstract class BaseConnectorTool {
   abstract readonly parameters: z.ZodType;
   /** The credential key used when the constructor names none (e.g. `custom_api`). */
   protected readonly defaultCredentialKey: string | undefined = undefined;
+  /** The record types this tool can use; a record of another type fails before any network call. */
+  protected readonly credentialTypes: readonly CredentialType[] | undefined = undefined;
   readonly #credentialKey: string | undefined;
   readonly #credentialStore: CredentialStore | undefined;
 
@@ -107,10 +109,19 @@ export abstract class BaseConnectorTool {
       );
     }
     for (const value of secretValuesOf(record)) context.secrets.add(value);
+    if (this.credentialTypes && !this.credentialTypes.includes(record.type)) {
+      throw new CredentialError(
+        `The credential "${key}" has type "${record.type}", which ${this.name} cannot use. ` +
+          `Store it with type ${this.credentialTypes.map((t) => `'${t}'`).join(', ')}.`,
+      );
+    }
     const expiresAt = record.metadata?.expires_at;
     if (typeof expiresAt === 'string' && Date.parse(expiresAt) <= Date.now()) {
+      const why = record.refresh_token
+        ? 'and this tool cannot refresh it'
+        : 'and has no refresh_token to renew it with';
       throw new CredentialError(
-        `The credential "${key}" expired at ${expiresAt}. Authorize again to store a fresh token.`,
+        `The credential "${key}" expired at ${expiresAt} ${why}. Authorize again to store a fresh token.`,
       );
     }
     return record;

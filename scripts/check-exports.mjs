@@ -18,11 +18,17 @@ const expected = {
     'PermissionError',
     'NotFoundError',
     'EmbeddedTemporalServer',
+    'FileCredentialStore',
+    'CustomAPITool',
+    'ToolSearchTool',
+    'httpRequest',
+    'errorForResponse',
   ],
   'toolkit-agent/client': ['AgentClient', 'AgentRunHandle'],
   'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],
   'toolkit-agent/testing': ['ScriptedModel', 'InMemoryCredentialStore', 'InMemoryMemoryStore'],
   'toolkit-agent/tools/connector_base': ['BaseConnectorTool'],
+  'toolkit-agent/tools/custom_api': ['CustomAPITool'],
 };
 
 for (const [specifier, names] of Object.entries(expected)) {

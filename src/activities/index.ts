@@ -29,7 +29,7 @@ export function createActivities(registry: AgentRegistry) {
         messages.push({ role: 'user', content: input.prompt });
         await agent.memoryStore.append(input.conversationId, 0, messages);
         return {
-          tools: [...agent.tools.keys()],
+          tools: agent.initialTools,
           maxIterations: input.maxIterations ?? agent.maxIterations,
           messageCount: messages.length,
           used_skills: [],

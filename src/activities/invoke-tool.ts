@@ -51,11 +51,13 @@ export async function invokeTool(
     await agent.memoryStore.append(input.conversationId, input.seq, [
       { role: 'tool', toolCallId: call.id, toolName: call.name, content: text },
     ]);
+    const loadTools = (output?.loadTools ?? []).filter((name) => agent.tools.has(name));
     return {
       preview: capText(text, PREVIEW_CHARS).text,
       chars: redacted.length,
       truncated,
       ...eventMetadata(output?.metadata, secrets),
+      ...(loadTools.length ? { loadTools } : {}),
     };
   } catch (error) {
     throw toApplicationFailure(error, secrets);

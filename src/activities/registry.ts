@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import { assertValidTool, type BaseConnectorTool } from '../tools/connector-base.ts';
+import { TOOL_SEARCH_NAME, ToolSearchTool } from '../tools/tool-search.ts';
 
 /** Everything a worker knows about one named agent: the parts with secrets and side effects. */
 export interface AgentDefinition {
@@ -18,6 +19,11 @@ export interface AgentDefinition {
   /** Characters of tool output given to the model. Default 20,000. */
   maxToolOutputChars?: number;
   timeouts?: Partial<RunTimeouts>;
+  /**
+   * Show the model only `tool_search` (and `alwaysLoaded` tools) at first; the tools a search finds
+   * are given to the model from the next step on. For agents with many tools.
+   */
+  toolSearch?: boolean | { alwaysLoaded?: string[] };
 }
 
 export const DEFAULT_MAX_ITERATIONS = 4;
@@ -36,6 +42,8 @@ export interface RegisteredAgent {
   llm: ModelAdapter;
   tools: Map<string, BaseConnectorTool>;
   schemas: Map<string, ToolSchema>;
+  /** The tools the model sees at the start of a run. */
+  initialTools: string[];
   credentialStore: CredentialStore | undefined;
   memoryStore: MemoryStore;
   systemPrompt: string | undefined;
@@ -68,6 +76,7 @@ export function buildAgentRegistry(
       tools.set(tool.name, tool);
       schemas.set(tool.name, tool.schema());
     }
+    const initialTools = withToolSearch(name, definition.toolSearch, tools, schemas);
     const maxIterations = definition.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     if (!Number.isInteger(maxIterations) || maxIterations < 1) {
       throw new ConfigurationError(`Agent "${name}": maxIterations must be a whole number of at least 1.`);
@@ -77,6 +86,7 @@ export function buildAgentRegistry(
       llm: definition.llm,
       tools,
       schemas,
+      initialTools,
       credentialStore: definition.credentialStore,
       memoryStore: definition.memoryStore ?? defaultMemoryStore,
       systemPrompt: definition.systemPrompt,
@@ -86,6 +96,32 @@ export function buildAgentRegistry(
     });
   }
   return registry;
+}
+
+/** Adds `tool_search` when asked for, and answers the names the model sees first. */
+function withToolSearch(
+  agent: string,
+  option: AgentDefinition['toolSearch'],
+  tools: Map<string, BaseConnectorTool>,
+  schemas: Map<string, ToolSchema>,
+): string[] {
+  if (!option) return [...tools.keys()];
+  if (tools.has(TOOL_SEARCH_NAME)) {
+    throw new ConfigurationError(
+      `Agent "${agent}" has its own tool named "${TOOL_SEARCH_NAME}"; rename it or turn toolSearch off.`,
+    );
+  }
+  const alwaysLoaded = option === true ? [] : (option.alwaysLoaded ?? []);
+  const unknown = alwaysLoaded.filter((name) => !tools.has(name));
+  if (unknown.length > 0) {
+    throw new ConfigurationError(
+      `Agent "${agent}": toolSearch.alwaysLoaded names tools it does not have: ${unknown.join(', ')}.`,
+    );
+  }
+  const search = new ToolSearchTool([...schemas.values()]);
+  tools.set(search.name, search);
+  schemas.set(search.name, search.schema());
+  return [search.name, ...alwaysLoaded];
 }
 
 /** The agent a run names; a clear, non-retryable error when this worker does not know it. */

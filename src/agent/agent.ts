@@ -26,6 +26,8 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** Characters of tool output given to the model; default 20,000. */
   maxToolOutputChars?: number;
+  /** Show the model only `tool_search` at first and load the tools it finds (for agents with many tools). */
+  toolSearch?: boolean | { alwaysLoaded?: string[] };
   /** An existing cluster. Without it an embedded dev server is started (and shared in this process). */
   temporal?: { address: string; namespace?: string; taskQueue?: string };
   /** Settings of the embedded server (used only without `temporal`). */
@@ -171,6 +173,7 @@ export class Agent {
             credentialStore: this.#options.credentialStore,
             systemPrompt: this.#options.systemPrompt,
             maxToolOutputChars: this.#options.maxToolOutputChars,
+            toolSearch: this.#options.toolSearch,
           },
         },
       });

@@ -49,6 +49,7 @@ export interface ResolveRunInput {
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
 export interface ResolvedRun {
+  /** The tools the model sees at first; `tool_search` results add more during the run. */
   tools: string[];
   maxIterations: number;
   /** How many messages the activity stored (system prompt, prompt). */
@@ -89,6 +90,8 @@ export interface ToolOutcome {
   truncated: boolean;
   /** The tool's structured metadata, when it is small enough to travel with the event. */
   metadata?: Record<string, unknown>;
+  /** Tools the model may call from the next step on (found by `tool_search`). */
+  loadTools?: string[];
 }
 
 export interface AppendMessagesInput {

@@ -162,7 +162,10 @@ export class FileCredentialStore implements CredentialStore {
 
   async #write(file: StoreFile): Promise<void> {
     const body = JSON.stringify(this.#key ? encryptJson(file, this.#key) : file, null, 2);
-    const temporary = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`);
+    const temporary = join(
+      dirname(this.path),
+      `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`,
+    );
     const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       await handle.writeFile(`${body}\n`);

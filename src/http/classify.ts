@@ -30,9 +30,12 @@ export function errorForResponse(
   const retryAfterMs = parseRetryAfter(response.headers);
   if (status === 401) {
     const key = request.credentialKey ? ` "${request.credentialKey}"` : '';
-    return new CredentialError(`${detail}\nThe credential${key} was rejected: store a valid token and try again.`);
+    return new CredentialError(
+      `${detail}\nThe credential${key} was rejected: store a valid token and try again.`,
+    );
   }
-  if (status === 403) return new PermissionError(`${detail}\nThe credential lacks the permission this call needs.`);
+  if (status === 403)
+    return new PermissionError(`${detail}\nThe credential lacks the permission this call needs.`);
   if (status === 404 || status === 410) return new NotFoundError(detail);
   if (status === 429) return new RateLimitError(detail, { retryAfterMs });
   const retryable = status === 503 || ((status === 408 || status >= 500) && request.idempotent);

@@ -48,7 +48,14 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ALWAYS_SECRET = ['authorization', 'proxy-authorization', 'cookie'];
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Failures that prove the request never reached the server, so even a write may be repeated. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 const dispatchers = new Map<number, Agent>();
@@ -72,7 +79,10 @@ function dispatcherFor(connectMs: number): Agent {
 export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
   const method = request.method.toUpperCase();
   const idempotent = request.idempotent ?? IDEMPOTENT.has(method);
-  const secretHeaders = new Set([...ALWAYS_SECRET, ...(request.secretHeaders ?? []).map((h) => h.toLowerCase())]);
+  const secretHeaders = new Set([
+    ...ALWAYS_SECRET,
+    ...(request.secretHeaders ?? []).map((h) => h.toLowerCase()),
+  ]);
   let headers = lowerCaseKeys(request.headers ?? {});
   for (const [name, value] of Object.entries(headers)) {
     if (secretHeaders.has(name)) {
@@ -90,18 +100,26 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
     const location = response.headers.location;
     if (!REDIRECTS.has(response.status) || !location) return response;
     if (redirects >= (request.maxRedirects ?? 5)) {
-      throw new UpstreamError(`Too many redirects (more than ${request.maxRedirects ?? 5}) from ${request.method} ${String(request.url)}`, {
-        status: response.status,
-      });
+      throw new UpstreamError(
+        `Too many redirects (more than ${request.maxRedirects ?? 5}) from ${request.method} ${String(request.url)}`,
+        {
+          status: response.status,
+        },
+      );
     }
     const next = new URL(location, url);
     if (next.origin !== url.origin) {
       headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !secretHeaders.has(name)));
     }
-    if (response.status === 303 || ((response.status === 301 || response.status === 302) && currentMethod === 'POST')) {
+    if (
+      response.status === 303 ||
+      ((response.status === 301 || response.status === 302) && currentMethod === 'POST')
+    ) {
       currentMethod = 'GET';
       body = undefined;
-      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-type' && name !== 'content-length'));
+      headers = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => name !== 'content-type' && name !== 'content-length'),
+      );
     }
     url = next;
   }
@@ -121,7 +139,7 @@ async function send(
   let response: Dispatcher.ResponseData;
   try {
     response = await undiciRequest(url, {
-      method: method as Dispatcher.HttpMethod,
+      method: method,
       headers,
       body,
       headersTimeout: timeouts.headersMs,
@@ -140,9 +158,12 @@ async function send(
       size += chunk.length;
       if (size > max) {
         response.body.destroy();
-        throw new UpstreamError(`The response to ${where} is larger than ${max} bytes; ask for less (filters, paging).`, {
-          status: response.statusCode,
-        });
+        throw new UpstreamError(
+          `The response to ${where} is larger than ${max} bytes; ask for less (filters, paging).`,
+          {
+            status: response.statusCode,
+          },
+        );
       }
       chunks.push(chunk);
     }

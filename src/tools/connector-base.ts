@@ -9,6 +9,8 @@ import type { ToolSchema } from '../common/messages.ts';
 export interface ToolOutput {
   text: string;
   metadata: Record<string, unknown>;
+  /** Tools to give the model from the next step on (`tool_search` uses it to load what it found). */
+  loadTools?: string[];
 }
 
 /**

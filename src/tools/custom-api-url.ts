@@ -1,7 +1,14 @@
 import { ToolInputError } from '../errors.ts';
 
-/** A scheme (`http:`, `javascript:`), a network-path reference (`//host`), or a backslash, which some parsers treat as `/`. */
-const ESCAPES = [/^[a-z][a-z0-9+.-]*:/i, /^[/\\]{2}/, /\\/, /(^|\/)\.\.(\/|$)/, /[\u0000-\u001f\u007f]/];
+/** What a path may not contain: a scheme (`http:`), a network-path reference (`//host`), a backslash (some parsers read it as `/`), a `..` segment, a control character. */
+const ESCAPES = [
+  /^[a-z][a-z0-9+.-]*:/i,
+  /^[/\\]{2}/,
+  /\\/,
+  /(^|\/)\.\.(\/|$)/,
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+  /[\u0000-\u001f\u007f]/,
+];
 
 /**
  * Joins a `custom_api` path to the record's base URL, refusing any path that could leave it: another
@@ -32,7 +39,9 @@ export function resolveCustomApiUrl(baseUrl: string, path: string): URL {
   const relative = path.startsWith('/') ? path : `/${path}`;
   const url = new URL(`${base.origin}${basePath}${relative}`);
   if (url.origin !== base.origin || !`${url.pathname}/`.startsWith(`${basePath}/`)) {
-    throw new ToolInputError(`The path ${JSON.stringify(path)} leaves the API's base URL ${base.origin}${basePath}.`);
+    throw new ToolInputError(
+      `The path ${JSON.stringify(path)} leaves the API's base URL ${base.origin}${basePath}.`,
+    );
   }
   return url;
 }

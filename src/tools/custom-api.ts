@@ -7,7 +7,8 @@ import { httpRequest, type HttpResponse, type HttpTimeouts } from '../http/reque
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
 import { resolveCustomApiUrl } from './custom-api-url.ts';
 
-const TEXT_TYPES = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|yaml|x-ndjson))/i;
+const TEXT_TYPES =
+  /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|yaml|x-ndjson))/i;
 
 const parameters = z.object({
   method: z.enum(['GET', 'POST', 'PUT', 'DELETE', 'PATCH']).describe('HTTP method'),
@@ -74,10 +75,15 @@ export class CustomAPITool extends BaseConnectorTool {
       );
     }
     const url = resolveCustomApiUrl(baseUrl, args.path);
-    for (const [name, value] of Object.entries(args.params ?? {})) url.searchParams.append(name, String(value));
+    for (const [name, value] of Object.entries(args.params ?? {}))
+      url.searchParams.append(name, String(value));
 
     const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
-    Object.assign(headers, lowerCase(stringRecord(record.metadata?.default_headers)), lowerCase(args.headers ?? {}));
+    Object.assign(
+      headers,
+      lowerCase(stringRecord(record.metadata?.default_headers)),
+      lowerCase(args.headers ?? {}),
+    );
     let body: string | undefined;
     if (args.body !== undefined && args.method !== 'GET' && args.method !== 'DELETE') {
       body = JSON.stringify(args.body);
@@ -115,7 +121,12 @@ export class CustomAPITool extends BaseConnectorTool {
   }
 
   /** Puts the record's auth on the request; returns the names of headers that carry a secret. */
-  #authenticate(record: CredentialRecord, headers: Record<string, string>, url: URL, context: ToolContext): string[] {
+  #authenticate(
+    record: CredentialRecord,
+    headers: Record<string, string>,
+    url: URL,
+    context: ToolContext,
+  ): string[] {
     const metadata = record.metadata ?? {};
     switch (record.type) {
       case 'bearer':
@@ -156,10 +167,17 @@ function idempotencyKey(context: ToolContext): string {
 function describeResponse(response: HttpResponse): ToolOutput {
   const contentType = response.headers['content-type'] ?? '';
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-  const metadata: Record<string, unknown> = { status: response.status, content_type: contentType, url: stripQuery(response.url) };
+  const metadata: Record<string, unknown> = {
+    status: response.status,
+    content_type: contentType,
+    url: stripQuery(response.url),
+  };
   if (response.body.length === 0) return { text: `${status} (empty body)`, metadata };
   if (contentType && !TEXT_TYPES.test(contentType)) {
-    return { text: `${status}: ${response.body.length} bytes of ${contentType} (binary, not shown)`, metadata };
+    return {
+      text: `${status}: ${response.body.length} bytes of ${contentType} (binary, not shown)`,
+      metadata,
+    };
   }
   const text = response.text();
   if (/json/i.test(contentType)) {
@@ -180,7 +198,9 @@ function stripQuery(url: string): string {
 
 function stringRecord(value: unknown): Record<string, string> {
   if (!value || typeof value !== 'object') return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 function lowerCase(headers: Record<string, string>): Record<string, string> {

@@ -64,6 +64,8 @@ class RunLoop {
   readonly events: EventLog;
   /** Position of the next message in the stored conversation. */
   #seq: number;
+  /** The tools the model sees; grows when `tool_search` finds more. */
+  readonly #tools: string[];
 
   constructor(input: AgentRunInput, plan: ResolvedRun, conversationId: string, events: EventLog) {
     this.input = input;
@@ -71,6 +73,7 @@ class RunLoop {
     this.conversationId = conversationId;
     this.events = events;
     this.#seq = plan.messageCount;
+    this.#tools = [...plan.tools];
     const { timeouts } = plan;
     this.#modelActivities = proxyActivities<AgentActivities>({
       startToCloseTimeout: timeouts.modelStartToCloseMs,
@@ -106,7 +109,7 @@ class RunLoop {
       agent: this.input.agent,
       conversationId: this.conversationId,
       seq: this.#seq,
-      tools: this.plan.tools,
+      tools: this.#tools,
     });
     this.#seq += 1;
     if (step.reasoning) {
@@ -132,6 +135,7 @@ class RunLoop {
         call,
         tenant: this.input.tenant,
       });
+      for (const name of outcome.loadTools ?? []) if (!this.#tools.includes(name)) this.#tools.push(name);
       const size = outcome.truncated
         ? `${outcome.chars} characters, truncated`
         : `${outcome.chars} characters`;

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
-import { UpstreamError } from '../../src/errors.ts';
+import { errorForResponse } from '../../src/http/classify.ts';
+import { httpRequest } from '../../src/http/request.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
@@ -21,13 +22,22 @@ class WhoAmITool extends BaseConnectorTool {
 
   async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
     const { token } = await this.getCredential(context);
-    const response = await fetch(`${this.baseUrl}${String(args.path)}`, {
+    const response = await httpRequest({
+      method: 'GET',
+      url: `${this.baseUrl}${String(args.path)}`,
       headers: { authorization: `Bearer ${token}` },
+      secrets: context.secrets,
+      signal: context.signal,
     });
-    const body = await response.text();
-    if (!response.ok)
-      throw new UpstreamError(`Upstream answered ${response.status}: ${body}`, { status: response.status });
-    return { text: body, metadata: { echoed: body } };
+    if (response.status !== 200) {
+      throw errorForResponse(response, {
+        method: 'GET',
+        service: 'WhoAmI',
+        idempotent: true,
+        credentialKey: this.credentialKey,
+      });
+    }
+    return { text: response.text(), metadata: { echoed: response.text() } };
   }
 }
 

@@ -57,7 +57,12 @@ export async function startRecordingServer(
   };
 }
 
-export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }

@@ -3,7 +3,10 @@ import { SecretSet } from '../../src/redaction.ts';
 import type { ToolContext } from '../../src/tools/connector-base.ts';
 
 /** The context the invokeTool activity would build, for calling a tool directly in a unit test. */
-export function toolContext(credentialStore?: CredentialStore, overrides: Partial<ToolContext> = {}): ToolContext {
+export function toolContext(
+  credentialStore?: CredentialStore,
+  overrides: Partial<ToolContext> = {},
+): ToolContext {
   return {
     agent: 'test',
     workflowId: 'wf-1',

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { CredentialError } from '../../src/errors.ts';
-import { SecretSet } from '../../src/redaction.ts';
 import {
   assertValidTool,
   BaseConnectorTool,
   type ToolContext,
   type ToolOutput,
 } from '../../src/tools/connector-base.ts';
+import { toolContext } from '../support/tool-context.ts';
 
 class TicketTool extends BaseConnectorTool {
   readonly name: string = 'tickets';
@@ -26,17 +26,7 @@ class TicketTool extends BaseConnectorTool {
 }
 
 function context(store?: InMemoryCredentialStore, tenant?: string): ToolContext {
-  return {
-    agent: 'a',
-    workflowId: 'w',
-    runId: 'r',
-    callId: 'c',
-    tenant,
-    credentialStore: store,
-    secrets: new SecretSet(),
-    signal: new AbortController().signal,
-    heartbeat: () => undefined,
-  };
+  return toolContext(store, { tenant });
 }
 
 describe('BaseConnectorTool', () => {

@@ -62,21 +62,29 @@ async function call(
     metadata: { base_url: `${api.url}/v1`, ...record.metadata },
   });
   const context = toolContext(store);
-  const output = await tool.run(context, tool.parameters.parse(args) as Record<string, unknown>);
+  const output = await tool.run(context, tool.parameters.parse(args));
   return { output, context };
 }
 
 describe('custom_api authentication', () => {
   it.each([
     [{ type: 'bearer' as const, token: 'tok-bearer' }, 'authorization', 'Bearer tok-bearer'],
-    [{ type: 'basic' as const, token: 'ada:pa55word' }, 'authorization', `Basic ${Buffer.from('ada:pa55word').toString('base64')}`],
+    [
+      { type: 'basic' as const, token: 'ada:pa55word' },
+      'authorization',
+      `Basic ${Buffer.from('ada:pa55word').toString('base64')}`,
+    ],
     [
       { type: 'basic' as const, token: 'pa55word', metadata: { username: 'ada' } },
       'authorization',
       `Basic ${Buffer.from('ada:pa55word').toString('base64')}`,
     ],
     [{ type: 'api_key' as const, token: 'key-1' }, 'x-api-key', 'key-1'],
-    [{ type: 'api_key' as const, token: 'key-2', metadata: { header: 'X-Custom-Key' } }, 'x-custom-key', 'key-2'],
+    [
+      { type: 'api_key' as const, token: 'key-2', metadata: { header: 'X-Custom-Key' } },
+      'x-custom-key',
+      'key-2',
+    ],
   ])('%o puts %s on the request', async (record, header, value) => {
     await call(record, { method: 'GET', path: '/orders' });
     expect(api.requests).toHaveLength(1);
@@ -84,7 +92,10 @@ describe('custom_api authentication', () => {
   });
 
   it('puts an api_key in the query parameter the record names, and registers it for redaction', async () => {
-    const { context } = await call({ type: 'api_key', token: 'key-in-query', metadata: { query_param: 'apikey' } }, { method: 'GET', path: '/orders' });
+    const { context } = await call(
+      { type: 'api_key', token: 'key-in-query', metadata: { query_param: 'apikey' } },
+      { method: 'GET', path: '/orders' },
+    );
     expect(api.requests[0]!.query.get('apikey')).toBe('key-in-query');
     expect(api.requests[0]!.headers.authorization).toBeUndefined();
     expect(context.secrets.redact('apikey=key-in-query')).toBe('apikey=[REDACTED]');
@@ -102,7 +113,13 @@ describe('custom_api requests', () => {
     const body = { name: 'Zoë', items: [{ sku: 'A-1', qty: 2 }], note: null, nested: { deep: true } };
     await call(
       { metadata: { default_headers: { 'X-Team': 'default-team', 'X-Only-Default': 'kept' } } },
-      { method: 'POST', path: '/orders', params: { dry_run: true, limit: 5, q: 'a b&c' }, headers: { 'X-Team': 'call-team' }, body },
+      {
+        method: 'POST',
+        path: '/orders',
+        params: { dry_run: true, limit: 5, q: 'a b&c' },
+        headers: { 'X-Team': 'call-team' },
+        body,
+      },
     );
     const [received] = api.requests;
     expect(received!.method).toBe('POST');
@@ -115,7 +132,10 @@ describe('custom_api requests', () => {
   });
 
   it('keeps the credential over an Authorization header the model tries to set', async () => {
-    await call({ token: 'real-token' }, { method: 'GET', path: '/x', headers: { Authorization: 'Bearer forged' } });
+    await call(
+      { token: 'real-token' },
+      { method: 'GET', path: '/x', headers: { Authorization: 'Bearer forged' } },
+    );
     expect(api.requests[0]!.headers.authorization).toBe('Bearer real-token');
   });
 
@@ -167,11 +187,15 @@ describe('custom_api responses', () => {
   });
 
   it('turns a non-2xx answer into a clear error with the status and a capped body', async () => {
-    const error = (await call({}, { method: 'GET', path: '/fail' }).catch((e: unknown) => e)) as UpstreamError;
+    const error = (await call({}, { method: 'GET', path: '/fail' }).catch(
+      (e: unknown) => e,
+    )) as UpstreamError;
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.status).toBe(500);
     expect(error.retryable).toBe(true);
-    expect(error.message).toMatch(/answered 500 Internal Server Error for GET http:\/\/127\.0\.0\.1:\d+\/v1\/fail: boom x+/);
+    expect(error.message).toMatch(
+      /answered 500 Internal Server Error for GET http:\/\/127\.0\.0\.1:\d+\/v1\/fail: boom x+/,
+    );
     expect(error.message.length).toBeLessThan(1200);
 
     const missing = await call({}, { method: 'GET', path: '/missing' }).catch((e: unknown) => e);
@@ -180,14 +204,20 @@ describe('custom_api responses', () => {
   });
 
   it('does not mark a failed POST retryable, unless an idempotency header makes it safe', async () => {
-    const plain = (await call({}, { method: 'POST', path: '/fail', body: {} }).catch((e: unknown) => e)) as UpstreamError;
-    expect(plain.retryable).toBe(false);
-
-    const keyed = (await call({ metadata: { idempotency_header: 'Idempotency-Key' } }, { method: 'POST', path: '/fail', body: {} }).catch(
+    const plain = (await call({}, { method: 'POST', path: '/fail', body: {} }).catch(
       (e: unknown) => e,
     )) as UpstreamError;
+    expect(plain.retryable).toBe(false);
+
+    const keyed = (await call(
+      { metadata: { idempotency_header: 'Idempotency-Key' } },
+      { method: 'POST', path: '/fail', body: {} },
+    ).catch((e: unknown) => e)) as UpstreamError;
     expect(keyed.retryable).toBe(true);
-    await call({ metadata: { idempotency_header: 'Idempotency-Key' } }, { method: 'POST', path: '/fail', body: {} }).catch(() => undefined);
+    await call(
+      { metadata: { idempotency_header: 'Idempotency-Key' } },
+      { method: 'POST', path: '/fail', body: {} },
+    ).catch(() => undefined);
     const keys = api.requests.map((r) => r.headers['idempotency-key']);
     expect(keys[0]).toBeUndefined();
     expect(keys[1]).toMatch(/^[0-9a-f]{32}$/);
@@ -196,7 +226,9 @@ describe('custom_api responses', () => {
 
   it('fails a response larger than the cap instead of reading it all', async () => {
     const tool = new CustomAPITool({ maxResponseBytes: 10_000 });
-    await expect(call({}, { method: 'GET', path: '/large' }, tool)).rejects.toThrow(/larger than 10000 bytes/);
+    await expect(call({}, { method: 'GET', path: '/large' }, tool)).rejects.toThrow(
+      /larger than 10000 bytes/,
+    );
   });
 });
 
@@ -204,7 +236,9 @@ describe('custom_api credentials', () => {
   it('fails before any request when the record is missing, of the wrong type, or has no base_url', async () => {
     const tool = new CustomAPITool();
     const empty = toolContext(new InMemoryCredentialStore());
-    await expect(tool.run(empty, { method: 'GET', path: '/x' })).rejects.toThrow(/No credential "custom_api"/);
+    await expect(tool.run(empty, { method: 'GET', path: '/x' })).rejects.toThrow(
+      /No credential "custom_api"/,
+    );
 
     await expect(call({ type: 'oauth2' }, { method: 'GET', path: '/x' })).rejects.toThrow(
       /type "oauth2", which custom_api cannot use.*'bearer', 'basic', 'api_key', 'none'/,
@@ -219,7 +253,12 @@ describe('custom_api credentials', () => {
 
   it('reads another record when given a credentialKey', async () => {
     const store = new InMemoryCredentialStore();
-    await store.put({ name: 'billing_api', type: 'bearer', token: 'billing-token', metadata: { base_url: `${api.url}/v1` } });
+    await store.put({
+      name: 'billing_api',
+      type: 'bearer',
+      token: 'billing-token',
+      metadata: { base_url: `${api.url}/v1` },
+    });
     const tool = new CustomAPITool({ credentialKey: 'billing_api' });
     await tool.run(toolContext(store), { method: 'GET', path: '/invoices' });
     expect(api.requests[0]!.headers.authorization).toBe('Bearer billing-token');

@@ -61,7 +61,10 @@ describe('FileCredentialStore', () => {
     await store.put({ name: 'x', type: 'bearer', token: 't1' });
     await writeFile(path, '{"version": 1, "tenants": {"": {"x": ', { mode: 0o600 });
     await expectRefusedAndUnchanged(() => store.get('x'), /not valid JSON.*left as it is/);
-    await expectRefusedAndUnchanged(() => store.put({ name: 'y', type: 'bearer', token: 't2' }), /not valid JSON/);
+    await expectRefusedAndUnchanged(
+      () => store.put({ name: 'y', type: 'bearer', token: 't2' }),
+      /not valid JSON/,
+    );
     await writeFile(path, '["not", "a", "store"]', { mode: 0o600 });
     await expectRefusedAndUnchanged(() => store.delete('x'), /expected shape/);
   });
@@ -81,7 +84,10 @@ describe('FileCredentialStore', () => {
     const previous = process.env.TOOLKIT_CREDENTIALS_KEY;
     delete process.env.TOOLKIT_CREDENTIALS_KEY;
     try {
-      await expectRefusedAndUnchanged(() => new FileCredentialStore({ path }).list(), /is encrypted.*TOOLKIT_CREDENTIALS_KEY/);
+      await expectRefusedAndUnchanged(
+        () => new FileCredentialStore({ path }).list(),
+        /is encrypted.*TOOLKIT_CREDENTIALS_KEY/,
+      );
     } finally {
       if (previous !== undefined) process.env.TOOLKIT_CREDENTIALS_KEY = previous;
     }

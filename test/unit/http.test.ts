@@ -11,7 +11,8 @@ let server: RecordingServer;
 beforeAll(async () => {
   server = await startRecordingServer((request, response) => {
     if (request.path === '/hang') return; // headers never come
-    if (request.path === '/limited') return json(response, 429, { error: 'slow down' }, { 'retry-after': '7' });
+    if (request.path === '/limited')
+      return json(response, 429, { error: 'slow down' }, { 'retry-after': '7' });
     if (request.path === '/unavailable') return json(response, 503, { error: 'maintenance' });
     json(response, 200, { ok: true });
   });
@@ -40,12 +41,17 @@ describe('httpRequest failures', () => {
 
   it('does not retry a write that timed out after it was sent, but retries a read', async () => {
     const timeouts = { headersMs: 200 };
-    const post = (await httpRequest({ method: 'POST', url: `${server.url}/hang`, body: '{}', timeouts }).catch(
-      (e: unknown) => e,
-    )) as UpstreamError;
+    const post = (await httpRequest({
+      method: 'POST',
+      url: `${server.url}/hang`,
+      body: '{}',
+      timeouts,
+    }).catch((e: unknown) => e)) as UpstreamError;
     expect(post.retryable).toBe(false);
     expect(post.message).toMatch(/failed after the request was sent.*may have taken effect/);
-    const get = (await httpRequest({ method: 'GET', url: `${server.url}/hang`, timeouts }).catch((e: unknown) => e)) as UpstreamError;
+    const get = (await httpRequest({ method: 'GET', url: `${server.url}/hang`, timeouts }).catch(
+      (e: unknown) => e,
+    )) as UpstreamError;
     expect(get.retryable).toBe(true);
   });
 
@@ -56,13 +62,20 @@ describe('httpRequest failures', () => {
     expect(error.retryable).toBe(true);
     expect(error.retryAfterMs).toBe(7000);
     const unavailable = await httpRequest({ method: 'POST', url: `${server.url}/unavailable` });
-    expect(errorForResponse(unavailable, { method: 'POST', service: 'Test API', idempotent: false }).retryable).toBe(true);
+    expect(
+      errorForResponse(unavailable, { method: 'POST', service: 'Test API', idempotent: false }).retryable,
+    ).toBe(true);
   });
 
   it('registers secret header values for redaction', async () => {
     const { SecretSet } = await import('../../src/redaction.ts');
     const secrets = new SecretSet();
-    await httpRequest({ method: 'GET', url: `${server.url}/ok`, headers: { Authorization: 'Bearer abc-secret-999' }, secrets });
+    await httpRequest({
+      method: 'GET',
+      url: `${server.url}/ok`,
+      headers: { Authorization: 'Bearer abc-secret-999' },
+      secrets,
+    });
     expect(secrets.redact('token abc-secret-999')).toBe('token [REDACTED]');
   });
 });

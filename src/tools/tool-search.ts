@@ -1,0 +1,80 @@
+import MiniSearch from 'minisearch';
+import { z } from 'zod';
+import type { ToolSchema } from '../common/messages.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
+
+export const TOOL_SEARCH_NAME = 'tool_search';
+
+interface Entry {
+  id: string;
+  name: string;
+  description: string;
+  parameters: string;
+}
+
+const parameters = z.object({
+  query: z.string().describe('What you want to do, e.g. "create an invoice" or "search mail"'),
+  limit: z.number().int().min(1).max(20).optional().describe('Most tools to return (default 5)'),
+});
+
+/**
+ * `tool_search`: finds tools by what they do (name, description, parameter names and descriptions),
+ * with typo-tolerant ranked search. An agent with `toolSearch` enabled shows the model only this tool
+ * (and any it always loads) at first; the tools a search returns are given to the model from the next
+ * step on, so many tools cost few schemas up front.
+ */
+export class ToolSearchTool extends BaseConnectorTool {
+  readonly name = TOOL_SEARCH_NAME;
+  readonly description =
+    'Find the tools available for a task. Describe what you want to do; the matching tools become ' +
+    'callable from your next step.';
+  readonly parameters = parameters;
+  readonly #index: MiniSearch<Entry>;
+  readonly #count: number;
+
+  constructor(schemas: ToolSchema[]) {
+    super();
+    this.#index = new MiniSearch<Entry>({
+      fields: ['name', 'description', 'parameters'],
+      storeFields: ['name', 'description'],
+      searchOptions: { boost: { name: 3, description: 2 }, fuzzy: 0.2, prefix: true, combineWith: 'OR' },
+      tokenize: (text) => text.split(/[\s_\-.,;:!?()[\]{}"'/]+/).filter(Boolean),
+    });
+    this.#index.addAll(schemas.map((schema) => toEntry(schema)));
+    this.#count = schemas.length;
+  }
+
+  async run(_context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
+    const { query, limit = 5 } = rawArgs as z.infer<typeof parameters>;
+    const hits = this.#index.search(query).slice(0, limit);
+    if (hits.length === 0) {
+      return {
+        text: `No tool matches "${query}" (${this.#count} tools available). Try other words.`,
+        metadata: { matches: [] },
+      };
+    }
+    const names = hits.map((hit) => String(hit.name));
+    const lines = hits.map((hit) => `- ${String(hit.name)}: ${String(hit.description)}`);
+    return {
+      text: `Tools for "${query}" (callable from your next step):\n${lines.join('\n')}`,
+      metadata: { matches: names },
+      loadTools: names,
+    };
+  }
+}
+
+function toEntry(schema: ToolSchema): Entry {
+  const properties = (schema.function.parameters.properties ?? {}) as Record<
+    string,
+    { description?: string }
+  >;
+  const parameterText = Object.entries(properties)
+    .map(([name, property]) => `${name} ${property.description ?? ''}`)
+    .join(' ');
+  return {
+    id: schema.function.name,
+    name: schema.function.name,
+    description: schema.function.description,
+    parameters: parameterText,
+  };
+}

@@ -23,12 +23,19 @@ const expected = {
     'ToolSearchTool',
     'httpRequest',
     'errorForResponse',
+    'SkillCatalog',
+    'FileSkillRegistry',
+    'DEFAULT_SKILLS_PATH',
+    'skillIdFromName',
+    'createSkill',
+    'validateToolBundles',
   ],
   'toolkit-agent/client': ['AgentClient', 'AgentRunHandle'],
   'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],
   'toolkit-agent/testing': ['ScriptedModel', 'InMemoryCredentialStore', 'InMemoryMemoryStore'],
   'toolkit-agent/tools/connector_base': ['BaseConnectorTool'],
   'toolkit-agent/tools/custom_api': ['CustomAPITool'],
+  'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
 };
 
 for (const [specifier, names] of Object.entries(expected)) {

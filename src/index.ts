@@ -24,6 +24,7 @@ export { SqliteMemoryStore } from './memory/sqlite.ts';
 export type { ModelAdapter, ModelRequest, ModelResponse } from './models/model-adapter.ts';
 export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
 export { SecretSet, REDACTED } from './redaction.ts';
+export * from './skills/index.ts';
 export {
   ToolkitError,
   CredentialError,

@@ -12,7 +12,8 @@ import type {
 import { callModel } from './call-model.ts';
 import { toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
-import { lookupAgent, type AgentRegistry } from './registry.ts';
+import { DEFAULT_MAX_ITERATIONS, lookupAgent, SKILL_MAX_ITERATIONS, type AgentRegistry } from './registry.ts';
+import { resolveSkills } from './resolve-skills.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -24,16 +25,24 @@ export function createActivities(registry: AgentRegistry) {
     resolveRun: (input: ResolveRunInput): Promise<ResolvedRun> =>
       atBoundary(async () => {
         const agent = lookupAgent(registry, input.agent);
+        const skills = await resolveSkills(agent, input.prompt, input.skills);
+        const system = [agent.systemPrompt, ...skills.prompts].filter(Boolean).join('\n\n');
         const messages: Message[] = [];
-        if (agent.systemPrompt) messages.push({ role: 'system', content: agent.systemPrompt });
+        if (system) messages.push({ role: 'system', content: system });
         messages.push({ role: 'user', content: input.prompt });
         await agent.memoryStore.append(input.conversationId, 0, messages);
+        const explicit = input.maxIterations ?? agent.maxIterations;
         return {
-          tools: agent.initialTools,
-          maxIterations: input.maxIterations ?? agent.maxIterations,
+          tools: [
+            ...agent.initialTools,
+            ...skills.tools.filter((name) => !agent.initialTools.includes(name)),
+          ],
+          maxIterations:
+            explicit ?? (skills.skills.length > 0 ? SKILL_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS),
           messageCount: messages.length,
-          used_skills: [],
-          used_skill_tools: [],
+          used_skills: skills.skills.map((skill) => skill.id),
+          used_skill_tools: skills.tools,
+          unavailable_skill_tools: skills.unavailableTools,
           timeouts: agent.timeouts,
         };
       }),

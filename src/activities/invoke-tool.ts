@@ -25,7 +25,9 @@ export async function invokeTool(
   const secrets = new SecretSet();
   const { call } = input;
   try {
-    const tool = agent.tools.get(call.name);
+    const tool =
+      agent.tools.get(call.name) ??
+      (input.skillTools?.includes(call.name) ? agent.builtinTools.get(call.name) : undefined);
     if (!tool) {
       const known = [...agent.tools.keys()].join(', ') || 'none';
       throw new ToolInputError(`There is no tool named "${call.name}". Available tools: ${known}.`);

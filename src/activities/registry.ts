@@ -3,6 +3,9 @@ import type { CredentialStore } from '../credentials/types.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
+import { FileSkillRegistry } from '../skills/registry.ts';
+import { DEFAULT_SKILL_MATCH_LIMIT } from '../skills/selection.ts';
+import type { Skill } from '../skills/skill.ts';
 import { assertValidTool, type BaseConnectorTool } from '../tools/connector-base.ts';
 import { TOOL_SEARCH_NAME, ToolSearchTool } from '../tools/tool-search.ts';
 
@@ -24,9 +27,39 @@ export interface AgentDefinition {
    * are given to the model from the next step on. For agents with many tools.
    */
   toolSearch?: boolean | { alwaysLoaded?: string[] };
+  /** Built-in tools that selected skills may attach for a run; not shown to the model otherwise. */
+  builtinTools?: BaseConnectorTool[];
+  /** The skill catalog: a registry, or the path of a JSON catalog. Default: the packaged catalog. */
+  skillRegistry?: FileSkillRegistry;
+  skillSource?: string;
+  /** Skills active in every run, by id or as Skill objects. */
+  skills?: Array<string | Skill>;
+  /** Ids from the catalog attached to every run. */
+  defaultSkillIds?: string[];
+  /** Add skills whose trigger phrases occur in the prompt. Default false. */
+  autoUseSkills?: boolean;
+  /** Most trigger-matched skills added to one run. Default 3. */
+  skillMatchLimit?: number;
+  /** Read project skills (SKILL.md files). Default true. */
+  autoProjectSkills?: boolean;
+  /** The project whose `.toolkit/skills`, `.agents/skills`, ... are read. Default: the worker's current directory. */
+  projectRoot?: string;
+}
+
+/** An agent's skill settings, resolved. */
+export interface AgentSkillSettings {
+  registry: FileSkillRegistry;
+  fixed: Array<string | Skill>;
+  defaultSkillIds: string[];
+  autoUse: boolean;
+  matchLimit: number;
+  /** Undefined when project discovery is off. */
+  projectRoot: string | undefined;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 4;
+/** The limit when skills are active and no limit was set (spec 8). */
+export const SKILL_MAX_ITERATIONS = 8;
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 20_000;
 export const DEFAULT_TIMEOUTS: RunTimeouts = {
   modelStartToCloseMs: 10 * 60_000,
@@ -44,10 +77,14 @@ export interface RegisteredAgent {
   schemas: Map<string, ToolSchema>;
   /** The tools the model sees at the start of a run. */
   initialTools: string[];
+  /** Built-in tools that skills may attach (their schemas are in `schemas` too). */
+  builtinTools: Map<string, BaseConnectorTool>;
   credentialStore: CredentialStore | undefined;
   memoryStore: MemoryStore;
   systemPrompt: string | undefined;
-  maxIterations: number;
+  /** The limit the definition set, if it set one. */
+  maxIterations: number | undefined;
+  skills: AgentSkillSettings;
   maxToolOutputChars: number;
   timeouts: RunTimeouts;
 }
@@ -77,9 +114,24 @@ export function buildAgentRegistry(
       schemas.set(tool.name, tool.schema());
     }
     const initialTools = withToolSearch(name, definition.toolSearch, tools, schemas);
-    const maxIterations = definition.maxIterations ?? DEFAULT_MAX_ITERATIONS;
-    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+    const builtinTools = new Map<string, BaseConnectorTool>();
+    for (const tool of definition.builtinTools ?? []) {
+      assertValidTool(tool);
+      if (tools.has(tool.name) || builtinTools.has(tool.name)) {
+        throw new ConfigurationError(
+          `Agent "${name}" has two tools named "${tool.name}"; tool names must be unique.`,
+        );
+      }
+      builtinTools.set(tool.name, tool);
+      schemas.set(tool.name, tool.schema());
+    }
+    const { maxIterations } = definition;
+    if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1)) {
       throw new ConfigurationError(`Agent "${name}": maxIterations must be a whole number of at least 1.`);
+    }
+    const matchLimit = definition.skillMatchLimit ?? DEFAULT_SKILL_MATCH_LIMIT;
+    if (!Number.isInteger(matchLimit) || matchLimit < 0) {
+      throw new ConfigurationError(`Agent "${name}": skillMatchLimit must be a whole number of at least 0.`);
     }
     registry.set(name, {
       name,
@@ -87,10 +139,20 @@ export function buildAgentRegistry(
       tools,
       schemas,
       initialTools,
+      builtinTools,
       credentialStore: definition.credentialStore,
       memoryStore: definition.memoryStore ?? defaultMemoryStore,
       systemPrompt: definition.systemPrompt,
       maxIterations,
+      skills: {
+        registry: definition.skillRegistry ?? new FileSkillRegistry(definition.skillSource),
+        fixed: definition.skills ?? [],
+        defaultSkillIds: definition.defaultSkillIds ?? [],
+        autoUse: definition.autoUseSkills ?? false,
+        matchLimit,
+        projectRoot:
+          definition.autoProjectSkills === false ? undefined : (definition.projectRoot ?? process.cwd()),
+      },
       maxToolOutputChars: definition.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
       timeouts: { ...DEFAULT_TIMEOUTS, ...definition.timeouts },
     });

@@ -11,6 +11,10 @@ import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import { isModelAdapter, type ModelAdapter } from '../models/model-adapter.ts';
 import { defaultMemoryPath } from '../paths.ts';
+import { discoverProjectSkills } from '../skills/project.ts';
+import { FileSkillRegistry } from '../skills/registry.ts';
+import { SkillSearchIndex } from '../skills/search.ts';
+import type { Skill } from '../skills/skill.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
 
@@ -26,6 +30,22 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** Characters of tool output given to the model; default 20,000. */
   maxToolOutputChars?: number;
+  /** An already constructed skill catalog. */
+  skillRegistry?: FileSkillRegistry;
+  /** Path of a JSON skill catalog (used when no `skillRegistry` is given). Default: the packaged catalog. */
+  skillSource?: string;
+  /** Skills active in every run, by id or as Skill objects. */
+  skills?: Array<string | Skill>;
+  /** Catalog ids attached to every run. */
+  defaultSkillIds?: string[];
+  /** Add skills whose trigger phrases occur in the prompt (at token boundaries). Default false. */
+  autoUseSkills?: boolean;
+  /** Most trigger-matched skills added to one run. Default 3. */
+  skillMatchLimit?: number;
+  /** Read project skills (`.toolkit/skills`, `.agents/skills`, `.claude/skills`, `.codex/skills`). Default true. */
+  autoProjectSkills?: boolean;
+  /** Root of the project: where project skills are found (default: the current directory). */
+  projectRoot?: string;
   /** Show the model only `tool_search` at first and load the tools it finds (for agents with many tools). */
   toolSearch?: boolean | { alwaysLoaded?: string[] };
   /** An existing cluster. Without it an embedded dev server is started (and shared in this process). */
@@ -57,6 +77,8 @@ interface Started {
  */
 export class Agent {
   readonly #options: AgentOptions;
+  readonly #skills: Array<string | Skill>;
+  readonly #registry: FileSkillRegistry;
   readonly #name = `inproc-${randomUUID().slice(0, 8)}`;
   #starting: Promise<Started> | undefined;
   #started: Started | undefined;
@@ -80,6 +102,35 @@ export class Agent {
       throw new ConfigurationError('`maxIterations` must be a whole number of at least 1.');
     }
     this.#options = opts;
+    this.#skills = [...(opts.skills ?? [])];
+    this.#registry = opts.skillRegistry ?? new FileSkillRegistry(opts.skillSource);
+  }
+
+  /** The skills attached to every run (from `skills` and `addSkill`). */
+  get skills(): ReadonlyArray<string | Skill> {
+    return this.#skills;
+  }
+
+  /** Attaches one more skill, by id or as a Skill object, to the runs that start from now on. */
+  addSkill(idOrSkill: string | Skill): void {
+    if (typeof idOrSkill !== 'string' && !idOrSkill?.id)
+      throw new TypeError('addSkill takes a skill id or a Skill.');
+    this.#skills.push(idOrSkill);
+  }
+
+  /** The skills this agent can use: the active catalog and the project's SKILL.md files (which win an id clash). */
+  async availableSkills(): Promise<Skill[]> {
+    const byId = new Map((await this.#registry.list()).map((skill) => [skill.id, skill]));
+    if (this.#options.autoProjectSkills !== false) {
+      const project = await discoverProjectSkills(this.#options.projectRoot ?? process.cwd());
+      for (const skill of project.skills) byId.set(skill.id, skill);
+    }
+    return [...byId.values()];
+  }
+
+  /** Fuzzy search of the available skills. Results are never attached to a run by themselves. */
+  async searchSkills(query: string): Promise<Skill[]> {
+    return new SkillSearchIndex(await this.availableSkills()).search(query);
   }
 
   /** Runs the agent on `prompt` and resolves with its output and metadata. */
@@ -121,8 +172,11 @@ export class Agent {
     if (starting) await (await starting.catch(() => undefined))?.stop();
   }
 
-  #runOptions(): { maxIterations?: number } {
-    return this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations };
+  #runOptions(): { maxIterations?: number; skills?: Array<string | Skill> } {
+    return {
+      ...(this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations }),
+      ...(this.#skills.length ? { skills: [...this.#skills] } : {}),
+    };
   }
 
   #start(): Promise<Started> {
@@ -174,6 +228,12 @@ export class Agent {
             systemPrompt: this.#options.systemPrompt,
             maxToolOutputChars: this.#options.maxToolOutputChars,
             toolSearch: this.#options.toolSearch,
+            skillRegistry: this.#registry,
+            defaultSkillIds: this.#options.defaultSkillIds,
+            autoUseSkills: this.#options.autoUseSkills,
+            skillMatchLimit: this.#options.skillMatchLimit,
+            autoProjectSkills: this.#options.autoProjectSkills,
+            projectRoot: this.#options.projectRoot,
           },
         },
       });

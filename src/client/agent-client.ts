@@ -3,6 +3,7 @@ import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@t
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
+import type { Skill } from '../skills/skill.ts';
 import { streamRunEvents } from './event-stream.ts';
 
 export interface StartRunOptions {
@@ -12,6 +13,8 @@ export interface StartRunOptions {
   tenant?: string;
   /** An explicit iteration limit; without it the agent's own applies. */
   maxIterations?: number;
+  /** Skills for this run on top of the agent's own, by id or as Skill objects. */
+  skills?: Array<string | Skill>;
 }
 
 /** A run started through {@link AgentClient}: its result and its events, from any process. */
@@ -85,6 +88,7 @@ export class AgentClient {
     const input: AgentRunInput = { agent, prompt };
     if (opts.tenant !== undefined) input.tenant = opts.tenant;
     if (opts.maxIterations !== undefined) input.maxIterations = opts.maxIterations;
+    if (opts.skills?.length) input.skills = opts.skills;
     const workflow = await this.client.workflow.start('agentRun', {
       taskQueue: this.taskQueue,
       workflowId: opts.workflowId ?? `agent-${agent}-${randomUUID()}`,

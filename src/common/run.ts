@@ -1,3 +1,4 @@
+import type { Skill } from '../skills/skill.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 
 /**
@@ -14,6 +15,8 @@ export interface AgentRunInput {
   maxIterations?: number;
   /** Memory-store key of the conversation. Default: the workflow id. */
   conversationId?: string;
+  /** Skills for this run on top of the agent's own, by id or as Skill objects. */
+  skills?: Array<string | Skill>;
 }
 
 export type StopReason = 'completed' | 'max_iterations';
@@ -23,6 +26,8 @@ export interface AgentResult {
   metadata: {
     used_skills: string[];
     used_skill_tools: string[];
+    /** Tools the selected skills attach that this worker does not have. */
+    unavailable_skill_tools: string[];
     iterations: number;
     stop_reason: StopReason;
     workflow_id: string;
@@ -45,6 +50,7 @@ export interface ResolveRunInput {
   conversationId: string;
   prompt: string;
   maxIterations?: number;
+  skills?: Array<string | Skill>;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -56,6 +62,7 @@ export interface ResolvedRun {
   messageCount: number;
   used_skills: string[];
   used_skill_tools: string[];
+  unavailable_skill_tools: string[];
   timeouts: RunTimeouts;
 }
 
@@ -81,6 +88,8 @@ export interface InvokeToolInput {
   seq: number;
   call: ToolCall;
   tenant?: string;
+  /** Built-in tools the run's skills attached: callable in this run only. */
+  skillTools?: string[];
 }
 
 /** A capped preview for the event stream; the full (capped) output is in the memory store. */

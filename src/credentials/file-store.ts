@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CredentialError } from '../errors.ts';
+import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { decryptJson, encryptJson, isEncryptedEnvelope } from './encryption.ts';
 import { assertValidRecord } from './in-memory.ts';
 import type { CredentialRecord, CredentialStore } from './types.ts';
@@ -162,28 +161,6 @@ export class FileCredentialStore implements CredentialStore {
 
   async #write(file: StoreFile): Promise<void> {
     const body = JSON.stringify(this.#key ? encryptJson(file, this.#key) : file, null, 2);
-    const temporary = join(
-      dirname(this.path),
-      `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`,
-    );
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      await handle.writeFile(`${body}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(temporary, this.path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    const directory = await open(dirname(this.path), 'r');
-    try {
-      await directory.sync();
-    } finally {
-      await directory.close();
-    }
+    await writeFileAtomic(this.path, `${body}\n`, 0o600);
   }
 }

@@ -33,6 +33,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     conversationId,
     prompt: input.prompt,
     maxIterations: input.maxIterations,
+    skills: input.skills,
   });
   const loop = new RunLoop(input, plan, conversationId, events);
   const { output, stopReason, iterations } = await loop.run();
@@ -45,6 +46,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     metadata: {
       used_skills: plan.used_skills,
       used_skill_tools: plan.used_skill_tools,
+      unavailable_skill_tools: plan.unavailable_skill_tools,
       iterations,
       stop_reason: stopReason,
       workflow_id: workflowId,
@@ -134,6 +136,7 @@ class RunLoop {
         seq,
         call,
         tenant: this.input.tenant,
+        ...(this.plan.used_skill_tools.length ? { skillTools: this.plan.used_skill_tools } : {}),
       });
       for (const name of outcome.loadTools ?? []) if (!this.#tools.includes(name)) this.#tools.push(name);
       const size = outcome.truncated

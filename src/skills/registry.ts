@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+import { readCatalogFile } from './catalog-file.ts';
+import { SkillSearchIndex } from './search.ts';
+import type { Skill } from './skill.ts';
+
+/** The packaged catalog: `skills/skills.json` inside the package. */
+export const DEFAULT_SKILLS_PATH = fileURLToPath(new URL('../../skills/skills.json', import.meta.url));
+
+/**
+ * A read-only view of a JSON skill catalog (spec 2.5 rule 5): `list()` and fuzzy `search(query)`.
+ * The file is read once and cached.
+ */
+export class FileSkillRegistry {
+  readonly path: string;
+  #loaded: Promise<{ skills: Skill[]; index: SkillSearchIndex }> | undefined;
+
+  constructor(path: string = DEFAULT_SKILLS_PATH) {
+    this.path = path;
+  }
+
+  async list(): Promise<Skill[]> {
+    return (await this.#load()).skills;
+  }
+
+  async get(id: string): Promise<Skill | undefined> {
+    return (await this.#load()).skills.find((skill) => skill.id === id);
+  }
+
+  /** Typo-tolerant ranked search over name, tags, description and use cases. */
+  async search(query: string, opts: { limit?: number } = {}): Promise<Skill[]> {
+    return (await this.#load()).index.search(query, opts.limit);
+  }
+
+  #load(): Promise<{ skills: Skill[]; index: SkillSearchIndex }> {
+    this.#loaded ??= readCatalogFile(this.path).then((skills) => ({
+      skills,
+      index: new SkillSearchIndex(skills),
+    }));
+    this.#loaded.catch(() => {
+      this.#loaded = undefined;
+    });
+    return this.#loaded;
+  }
+}

@@ -7,14 +7,15 @@
  *   `implement` fires on `re-implement` but never on `implemented`, and `git` never on `github`;
  * - `+` and `#` ending a word belong to it (`c++`, `c#`, `f#`; not the `+` of `a+b`), and a word
  *   after a space may start with a dot (`.net`), so `c` never fires on `c++` nor `c++` on `c`;
- * - Han, Hiragana, Katakana and Thai characters are one token each, so a phrase in a language
+ * - Han, Hiragana, Katakana and Thai characters (by script extension, so the long-vowel mark ー
+ *   counts) are one token each, so a phrase in a language
  *   written without spaces matches as a sequence of characters;
  * - text is folded with NFKC (full-width letters), lower case, `ß` → `ss` and a dotless/dotted `i`
  *   → `i` (Turkish); no stemming: list plural forms as phrases of their own.
  */
 
 const TOKEN =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]|(?:(?<![\p{L}\p{M}\p{N}])\.)?[\p{L}\p{M}\p{N}]+(?:[+#]+(?![\p{L}\p{M}\p{N}]))?/gu;
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}]|(?:(?<![\p{L}\p{M}\p{N}])\.)?[\p{L}\p{M}\p{N}]+(?:[+#]+(?![\p{L}\p{M}\p{N}]))?/gu;
 
 /** The folded form used for matching. */
 export function foldText(text: string): string {

@@ -38,7 +38,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const loop = new RunLoop(input, plan, conversationId, events);
   const { output, stopReason, iterations } = await loop.run();
 
-  events.emit('run_completed', 'Run completed', { output, stop_reason: stopReason, iterations });
+  events.emit('run_completed', 'Run completed', {
+    output,
+    stop_reason: stopReason,
+    iterations,
+    used_skills: plan.used_skills,
+    used_skill_tools: plan.used_skill_tools,
+  });
   events.finish();
   await condition(allHandlersFinished);
   return {

@@ -133,7 +133,7 @@ function parse(text: string): { data: Record<string, unknown>; content: string }
   const { data, content } = matter(text, { engines, language: 'yaml' });
   if (typeof data !== 'object' || Array.isArray(data))
     throw new Error('The frontmatter is not a mapping of keys.');
-  return { data: data as Record<string, unknown>, content };
+  return { data: data, content };
 }
 
 /** Quotes top-level values that contain `: ` (the most common way real files break YAML). */

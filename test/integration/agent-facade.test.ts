@@ -100,3 +100,36 @@ describe('Agent without a temporal option', () => {
     await expect(agent.run('again')).rejects.toThrow(/was closed/);
   });
 });
+
+describe('Agent skill methods', () => {
+  it('lists and searches the packaged catalog with project skills, and attaches skills with addSkill', async () => {
+    const llm = new ScriptedModel([{ text: 'first' }, { text: 'second' }]);
+    const agent = new Agent({
+      llm,
+      memoryStore: new InMemoryMemoryStore(),
+      skills: ['brand-voice-guide'],
+      autoProjectSkills: false,
+      temporal: { address: inject('temporalAddress'), taskQueue: `skills-${Date.now()}` },
+    });
+    try {
+      const available = await agent.availableSkills();
+      expect(available.map((s) => s.id)).toContain('incident-summary-writer');
+      expect((await agent.searchSkills('postmortm report'))[0]?.id).toBe('incident-summary-writer');
+      expect(agent.skills).toEqual(['brand-voice-guide']);
+
+      const first = await agent.run('Write a tagline');
+      expect(first.metadata.used_skills).toEqual(['brand-voice-guide']);
+      expect(first.metadata.iterations).toBe(1);
+      // A search result is never attached by itself.
+      expect(first.metadata.used_skills).not.toContain('incident-summary-writer');
+
+      agent.addSkill('incident-summary-writer');
+      expect(agent.skills).toEqual(['brand-voice-guide', 'incident-summary-writer']);
+      const second = await agent.run('Summarize the outage');
+      expect(second.metadata.used_skills).toEqual(['brand-voice-guide', 'incident-summary-writer']);
+      expect(llm.calls[1]!.messages[0]!.content).toContain('## Skill: Incident Summary Writer');
+    } finally {
+      await agent.close();
+    }
+  });
+});

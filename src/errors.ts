@@ -48,6 +48,18 @@ export class UpstreamError extends ToolkitError {
   }
 }
 
+/** The model provider refused or failed a request. */
+export class ModelError extends ToolkitError {
+  readonly status: number | undefined;
+  constructor(
+    message: string,
+    options: { status?: number; retryable?: boolean; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super('MODEL', message, options);
+    this.status = options.status;
+  }
+}
+
 /** The upstream service rate-limited the call; retried after Retry-After. */
 export class RateLimitError extends ToolkitError {
   constructor(message: string, options: { retryAfterMs?: number; cause?: unknown } = {}) {

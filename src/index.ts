@@ -35,6 +35,7 @@ export {
   NotFoundError,
   ConfigurationError,
   RunFailedError,
+  ModelError,
 } from './errors.ts';
 export {
   EmbeddedTemporalServer,

@@ -1,7 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import type { CallModelInput, ModelStep, ToolSchema } from '../common/index.ts';
 import { ToolkitError } from '../errors.ts';
-import type { RegisteredAgent } from './registry.ts';
+import { lookupModel, type RegisteredAgent } from './registry.ts';
 
 /**
  * One model step: loads the conversation before `seq` from the memory store, asks the model,
@@ -19,7 +19,11 @@ export async function callModel(
     .filter((s): s is ToolSchema => s !== undefined);
   const interval = setInterval(() => context.heartbeat(), Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   try {
-    const response = await agent.llm.generate({ messages, tools, signal: context.cancellationSignal });
+    const response = await lookupModel(agent, input.model).generate({
+      messages,
+      tools,
+      signal: context.cancellationSignal,
+    });
     const ids = new Set<string>();
     for (const call of response.toolCalls) {
       if (!call.id || ids.has(call.id)) {
@@ -39,6 +43,7 @@ export async function callModel(
         content: response.text,
         ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
         ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+        ...(response.providerData ? { providerData: response.providerData } : {}),
       },
     ]);
     return {

@@ -3,7 +3,6 @@ import type {
   AppendMessagesInput,
   CallModelInput,
   InvokeToolInput,
-  Message,
   ModelStep,
   ResolvedRun,
   ResolveRunInput,
@@ -12,8 +11,8 @@ import type {
 import { callModel } from './call-model.ts';
 import { toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
-import { DEFAULT_MAX_ITERATIONS, lookupAgent, SKILL_MAX_ITERATIONS, type AgentRegistry } from './registry.ts';
-import { resolveSkills } from './resolve-skills.ts';
+import { lookupAgent, type AgentRegistry } from './registry.ts';
+import { resolveRun } from './resolve-run.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -21,31 +20,9 @@ import { resolveSkills } from './resolve-skills.ts';
  */
 export function createActivities(registry: AgentRegistry) {
   return {
-    /** Decides the run's tools and limits and stores its opening messages. */
+    /** Decides the run's model, skills, tools and limits, and stores its opening messages. */
     resolveRun: (input: ResolveRunInput): Promise<ResolvedRun> =>
-      atBoundary(async () => {
-        const agent = lookupAgent(registry, input.agent);
-        const skills = await resolveSkills(agent, input.prompt, input.skills);
-        const system = [agent.systemPrompt, ...skills.prompts].filter(Boolean).join('\n\n');
-        const messages: Message[] = [];
-        if (system) messages.push({ role: 'system', content: system });
-        messages.push({ role: 'user', content: input.prompt });
-        await agent.memoryStore.append(input.conversationId, 0, messages);
-        const explicit = input.maxIterations ?? agent.maxIterations;
-        return {
-          tools: [
-            ...agent.initialTools,
-            ...skills.tools.filter((name) => !agent.initialTools.includes(name)),
-          ],
-          maxIterations:
-            explicit ?? (skills.skills.length > 0 ? SKILL_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS),
-          messageCount: messages.length,
-          used_skills: skills.skills.map((skill) => skill.id),
-          used_skill_tools: skills.tools,
-          unavailable_skill_tools: skills.unavailableTools,
-          timeouts: agent.timeouts,
-        };
-      }),
+      atBoundary(() => resolveRun(lookupAgent(registry, input.agent), input)),
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
       atBoundary(() => callModel(lookupAgent(registry, input.agent), input, Context.current())),

@@ -3,6 +3,7 @@ import type { CredentialStore } from '../credentials/types.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
+import { toModelAdapter, type LlmOption } from '../models/to-adapter.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
 import { DEFAULT_SKILL_MATCH_LIMIT } from '../skills/selection.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -11,7 +12,10 @@ import { TOOL_SEARCH_NAME, ToolSearchTool } from '../tools/tool-search.ts';
 
 /** Everything a worker knows about one named agent: the parts with secrets and side effects. */
 export interface AgentDefinition {
-  llm: ModelAdapter;
+  /** The default model: an AI SDK provider model or a ModelAdapter. */
+  llm: LlmOption;
+  /** Further models a run may name (`model` in the run options), by name. */
+  models?: Record<string, LlmOption>;
   tools?: BaseConnectorTool[];
   credentialStore?: CredentialStore;
   /** Where this agent's conversations live. Default: the worker's memory store. */
@@ -72,7 +76,9 @@ export const DEFAULT_TIMEOUTS: RunTimeouts = {
 /** An agent definition checked once, when the worker is created. */
 export interface RegisteredAgent {
   name: string;
-  llm: ModelAdapter;
+  /** The models runs may name; `defaultModel` is used when a run names none. */
+  models: Map<string, ModelAdapter>;
+  defaultModel: string;
   tools: Map<string, BaseConnectorTool>;
   schemas: Map<string, ToolSchema>;
   /** The tools the model sees at the start of a run. */
@@ -98,8 +104,10 @@ export function buildAgentRegistry(
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(agents)) {
-    if (typeof definition?.llm?.generate !== 'function') {
-      throw new ConfigurationError(`Agent "${name}" needs an \`llm\`: a ModelAdapter such as ScriptedModel.`);
+    const llm = toModelAdapter(definition?.llm, `Agent "${name}"`);
+    const models = new Map<string, ModelAdapter>([[llm.modelId, llm]]);
+    for (const [modelName, model] of Object.entries(definition.models ?? {})) {
+      models.set(modelName, toModelAdapter(model, `Agent "${name}", model "${modelName}"`));
     }
     const tools = new Map<string, BaseConnectorTool>();
     const schemas = new Map<string, ToolSchema>();
@@ -135,7 +143,8 @@ export function buildAgentRegistry(
     }
     registry.set(name, {
       name,
-      llm: definition.llm,
+      models,
+      defaultModel: llm.modelId,
       tools,
       schemas,
       initialTools,
@@ -184,6 +193,17 @@ function withToolSearch(
   tools.set(search.name, search);
   schemas.set(search.name, search.schema());
   return [search.name, ...alwaysLoaded];
+}
+
+/** The model a run names (or the agent's default); a clear error for a name the worker does not know. */
+export function lookupModel(agent: RegisteredAgent, name: string | undefined): ModelAdapter {
+  const model = agent.models.get(name ?? agent.defaultModel);
+  if (!model) {
+    throw new ConfigurationError(
+      `Agent "${agent.name}" has no model named "${name}" (it has: ${[...agent.models.keys()].join(', ')}).`,
+    );
+  }
+  return model;
 }
 
 /** The agent a run names; a clear, non-retryable error when this worker does not know it. */

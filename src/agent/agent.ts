@@ -9,7 +9,8 @@ import { acquireEmbeddedServer, type EmbeddedServerOptions } from '../embedded/d
 import { ConfigurationError } from '../errors.ts';
 import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import type { MemoryStore } from '../memory/types.ts';
-import { isModelAdapter, type ModelAdapter } from '../models/model-adapter.ts';
+import type { ModelAdapter } from '../models/model-adapter.ts';
+import { toModelAdapter, type LlmOption } from '../models/to-adapter.ts';
 import { defaultMemoryPath } from '../paths.ts';
 import { discoverProjectSkills } from '../skills/project.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
@@ -19,8 +20,8 @@ import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
 
 export interface AgentOptions {
-  /** The model adapter (API keys stay in this process, on the worker). */
-  llm: ModelAdapter;
+  /** The model: any AI SDK provider model (e.g. `anthropic('claude-sonnet-4-5')`) or a ModelAdapter. */
+  llm: LlmOption;
   credentialStore?: CredentialStore;
   tools?: BaseConnectorTool[];
   /** Model iterations per run; default 4. */
@@ -77,6 +78,7 @@ interface Started {
  */
 export class Agent {
   readonly #options: AgentOptions;
+  readonly #llm: ModelAdapter;
   readonly #skills: Array<string | Skill>;
   readonly #registry: FileSkillRegistry;
   readonly #name = `inproc-${randomUUID().slice(0, 8)}`;
@@ -90,11 +92,7 @@ export class Agent {
   }
 
   constructor(opts: AgentOptions) {
-    if (!isModelAdapter(opts?.llm)) {
-      throw new ConfigurationError(
-        '`llm` must be a ModelAdapter (for tests: ScriptedModel from toolkit-agent/testing).',
-      );
-    }
+    this.#llm = toModelAdapter(opts?.llm, 'Agent');
     if (
       opts.maxIterations !== undefined &&
       (!Number.isInteger(opts.maxIterations) || opts.maxIterations < 1)
@@ -172,8 +170,9 @@ export class Agent {
     if (starting) await (await starting.catch(() => undefined))?.stop();
   }
 
-  #runOptions(): { maxIterations?: number; skills?: Array<string | Skill> } {
+  #runOptions(): { maxIterations?: number; skills?: Array<string | Skill>; model: string } {
     return {
+      model: this.#llm.modelId,
       ...(this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations }),
       ...(this.#skills.length ? { skills: [...this.#skills] } : {}),
     };
@@ -222,7 +221,7 @@ export class Agent {
         memoryStore,
         agents: {
           [this.#name]: {
-            llm: this.#options.llm,
+            llm: this.#llm,
             tools: this.#options.tools,
             credentialStore: this.#options.credentialStore,
             systemPrompt: this.#options.systemPrompt,

@@ -15,6 +15,8 @@ export interface StartRunOptions {
   maxIterations?: number;
   /** Skills for this run on top of the agent's own, by id or as Skill objects. */
   skills?: Array<string | Skill>;
+  /** A model of the agent, by its name on the worker. Default: the agent's default model. */
+  model?: string;
 }
 
 /** A run started through {@link AgentClient}: its result and its events, from any process. */
@@ -89,6 +91,7 @@ export class AgentClient {
     if (opts.tenant !== undefined) input.tenant = opts.tenant;
     if (opts.maxIterations !== undefined) input.maxIterations = opts.maxIterations;
     if (opts.skills?.length) input.skills = opts.skills;
+    if (opts.model !== undefined) input.model = opts.model;
     const workflow = await this.client.workflow.start('agentRun', {
       taskQueue: this.taskQueue,
       workflowId: opts.workflowId ?? `agent-${agent}-${randomUUID()}`,

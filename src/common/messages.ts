@@ -10,10 +10,25 @@ export interface ToolCall {
   args: Record<string, unknown>;
 }
 
+/**
+ * What a provider needs back on the next request and nothing else does: signed thinking blocks,
+ * reasoning item ids, per-call signatures. Kept with the stored message, never in history.
+ */
+export interface ProviderData {
+  reasoning?: Array<{ text: string; providerOptions?: Record<string, Record<string, unknown>> }>;
+  toolCalls?: Record<string, Record<string, Record<string, unknown>>>;
+}
+
 export type Message =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; reasoning?: string }
+  | {
+      role: 'assistant';
+      content: string;
+      toolCalls?: ToolCall[];
+      reasoning?: string;
+      providerData?: ProviderData;
+    }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
 
 /** The JSON Schema form of a tool, as given to the model. */

@@ -17,6 +17,8 @@ export interface AgentRunInput {
   conversationId?: string;
   /** Skills for this run on top of the agent's own, by id or as Skill objects. */
   skills?: Array<string | Skill>;
+  /** The model, by name (never an object or a key): the worker maps names to adapters. Default: the agent's. */
+  model?: string;
 }
 
 export type StopReason = 'completed' | 'max_iterations';
@@ -32,7 +34,12 @@ export interface AgentResult {
     stop_reason: StopReason;
     workflow_id: string;
     run_id: string;
+    /** The model that answered (its name on the worker). */
+    model: string;
+    /** Tokens over the whole run. */
     usage: Usage;
+    /** Tokens of each model step, in order. */
+    step_usage: Usage[];
   };
 }
 
@@ -47,6 +54,7 @@ export interface RunTimeouts {
 
 export interface ResolveRunInput {
   agent: string;
+  model?: string;
   conversationId: string;
   prompt: string;
   maxIterations?: number;
@@ -55,6 +63,8 @@ export interface ResolveRunInput {
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
 export interface ResolvedRun {
+  /** The model's name on the worker. */
+  model: string;
   /** The tools the model sees at first; `tool_search` results add more during the run. */
   tools: string[];
   maxIterations: number;
@@ -68,6 +78,7 @@ export interface ResolvedRun {
 
 export interface CallModelInput {
   agent: string;
+  model: string;
   conversationId: string;
   /** Position the assistant message is stored at; the model sees the messages before it. */
   seq: number;

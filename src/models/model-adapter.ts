@@ -1,4 +1,4 @@
-import type { Message, ToolCall, ToolSchema, Usage } from '../common/messages.ts';
+import type { Message, ProviderData, ToolCall, ToolSchema, Usage } from '../common/messages.ts';
 
 /** What one model step is asked: the conversation so far and the tools it may call. */
 export interface ModelRequest {
@@ -14,6 +14,8 @@ export interface ModelResponse {
   toolCalls: ToolCall[];
   reasoning?: string;
   usage?: Usage;
+  /** Stored with the assistant message and handed back to the adapter on the next step. */
+  providerData?: ProviderData;
 }
 
 /**

@@ -34,6 +34,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     prompt: input.prompt,
     maxIterations: input.maxIterations,
     skills: input.skills,
+    model: input.model,
   });
   const loop = new RunLoop(input, plan, conversationId, events);
   const { output, stopReason, iterations } = await loop.run();
@@ -57,13 +58,16 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       stop_reason: stopReason,
       workflow_id: workflowId,
       run_id: runId,
+      model: plan.model,
       usage: loop.usage,
+      step_usage: loop.stepUsage,
     },
   };
 }
 
 class RunLoop {
   readonly usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  readonly stepUsage: Usage[] = [];
   readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly input: AgentRunInput;
@@ -115,6 +119,7 @@ class RunLoop {
   async #callModel(): Promise<ModelStep> {
     const step = await this.#modelActivities.callModel({
       agent: this.input.agent,
+      model: this.plan.model,
       conversationId: this.conversationId,
       seq: this.#seq,
       tools: this.#tools,
@@ -124,6 +129,7 @@ class RunLoop {
       this.events.emit('reasoning_started', 'The model is reasoning');
       this.events.emit('reasoning_completed', 'The model finished reasoning', { reasoning: step.reasoning });
     }
+    this.stepUsage.push(step.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0 });
     if (step.usage) {
       this.usage.input_tokens += step.usage.input_tokens;
       this.usage.output_tokens += step.usage.output_tokens;

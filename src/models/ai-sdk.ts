@@ -1,0 +1,202 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
+import type { ProviderData, ToolCall, Usage } from '../common/messages.ts';
+import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
+import { classifyModelError } from './model-errors.ts';
+import { toProviderPrompt } from './ai-sdk-prompt.ts';
+
+/**
+ * A language model of any AI SDK provider package (`@ai-sdk/openai`, `@ai-sdk/anthropic`,
+ * `@ai-sdk/google`, `@ai-sdk/amazon-bedrock`, `@ai-sdk/openai-compatible` for vLLM and Ollama, ...):
+ * the provider specification v2, v3 or v4. Typed loosely so that any of those versions is accepted.
+ */
+export interface LanguageModel {
+  readonly specificationVersion: 'v2' | 'v3' | 'v4';
+  readonly provider: string;
+  readonly modelId: string;
+  doGenerate(options: never): PromiseLike<unknown>;
+  doStream(options: never): PromiseLike<unknown>;
+}
+
+export interface AiSdkAdapterOptions {
+  /** Stream the answer (default) or ask for it whole. Streaming keeps long answers alive and heartbeating. */
+  stream?: boolean;
+  /** Further call settings given to the provider on every step (temperature, maxOutputTokens, providerOptions, ...). */
+  callOptions?: Partial<Omit<LanguageModelV4CallOptions, 'prompt' | 'tools' | 'abortSignal'>>;
+}
+
+export function isLanguageModel(value: unknown): value is LanguageModel {
+  const model = value as LanguageModel | null;
+  return (
+    typeof model === 'object' &&
+    model !== null &&
+    ['v2', 'v3', 'v4'].includes(model.specificationVersion) &&
+    typeof model.doGenerate === 'function' &&
+    typeof model.doStream === 'function'
+  );
+}
+
+/**
+ * Wraps an AI SDK provider model as a {@link ModelAdapter}. The provider package owns the wire
+ * format; this adapter only maps our conversation to the provider prompt and back. Provider calls
+ * are made once (the SDK's own retries live in `ai`, which is not used): Temporal retries them.
+ *
+ * @example
+ * import { anthropic } from '@ai-sdk/anthropic';
+ * const agent = new Agent({ llm: anthropic('claude-sonnet-4-5') }); // wrapped for you
+ */
+export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = {}): ModelAdapter {
+  const name = `${model.provider}:${model.modelId}`;
+  const v4 = model as unknown as LanguageModelV4;
+  return {
+    specificationVersion: 'toolkit-agent.model.v1',
+    modelId: name,
+    async generate(request: ModelRequest): Promise<ModelResponse> {
+      const call: LanguageModelV4CallOptions = {
+        ...options.callOptions,
+        prompt: toProviderPrompt(request.messages),
+        ...(request.tools.length
+          ? {
+              tools: request.tools.map((tool) => ({
+                type: 'function' as const,
+                name: tool.function.name,
+                description: tool.function.description,
+                inputSchema: tool.function.parameters as never,
+              })),
+              toolChoice: { type: 'auto' as const },
+            }
+          : {}),
+        abortSignal: request.signal,
+      };
+      try {
+        if (options.stream === false) {
+          const result = await v4.doGenerate(call);
+          return collect(result.content, toUsage(result.usage));
+        }
+        const { stream } = await v4.doStream(call);
+        return await collectStream(stream);
+      } catch (error) {
+        throw classifyModelError(error, name);
+      }
+    },
+  };
+}
+
+/** The parts of a complete answer, as doGenerate returns them. */
+function collect(content: readonly LanguageModelV4Content[], usage: Usage | undefined): ModelResponse {
+  const builder = new ResponseBuilder();
+  for (const part of content) {
+    if (part.type === 'text') builder.text += part.text;
+    else if (part.type === 'reasoning')
+      builder.reasoning.push({ text: part.text, providerOptions: part.providerMetadata });
+    else if (part.type === 'tool-call')
+      builder.addCall(part.toolCallId, part.toolName, part.input, part.providerMetadata);
+  }
+  return builder.build(usage);
+}
+
+async function collectStream(stream: ReadableStream<LanguageModelV4StreamPart>): Promise<ModelResponse> {
+  const builder = new ResponseBuilder();
+  const reasoning = new Map<
+    string,
+    { text: string; providerOptions?: Record<string, Record<string, unknown>> }
+  >();
+  let usage: Usage | undefined;
+  for await (const part of stream as unknown as AsyncIterable<LanguageModelV4StreamPart>) {
+    switch (part.type) {
+      case 'text-delta':
+        builder.text += part.delta;
+        break;
+      case 'reasoning-start':
+        reasoning.set(part.id, { text: '', providerOptions: part.providerMetadata });
+        break;
+      case 'reasoning-delta': {
+        const entry = reasoning.get(part.id) ?? { text: '' };
+        entry.text += part.delta;
+        if (part.providerMetadata)
+          entry.providerOptions = { ...entry.providerOptions, ...part.providerMetadata };
+        reasoning.set(part.id, entry);
+        break;
+      }
+      case 'reasoning-end': {
+        const entry = reasoning.get(part.id);
+        if (entry && part.providerMetadata)
+          entry.providerOptions = { ...entry.providerOptions, ...part.providerMetadata };
+        break;
+      }
+      case 'tool-call':
+        builder.addCall(part.toolCallId, part.toolName, part.input, part.providerMetadata);
+        break;
+      case 'finish':
+        usage = toUsage(part.usage);
+        break;
+      case 'error':
+        throw part.error;
+      default:
+        break;
+    }
+  }
+  builder.reasoning.push(...reasoning.values());
+  return builder.build(usage);
+}
+
+class ResponseBuilder {
+  text = '';
+  readonly reasoning: Array<{ text: string; providerOptions?: Record<string, Record<string, unknown>> }> = [];
+  readonly #calls: ToolCall[] = [];
+  readonly #callData: NonNullable<ProviderData['toolCalls']> = {};
+
+  addCall(id: string, name: string, input: string, metadata?: Record<string, Record<string, unknown>>): void {
+    this.#calls.push({ id, name, args: parseArgs(input) });
+    if (metadata && Object.keys(metadata).length) this.#callData[id] = metadata;
+  }
+
+  build(usage: Usage | undefined): ModelResponse {
+    const reasoning = this.reasoning.filter((part) => part.text || part.providerOptions);
+    const providerData: ProviderData = {};
+    if (reasoning.some((part) => part.providerOptions)) providerData.reasoning = reasoning;
+    if (Object.keys(this.#callData).length) providerData.toolCalls = this.#callData;
+    const text = reasoning
+      .map((part) => part.text)
+      .filter(Boolean)
+      .join('\n\n');
+    return {
+      text: this.text,
+      toolCalls: this.#calls,
+      ...(text ? { reasoning: text } : {}),
+      ...(usage ? { usage } : {}),
+      ...(Object.keys(providerData).length ? { providerData } : {}),
+    };
+  }
+}
+
+/** Tool arguments as the model wrote them; text that is not a JSON object reaches the tool's schema check as is. */
+function parseArgs(input: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(input || '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  return { _unparsed_arguments: input };
+}
+
+/** Token counts from a v4/v3 usage object (nested) or a v2 one (flat). */
+function toUsage(usage: unknown): Usage | undefined {
+  if (!usage || typeof usage !== 'object') return undefined;
+  const read = (value: unknown): number =>
+    typeof value === 'number'
+      ? value
+      : typeof (value as { total?: unknown })?.total === 'number'
+        ? (value as { total: number }).total
+        : 0;
+  const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };
+  const input = read(inputTokens);
+  const output = read(outputTokens);
+  return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+}

@@ -79,7 +79,9 @@ describe('Agent on an existing cluster', () => {
   });
 
   it('refuses a misconfigured agent at once, saying what is wrong', () => {
-    expect(() => new Agent({ llm: {} as never })).toThrow(/`llm` must be an AI SDK model .* or a ModelAdapter/);
+    expect(() => new Agent({ llm: {} as never })).toThrow(
+      /`llm` must be an AI SDK model .* or a ModelAdapter/,
+    );
     expect(() => new Agent({ llm: new ScriptedModel([]), maxIterations: 0 })).toThrow(/maxIterations/);
     expect(() => new Agent({ llm: new ScriptedModel([]) }).temporal).toThrow(/has not started yet/);
   });

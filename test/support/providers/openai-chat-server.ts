@@ -90,7 +90,7 @@ export function startOpenAIChatServer(turns: ProviderTurn[]): Promise<ProviderSe
           choices: [{ index: 0, delta, finish_reason: finishReason }],
         },
       });
-      const events = [chunk({ role: 'assistant', content: '' })];
+      const events: Array<{ data: unknown }> = [chunk({ role: 'assistant', content: '' })];
       for (const piece of (turn.text ?? '').match(/.{1,8}/gs) ?? []) events.push(chunk({ content: piece }));
       toolCalls.forEach((call, index) => {
         events.push(

@@ -1,7 +1,6 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { Message } from '../common/messages.ts';
 
-type ToolMessage = Extract<LanguageModelV4Message, { role: 'tool' }>;
 type AssistantContent = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'];
 
 /**

@@ -52,7 +52,7 @@ export function toProviderPrompt(messages: readonly Message[]): LanguageModelV4P
             : { type: 'text' as const, value: message.content },
         };
         const previous = prompt.at(-1);
-        if (previous?.role === 'tool') (previous).content.push(part);
+        if (previous?.role === 'tool') previous.content.push(part);
         else prompt.push({ role: 'tool', content: [part] });
         break;
       }

@@ -7,7 +7,7 @@ export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agen
 export { createAgentWorker, type AgentWorkerOptions, type AgentDefinition } from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 export type { AgentEvent, AgentEventType } from './common/events.ts';
-export type { Message, ToolCall, ToolSchema, Usage } from './common/messages.ts';
+export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason } from './common/run.ts';
 export { BaseConnectorTool, type ToolContext, type ToolOutput } from './tools/connector-base.ts';
 export type { CredentialRecord, CredentialStore, CredentialType } from './credentials/types.ts';
@@ -23,6 +23,9 @@ export { InMemoryMemoryStore } from './memory/in-memory.ts';
 export { SqliteMemoryStore } from './memory/sqlite.ts';
 export type { ModelAdapter, ModelRequest, ModelResponse } from './models/model-adapter.ts';
 export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
+export { aiSdkModel, isLanguageModel, type LanguageModel, type AiSdkAdapterOptions } from './models/ai-sdk.ts';
+export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts';
+export { findLocalModel, LOCAL_MODEL_PACKAGE } from './models/local-model-file.ts';
 export { SecretSet, REDACTED } from './redaction.ts';
 export * from './skills/index.ts';
 export {

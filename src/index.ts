@@ -23,7 +23,12 @@ export { InMemoryMemoryStore } from './memory/in-memory.ts';
 export { SqliteMemoryStore } from './memory/sqlite.ts';
 export type { ModelAdapter, ModelRequest, ModelResponse } from './models/model-adapter.ts';
 export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
-export { aiSdkModel, isLanguageModel, type LanguageModel, type AiSdkAdapterOptions } from './models/ai-sdk.ts';
+export {
+  aiSdkModel,
+  isLanguageModel,
+  type LanguageModel,
+  type AiSdkAdapterOptions,
+} from './models/ai-sdk.ts';
 export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts';
 export { findLocalModel, LOCAL_MODEL_PACKAGE } from './models/local-model-file.ts';
 export { SecretSet, REDACTED } from './redaction.ts';

@@ -75,17 +75,14 @@ export class LocalLlamaModel implements ModelAdapter {
 
   #load(): Promise<Loaded> {
     this.#loading ??= (async () => {
-      let llamaCpp: typeof import('node-llama-cpp');
-      try {
-        llamaCpp = await import('node-llama-cpp');
-      } catch (error) {
+      const llamaCpp = await import('node-llama-cpp').catch((error: unknown) => {
         throw new ConfigurationError(
           'LocalLlamaModel needs the node-llama-cpp package: npm install node-llama-cpp',
           {
             cause: error,
           },
         );
-      }
+      });
       const llama = await llamaCpp.getLlama({ gpu: false });
       const model = await llama.loadModel({ modelPath: this.#options.modelPath });
       const context = await model.createContext({
@@ -94,7 +91,7 @@ export class LocalLlamaModel implements ModelAdapter {
       });
       const sequence = context.getSequence();
       const completion = new llamaCpp.LlamaCompletion({ contextSequence: sequence });
-      return { llama, model, sequence, completion } as unknown as Loaded;
+      return { llama, model, sequence, completion };
     })();
     this.#loading.catch(() => {
       this.#loading = undefined;

@@ -52,7 +52,7 @@ function describeArguments(tool: ToolSchema): string {
   >;
   const parts = Object.entries(properties).map(
     ([name, property]) =>
-      `"${name}": ${String(property.type ?? 'value')}${property.description ? ` (${property.description})` : ''}`,
+      `"${name}": ${typeof property.type === 'string' ? property.type : 'value'}${property.description ? ` (${property.description})` : ''}`,
   );
   return `{${parts.join(', ')}}`;
 }

@@ -6,7 +6,9 @@ import { collect, startTestWorker } from './helpers.ts';
 
 const modelPath = await findLocalModel();
 if (!modelPath) {
-  console.warn('Skipping the local-model test: no model file. Run `npm run model:local` (CI does) to fetch it.');
+  console.warn(
+    'Skipping the local-model test: no model file. Run `npm run model:local` (CI does) to fetch it.',
+  );
 }
 
 describe.skipIf(!modelPath)('a local GGUF model (Gemma 3 270M through node-llama-cpp)', () => {
@@ -30,7 +32,9 @@ describe.skipIf(!modelPath)('a local GGUF model (Gemma 3 270M through node-llama
       expect(result.output.trim()).not.toBe('');
       expect(result.metadata.model).toBe('local:gemma-3-270m-q4_k_m.gguf');
       expect(result.metadata.usage.input_tokens).toBeGreaterThan(50);
-      console.log(`local model: called add(${JSON.stringify(add.ran[0])}) and answered ${JSON.stringify(result.output)}`);
+      console.log(
+        `local model: called add(${JSON.stringify(add.ran[0])}) and answered ${JSON.stringify(result.output)}`,
+      );
     } finally {
       await env.stop();
       await llm.close();

@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, ToolSchema } from '../../src/common/messages.ts';
-import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema, toGrammarSchema } from '../../src/models/local-prompt.ts';
+import {
+  mustCallTool,
+  parseLocalReply,
+  renderLocalPrompt,
+  replySchema,
+  toGrammarSchema,
+} from '../../src/models/local-prompt.ts';
 
 const add: ToolSchema = {
   type: 'function',
   function: {
     name: 'add',
     description: 'Adds two numbers.',
-    parameters: { type: 'object', properties: { a: { type: 'number', description: 'first' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    parameters: {
+      type: 'object',
+      properties: { a: { type: 'number', description: 'first' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    },
   },
 };
 
@@ -20,8 +30,14 @@ describe('the local model protocol', () => {
       { role: 'tool', toolCallId: 'c1', toolName: 'add', content: '5' },
     ];
     const prompt = renderLocalPrompt(messages, [add]);
-    expect(prompt).toContain('Be brief.\n\nTools:\n- add: Adds two numbers. Arguments: {"a": number (first), "b": number}');
-    expect(prompt.endsWith('User: What is 2 + 3?\nAssistant: {"tool":"add","arguments":{"a":2,"b":3}}\nTool result (add): 5\nAssistant:')).toBe(true);
+    expect(prompt).toContain(
+      'Be brief.\n\nTools:\n- add: Adds two numbers. Arguments: {"a": number (first), "b": number}',
+    );
+    expect(
+      prompt.endsWith(
+        'User: What is 2 + 3?\nAssistant: {"tool":"add","arguments":{"a":2,"b":3}}\nTool result (add): 5\nAssistant:',
+      ),
+    ).toBe(true);
   });
 
   it('forces a tool call only on the first step of a turn, and only when asked to', () => {
@@ -33,7 +49,10 @@ describe('the local model protocol', () => {
     expect(mustCallTool(user, [], 'required')).toBe(false);
     expect(replySchema([add], true)).toEqual({
       type: 'object',
-      properties: { tool: { const: 'add' }, arguments: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+      properties: {
+        tool: { const: 'add' },
+        arguments: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      },
     });
     expect((replySchema([add], false) as { oneOf: unknown[] }).oneOf).toHaveLength(2);
   });
@@ -61,7 +80,9 @@ describe('the local model protocol', () => {
   });
 
   it('parses a reply into a tool call (dropping null optionals) or an answer', () => {
-    expect(parseLocalReply('{"tool": "add", "arguments": {"a": 2, "b": 3, "note": null}}', 'local_1')).toEqual({
+    expect(
+      parseLocalReply('{"tool": "add", "arguments": {"a": 2, "b": 3, "note": null}}', 'local_1'),
+    ).toEqual({
       text: '',
       toolCalls: [{ id: 'local_1', name: 'add', args: { a: 2, b: 3 } }],
     });

@@ -4,6 +4,8 @@
  */
 export { Agent, type AgentOptions } from './agent/agent.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
+export { AgentChatSession, type ChatSessionOptions } from './client/chat-session.ts';
+export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export { createAgentWorker, type AgentWorkerOptions, type AgentDefinition } from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 export type { AgentEvent, AgentEventType } from './common/events.ts';

@@ -30,6 +30,16 @@ export function createActivities(registry: AgentRegistry) {
     invokeTool: (input: InvokeToolInput): Promise<ToolOutcome> =>
       atBoundary(() => invokeTool(lookupAgent(registry, input.agent), input, Context.current())),
 
+    /** Where a session that is (re)started stands: how many turns and stored messages it has. */
+    loadSession: (input: {
+      agent: string;
+      sessionId: string;
+    }): Promise<{ turns: number; messageCount: number }> =>
+      atBoundary(async () => {
+        const messages = await lookupAgent(registry, input.agent).memoryStore.read(input.sessionId);
+        return { turns: messages.filter((m) => m.role === 'user').length, messageCount: messages.length };
+      }),
+
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>
       atBoundary(() =>

@@ -7,6 +7,9 @@ import {
 } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 
+/** A session's system message when the agent has no system prompt and no skill is active. */
+export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
+
 /**
  * The start of a run: which model, which skills (and the tools they attach), how many iterations
  * (8 when skills are active and no limit was set, spec 8), and the opening messages: the system
@@ -18,16 +21,26 @@ export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput)
   lookupModel(agent, model); // an unknown name fails the run here, clearly
   const skills = await resolveSkills(agent, input.prompt, input.skills);
   const system = [agent.systemPrompt, ...skills.prompts].filter(Boolean).join('\n\n');
-  const messages: Message[] = [];
-  if (system) messages.push({ role: 'system', content: system });
-  messages.push({ role: 'user', content: input.prompt });
-  await agent.memoryStore.append(input.conversationId, 0, messages);
+  const user: Message = { role: 'user', content: input.prompt };
+  let messageCount: number;
+  if (input.startSeq === undefined) {
+    const messages: Message[] = system ? [{ role: 'system', content: system }, user] : [user];
+    await agent.memoryStore.append(input.conversationId, 0, messages);
+    messageCount = messages.length;
+  } else {
+    const start = Math.max(1, input.startSeq);
+    await agent.memoryStore.append(input.conversationId, 0, [
+      { role: 'system', content: system || SESSION_SYSTEM_PROMPT },
+    ]);
+    await agent.memoryStore.append(input.conversationId, start, [user]);
+    messageCount = start + 1;
+  }
   const explicit = input.maxIterations ?? agent.maxIterations;
   return {
     model,
     tools: [...agent.initialTools, ...skills.tools.filter((name) => !agent.initialTools.includes(name))],
     maxIterations: explicit ?? (skills.skills.length > 0 ? SKILL_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS),
-    messageCount: messages.length,
+    messageCount,
     used_skills: skills.skills.map((skill) => skill.id),
     used_skill_tools: skills.tools,
     unavailable_skill_tools: skills.unavailableTools,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client.ts';
+import { AgentChatSession } from '../client/chat-session.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
 import type { CredentialStore } from '../credentials/types.ts';
@@ -61,6 +62,7 @@ interface Started {
   namespace: string;
   taskQueue: string;
   worker: Worker;
+  memoryStore: MemoryStore;
   /** Rejects when the worker stops serving for any reason other than {@link Agent.close}. */
   serving: Promise<never>;
   stop: () => Promise<void>;
@@ -143,6 +145,25 @@ export class Agent {
     const started = await this.#start();
     const handle = await started.agents.start(this.#name, prompt, this.#runOptions());
     yield* handle.events();
+  }
+
+  /**
+   * A conversation that keeps its context between `send` calls (spec 2.8), durable as a
+   * long-running workflow. Reuse a `sessionId` to continue a session.
+   */
+  chatSession(opts: { sessionId?: string; idleTimeoutMs?: number } = {}): AgentChatSession {
+    return new AgentChatSession(
+      async () => {
+        const started = await this.#start();
+        return {
+          client: started.client,
+          taskQueue: started.taskQueue,
+          agent: this.#name,
+          memoryStore: started.memoryStore,
+        };
+      },
+      { ...opts, ...this.#runOptions() },
+    );
   }
 
   /** The Temporal client, task queue and namespace the agent runs on (after the first run or {@link Agent.start}). */
@@ -252,6 +273,7 @@ export class Agent {
         namespace,
         taskQueue,
         worker,
+        memoryStore,
         serving,
         stop: stopAll,
       };

@@ -4,6 +4,7 @@ import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
 import type { Skill } from '../skills/skill.ts';
+import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import { streamRunEvents } from './event-stream.ts';
 
 export interface StartRunOptions {
@@ -108,6 +109,14 @@ export class AgentClient {
   /** Starts a run and yields its events as they happen. */
   async *stream(agent: string, prompt: string, opts?: StartRunOptions): AsyncGenerator<AgentEvent> {
     yield* (await this.start(agent, prompt, opts)).events();
+  }
+
+  /** A chat session of the named agent, by id (a new one when no id is given); reachable from any process. */
+  chatSession(agent: string, opts: ChatSessionOptions = {}): AgentChatSession {
+    return new AgentChatSession(
+      async () => ({ client: this.client, taskQueue: this.taskQueue, agent }),
+      opts,
+    );
   }
 
   /** A run started elsewhere, by workflow id. */

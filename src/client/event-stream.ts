@@ -8,15 +8,23 @@ import { EVENTS_QUERY, WAIT_FOR_EVENTS_UPDATE, type AgentEvent, type EventCursor
  * update cannot be sent (the server's limit of updates in flight) it polls the query instead; once
  * the run has closed it drains the remaining events and ends, rethrowing the run's failure if it failed.
  */
-export async function* streamRunEvents(handle: WorkflowHandle, afterSeq = 0): AsyncGenerator<AgentEvent> {
+export async function* streamRunEvents(
+  handle: WorkflowHandle,
+  afterSeq = 0,
+  options: StreamOptions = {},
+): AsyncGenerator<AgentEvent> {
+  const include = options.include ?? (() => true);
   let seq = afterSeq;
   let pollDelay = 50;
   for (;;) {
-    const cursor = await waitForEvents(handle, seq);
+    const cursor = await (options.abort
+      ? Promise.race([waitForEvents(handle, seq), options.abort])
+      : waitForEvents(handle, seq));
     // Decided before reading, so that the read below sees every event of a closed run.
     const closed = cursor === 'unavailable' ? await isClosed(handle) : cursor.finished;
     for (const event of await handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq)) {
       seq = event.seq;
+      if (!include(event)) continue;
       yield event;
       if (event.type === 'run_completed') return;
     }
@@ -30,6 +38,13 @@ export async function* streamRunEvents(handle: WorkflowHandle, afterSeq = 0): As
       pollDelay = Math.min(pollDelay * 2, 1000);
     }
   }
+}
+
+export interface StreamOptions {
+  /** Only these events are yielded (and only their `run_completed` ends the stream): a chat turn's own. */
+  include?: (event: AgentEvent) => boolean;
+  /** Rejecting ends the stream with that error (a chat turn whose update failed). */
+  abort?: Promise<never>;
 }
 
 async function waitForEvents(handle: WorkflowHandle, afterSeq: number): Promise<EventCursor | 'unavailable'> {

@@ -1,3 +1,5 @@
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './agent-client.ts';
 export type { AgentEvent, AgentEventType } from '../common/events.ts';
 export type { AgentResult } from '../common/run.ts';
+export { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
+export type { ChatTurnResult } from '../common/chat.ts';

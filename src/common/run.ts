@@ -55,6 +55,11 @@ export interface RunTimeouts {
 export interface ResolveRunInput {
   agent: string;
   model?: string;
+  /**
+   * For a chat session's turn: where its user message goes. A session keeps its system message at
+   * position 0 (rewritten each turn with that turn's skills) and its turns after it.
+   */
+  startSeq?: number;
   conversationId: string;
   prompt: string;
   maxIterations?: number;

@@ -17,28 +17,35 @@ export const waitForEventsUpdate = defineUpdate<EventCursor, [number]>(WAIT_FOR_
  */
 export class EventLog {
   readonly #events: AgentEvent[] = [];
+  /** The seq before this log's first event: a session continued-as-new keeps counting. */
+  readonly #offset: number;
   #finished = false;
+  #released = false;
 
-  constructor() {
-    setHandler(eventsQuery, (afterSeq) => this.#events.slice(Math.max(0, afterSeq ?? 0)));
+  constructor(offset = 0) {
+    this.#offset = offset;
+    setHandler(eventsQuery, (afterSeq) => this.#events.slice(Math.max(0, (afterSeq ?? 0) - this.#offset)));
     setHandler(waitForEventsUpdate, async (afterSeq) => {
-      await condition(() => this.#events.length > (afterSeq ?? 0) || this.#finished);
-      return { lastSeq: this.#events.length, finished: this.#finished };
+      await condition(() => this.lastSeq > (afterSeq ?? 0) || this.#finished || this.#released);
+      return { lastSeq: this.lastSeq, finished: this.#finished };
     });
   }
 
+  get lastSeq(): number {
+    return this.#offset + this.#events.length;
+  }
+
   emit(type: AgentEventType, message: string, payload: Record<string, unknown> = {}): void {
-    this.#events.push({
-      seq: this.#events.length + 1,
-      type,
-      message,
-      payload,
-      timestamp: new Date().toISOString(),
-    });
+    this.#events.push({ seq: this.lastSeq + 1, type, message, payload, timestamp: new Date().toISOString() });
   }
 
   /** Wakes every waiting reader for the last time. */
   finish(): void {
     this.#finished = true;
+  }
+
+  /** Answers every waiting reader now (before continue-as-new); readers then follow the next run. */
+  release(): void {
+    this.#released = true;
   }
 }

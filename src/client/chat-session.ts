@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import {
+  chatWorkflowId,
+  SEND_UPDATE,
+  SESSION_STATE_QUERY,
+  type ChatSessionInput,
+  type ChatSessionState,
+  type ChatTurnResult,
+  type SendInput,
+} from '../common/chat.ts';
+import type { AgentEvent } from '../common/events.ts';
+import { ConfigurationError, RunFailedError } from '../errors.ts';
+import type { MemoryStore } from '../memory/types.ts';
+import type { Skill } from '../skills/skill.ts';
+import { streamRunEvents } from './event-stream.ts';
+
+export interface ChatSessionOptions {
+  /** Default: a new random id. Reuse an id to continue a session from any process. */
+  sessionId?: string;
+  tenant?: string;
+  maxIterations?: number;
+  skills?: Array<string | Skill>;
+  model?: string;
+  /** The session ends after this long without a turn (default 7 days); `send` resumes it. */
+  idleTimeoutMs?: number;
+  /** Where `history()` reads the conversation: the store the workers use. */
+  memoryStore?: MemoryStore;
+}
+
+/** Where a session runs: resolved lazily, so an `Agent` can start its embedded server on first use. */
+export type ChatTarget = () => Promise<{
+  client: Client;
+  taskQueue: string;
+  agent: string;
+  memoryStore?: MemoryStore;
+}>;
+
+/**
+ * A conversation that keeps its context between turns (spec 2.8): a long-running `chatSession`
+ * workflow (`chat-<sessionId>`). `send` is an update-with-start, so the first message starts the
+ * session and later ones (from any process) join it; turns run one at a time.
+ */
+export class AgentChatSession {
+  readonly sessionId: string;
+  readonly #target: ChatTarget;
+  readonly #options: ChatSessionOptions;
+
+  constructor(target: ChatTarget, options: ChatSessionOptions = {}) {
+    this.sessionId = options.sessionId ?? randomUUID();
+    if (!/^[\w.:-]{1,200}$/.test(this.sessionId)) {
+      throw new ConfigurationError('A sessionId is 1-200 letters, digits, or . _ : - characters.');
+    }
+    this.#target = target;
+    this.#options = options;
+  }
+
+  get workflowId(): string {
+    return chatWorkflowId(this.sessionId);
+  }
+
+  /** One turn: resolves with the answer and the run's metadata once the turn is done. */
+  async send(prompt: string): Promise<ChatTurnResult> {
+    const { client, operation, send } = await this.#prepare(prompt);
+    try {
+      return await client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(
+        SEND_UPDATE,
+        {
+          args: [send],
+          startWorkflowOperation: operation,
+        },
+      );
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  /** One turn as events, ending with its `run_completed`. */
+  async *stream(prompt: string): AsyncGenerator<AgentEvent> {
+    const { client, operation, send } = await this.#prepare(prompt);
+    const workflow = client.workflow.getHandle(this.workflowId);
+    const afterSeq = await workflow
+      .query<ChatSessionState>(SESSION_STATE_QUERY)
+      .then((state) => state.lastEventSeq)
+      .catch(() => 0);
+    const update = await client.workflow
+      .startUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
+        args: [send],
+        waitForStage: 'ACCEPTED',
+        startWorkflowOperation: operation,
+      })
+      .catch((error: unknown) => {
+        throw this.#failure(error);
+      });
+    const failed = update.result().then(
+      () => new Promise<never>(() => undefined),
+      (error: unknown) => {
+        throw this.#failure(error);
+      },
+    );
+    failed.catch(() => undefined);
+    yield* streamRunEvents(workflow, afterSeq, {
+      include: (event) => event.payload.turn_id === send.turnId,
+      abort: failed,
+    });
+  }
+
+  /** The conversation so far: every user, assistant and tool message across turns, in order. */
+  async history(): Promise<Array<{ role: string; content: string }>> {
+    const { memoryStore } = await this.#target();
+    const store = this.#options.memoryStore ?? memoryStore;
+    if (!store) {
+      throw new ConfigurationError(
+        'history() reads the memory store the workers use: pass it as `memoryStore`.',
+      );
+    }
+    return (await store.read(this.sessionId))
+      .filter((message) => message.role !== 'system')
+      .map((message) => ({ ...message, content: message.content }));
+  }
+
+  async #prepare(prompt: string) {
+    const { client, taskQueue, agent } = await this.#target();
+    const input: ChatSessionInput = { agent, sessionId: this.sessionId };
+    const { tenant, maxIterations, skills, model, idleTimeoutMs } = this.#options;
+    Object.assign(
+      input,
+      Object.fromEntries(
+        Object.entries({ tenant, maxIterations, skills, model, idleTimeoutMs }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      ),
+    );
+    const operation = new WithStartWorkflowOperation('chatSession', {
+      workflowId: this.workflowId,
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    return { client, operation, send: { prompt, turnId: randomUUID() } satisfies SendInput };
+  }
+
+  #failure(error: unknown): unknown {
+    if (!(error instanceof WorkflowUpdateFailedError)) return error;
+    let root: unknown = error;
+    while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+    return new RunFailedError(this.workflowId, root instanceof Error ? root.message : String(root), {
+      cause: error,
+    });
+  }
+}

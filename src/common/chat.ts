@@ -1,0 +1,43 @@
+import type { Skill } from '../skills/skill.ts';
+import type { AgentResult } from './run.ts';
+
+/** The input of the `chatSession` workflow (one per session, id `chat-<sessionId>`). */
+export interface ChatSessionInput {
+  agent: string;
+  sessionId: string;
+  tenant?: string;
+  maxIterations?: number;
+  skills?: Array<string | Skill>;
+  model?: string;
+  /** The session ends after this long without a turn; `send` resumes it from its stored history. Default 7 days. */
+  idleTimeoutMs?: number;
+  /** Carried across continue-as-new: references and counters only, never message texts. */
+  state?: ChatSessionState;
+}
+
+export interface ChatSessionState {
+  turns: number;
+  /** Position of the next message in the stored conversation. */
+  messageCount: number;
+  /** The last event seq, so seqs continue across runs. */
+  lastEventSeq: number;
+}
+
+/** What `send` carries: the prompt and a client-chosen id that tags the turn's events. */
+export interface SendInput {
+  prompt: string;
+  turnId: string;
+}
+
+export interface ChatTurnResult extends AgentResult {
+  turn: number;
+}
+
+export const SEND_UPDATE = 'toolkit.send';
+export const SESSION_STATE_QUERY = 'toolkit.sessionState';
+export const MAX_PROMPT_CHARS = 200_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
+
+export function chatWorkflowId(sessionId: string): string {
+  return `chat-${sessionId}`;
+}

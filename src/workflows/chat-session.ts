@@ -1,0 +1,121 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineUpdate,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  MAX_PROMPT_CHARS,
+  SEND_UPDATE,
+  SESSION_STATE_QUERY,
+  type ChatSessionInput,
+  type ChatSessionState,
+  type ChatTurnResult,
+  type SendInput,
+} from '../common/chat.ts';
+import { EventLog } from './event-log.ts';
+import { quickActivities } from './quick-activities.ts';
+import { runTurn } from './turn.ts';
+
+export const sendUpdate = defineUpdate<ChatTurnResult, [SendInput]>(SEND_UPDATE);
+export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
+
+/**
+ * A chat session (DESIGN.md section 3): one long-running workflow per session id. Each `send` update
+ * runs one turn over the stored conversation; turns run one at a time, in the order they arrived.
+ * The workflow holds only counters; it continues-as-new when Temporal suggests it and no turn is
+ * running or waiting, and ends after `idleTimeoutMs` without a turn (a later `send` resumes it from
+ * the stored conversation).
+ */
+export async function chatSession(input: ChatSessionInput): Promise<ChatSessionState> {
+  // Handlers first: the first `send` arrives with the start (update-with-start).
+  const state: ChatSessionState = input.state ?? { turns: 0, messageCount: 0, lastEventSeq: 0 };
+  const events = new EventLog(state.lastEventSeq);
+  // Turns take tickets and run in ticket order, one at a time (a flag would let two waiters in at once).
+  let ready = Boolean(input.state); // a fresh run first reads where its stored conversation stands
+  let nextTicket = 0;
+  let serving = 0;
+  const busy = (): boolean => serving < nextTicket;
+
+  setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }));
+  setHandler(
+    sendUpdate,
+    async ({ prompt, turnId }) => {
+      const ticket = nextTicket++;
+      await condition(() => ready && serving === ticket);
+      try {
+        const turn = state.turns + 1;
+        const result = await runTurn(
+          {
+            agent: input.agent,
+            prompt,
+            tenant: input.tenant,
+            maxIterations: input.maxIterations,
+            skills: input.skills,
+            model: input.model,
+          },
+          input.sessionId,
+          events,
+          { startSeq: state.messageCount, turnId },
+        );
+        state.turns = turn;
+        state.messageCount = result.messageCount;
+        const { messageCount, ...answer } = result;
+        return { ...answer, turn };
+      } finally {
+        serving += 1;
+      }
+    },
+    {
+      validator: ({ prompt, turnId }) => {
+        if (typeof prompt !== 'string' || prompt.trim() === '') {
+          throw ApplicationFailure.nonRetryable(
+            'The prompt is empty: send a non-empty string.',
+            'InvalidPrompt',
+          );
+        }
+        if (prompt.length > MAX_PROMPT_CHARS) {
+          throw ApplicationFailure.nonRetryable(
+            `The prompt has ${prompt.length} characters; a turn takes at most ${MAX_PROMPT_CHARS}. Send a shorter one.`,
+            'InvalidPrompt',
+          );
+        }
+        if (typeof turnId !== 'string' || turnId === '') {
+          throw ApplicationFailure.nonRetryable('Each send needs a turnId.', 'InvalidPrompt');
+        }
+      },
+    },
+  );
+
+  if (!input.state) {
+    Object.assign(
+      state,
+      await quickActivities.loadSession({ agent: input.agent, sessionId: input.sessionId }),
+    );
+    ready = true;
+  }
+  const idleTimeout = input.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  for (;;) {
+    const woke = await condition(() => busy() || workflowInfo().continueAsNewSuggested, idleTimeout);
+    if (workflowInfo().continueAsNewSuggested && !busy()) {
+      events.release();
+      await condition(allHandlersFinished);
+      if (!busy()) {
+        return continueAsNew<typeof chatSession>({
+          ...input,
+          state: { ...state, lastEventSeq: events.lastSeq },
+        });
+      }
+    }
+    if (!woke && !busy() && allHandlersFinished()) break;
+    await condition(() => !busy());
+  }
+  events.finish();
+  await condition(allHandlersFinished);
+  return { ...state, lastEventSeq: events.lastSeq };
+}

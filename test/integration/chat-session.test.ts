@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentChatSession } from '../../src/client/chat-session.ts';
+import type { ModelRequest } from '../../src/models/model-adapter.ts';
+import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
+import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
+
+/** Answers every turn with what it saw: the turn's prompt and how many user messages came before. */
+function echo(request: ModelRequest): ScriptedStep {
+  const users = request.messages.filter((m) => m.role === 'user');
+  return { text: `answer to "${users.at(-1)!.content}" after ${users.length - 1} earlier turn(s)` };
+}
+const echoModel = (turns: number, delayMs = 0) =>
+  new ScriptedModel(
+    Array.from({ length: turns }, () => (request: ModelRequest) => ({ ...echo(request), delayMs })),
+  );
+
+describe('chat sessions on the real server', () => {
+  let env: TestWorker;
+  const models = { chat: echoModel(40), slow: echoModel(4, 300), long: echoModel(320), idle: echoModel(4) };
+
+  beforeAll(async () => {
+    env = await startTestWorker({
+      chat: { llm: models.chat },
+      slow: { llm: models.slow },
+      long: { llm: models.long },
+      idle: { llm: models.idle },
+    });
+  });
+  afterAll(() => env?.stop());
+
+  function session(
+    agent: string,
+    sessionId = randomUUID(),
+    extra: Record<string, unknown> = {},
+  ): AgentChatSession {
+    return env.agents.chatSession(agent, { sessionId, memoryStore: env.memoryStore, ...extra });
+  }
+
+  it('keeps the context across turns, returns the history in order, and never re-sends old turns through history', async () => {
+    const chat = session('chat');
+    const first = await chat.send('TURN-ONE-TEXT');
+    expect(first).toMatchObject({ turn: 1, output: 'answer to "TURN-ONE-TEXT" after 0 earlier turn(s)' });
+    const handle = env.client.workflow.getHandle(chat.workflowId);
+    await chat.send('second question');
+    const countAfterTwo = occurrences(await historyText(handle), 'TURN-ONE-TEXT');
+    const third = await chat.send('third question');
+    expect(third).toMatchObject({ turn: 3, output: 'answer to "third question" after 2 earlier turn(s)' });
+    for (let i = 4; i <= 10; i++) await chat.send(`question ${i}`);
+    // Turn 1's text lives only in turn 1's own update (prompt) and result: no accumulated conversation.
+    expect(occurrences(await historyText(handle), 'TURN-ONE-TEXT')).toBe(countAfterTwo);
+
+    const history = await chat.history();
+    expect(history.slice(0, 6)).toEqual([
+      { role: 'user', content: 'TURN-ONE-TEXT' },
+      { role: 'assistant', content: 'answer to "TURN-ONE-TEXT" after 0 earlier turn(s)' },
+      { role: 'user', content: 'second question' },
+      { role: 'assistant', content: 'answer to "second question" after 1 earlier turn(s)' },
+      { role: 'user', content: 'third question' },
+      { role: 'assistant', content: 'answer to "third question" after 2 earlier turn(s)' },
+    ]);
+    expect(history).toHaveLength(20);
+  });
+
+  it('streams a turn as its own events', async () => {
+    const chat = session('chat');
+    await chat.send('warm up');
+    const events = await collect(chat.stream('streamed question'));
+    expect(events.map((e) => e.type)).toEqual(['step_started', 'run_completed']);
+    expect(events.at(-1)!.payload).toMatchObject({
+      output: 'answer to "streamed question" after 1 earlier turn(s)',
+    });
+    expect(events.every((e) => typeof e.payload.turn_id === 'string')).toBe(true);
+  });
+
+  it('serializes two concurrent senders: both answered, one after the other', async () => {
+    const id = randomUUID();
+    const [a, b] = await Promise.all([
+      session('slow', id).send('from client A'),
+      session('slow', id).send('from client B'),
+    ]);
+    expect([a.turn, b.turn].sort()).toEqual([1, 2]);
+    const second = a.turn === 2 ? a : b;
+    expect(second.output).toMatch(/after 1 earlier turn\(s\)/);
+    const history = await session('slow', id).history();
+    expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('refuses an empty or oversized prompt with a clear message', async () => {
+    const chat = session('chat');
+    await expect(chat.send('   ')).rejects.toThrow(/prompt is empty/);
+    await expect(chat.send('x'.repeat(200_001))).rejects.toThrow(/at most 200000/);
+  });
+
+  it('continues as new under load without losing a turn, a message or an event', async () => {
+    const chat = session('long');
+    const outputs: string[] = [];
+    for (let i = 1; i <= 300; i++) {
+      const result = await chat.send(`q${i}`);
+      expect(result.turn).toBe(i);
+      outputs.push(result.output);
+    }
+    const runs = [];
+    for await (const run of env.client.workflow.list({ query: `WorkflowId = '${chat.workflowId}'` }))
+      runs.push(run);
+    expect(runs.length).toBeGreaterThan(3);
+    const history = await chat.history();
+    expect(history).toHaveLength(600);
+    for (const [i, output] of outputs.entries()) {
+      expect(history.filter((m) => m.content === output)).toHaveLength(1);
+      expect(output).toBe(`answer to "q${i + 1}" after ${i} earlier turn(s)`);
+    }
+    const events = await collect(chat.stream('after many runs'));
+    expect(events[0]!.seq).toBeGreaterThan(600);
+  }, 120_000);
+
+  it('ends when idle and resumes from its stored history on the next send', async () => {
+    const chat = session('idle', randomUUID(), { idleTimeoutMs: 500 });
+    await chat.send('before the pause');
+    expect(await env.client.workflow.getHandle(chat.workflowId).result()).toMatchObject({ turns: 1 });
+    const resumed = await chat.send('after the pause');
+    expect(resumed).toMatchObject({ turn: 2, output: 'answer to "after the pause" after 1 earlier turn(s)' });
+  });
+});
+
+function occurrences(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}

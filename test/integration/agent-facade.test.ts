@@ -135,3 +135,39 @@ describe('Agent skill methods', () => {
     }
   });
 });
+
+describe('Agent.chatSession', () => {
+  it('keeps context between sends, streams a turn, and returns the history', async () => {
+    const llm = new ScriptedModel([
+      { text: 'Hello Ada.' },
+      (request) => ({ text: `You said your name is ${request.messages.some((m) => m.content.includes('Ada')) ? 'Ada' : 'unknown'}.` }),
+      { text: 'Goodbye.' },
+    ]);
+    const agent = new Agent({
+      llm,
+      memoryStore: new InMemoryMemoryStore(),
+      autoProjectSkills: false,
+      systemPrompt: 'Be brief.',
+      temporal: { address: inject('temporalAddress'), taskQueue: `chat-facade-${Date.now()}` },
+    });
+    try {
+      const chat = agent.chatSession({ sessionId: `facade-${Date.now()}` });
+      expect((await chat.send('I am Ada')).output).toBe('Hello Ada.');
+      expect((await chat.send('What is my name?')).output).toBe('You said your name is Ada.');
+      const events = await collect(chat.stream('Bye'));
+      expect(events.at(-1)).toMatchObject({ type: 'run_completed', payload: { output: 'Goodbye.' } });
+      expect(await chat.history()).toEqual([
+        { role: 'user', content: 'I am Ada' },
+        { role: 'assistant', content: 'Hello Ada.' },
+        { role: 'user', content: 'What is my name?' },
+        { role: 'assistant', content: 'You said your name is Ada.' },
+        { role: 'user', content: 'Bye' },
+        { role: 'assistant', content: 'Goodbye.' },
+      ]);
+      expect(llm.calls[2]!.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+      llm.assertAllStepsUsed();
+    } finally {
+      await agent.close();
+    }
+  });
+});

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
+import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 
 describe('a run survives its worker being killed', () => {
@@ -73,6 +74,57 @@ describe('a run survives its worker being killed', () => {
       type: 'run_completed',
       payload: { output: 'finished after the restart' },
     });
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+});
+
+describe('a chat session survives its worker being killed mid-turn', () => {
+  let dir: string;
+  let connection: Connection;
+  const processes: NodeProcess[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'chat-durability-'));
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+  });
+  afterAll(async () => {
+    for (const p of processes) p.child.kill('SIGKILL');
+    await connection?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('completes the interrupted turn on a new worker', async () => {
+    const taskQueue = `chat-durable-${randomUUID()}`;
+    const memoryDb = join(dir, 'memory.sqlite');
+    const env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      TASK_QUEUE: taskQueue,
+      MEMORY_DB: memoryDb,
+      MARKER_FILE: join(dir, 'unused.log'),
+    };
+    const first = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'chat-crash-first' });
+    processes.push(first);
+    await first.waitForLine(/^READY$/);
+    const memoryStore = new SqliteMemoryStore({ path: memoryDb });
+    const session = new AgentClient({ client: new Client({ connection }), taskQueue }).chatSession('chatty', { memoryStore });
+
+    expect(await session.send('turn one')).toMatchObject({ turn: 1, output: 'first answer' });
+    const pending = session.send('turn two');
+    await first.waitForLine(/^MODEL_STEP 2 /);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'chat-crash-second' });
+    processes.push(second);
+    expect(await pending).toMatchObject({ turn: 2, output: 'answered after the restart' });
+    expect((await session.history()).map((m) => m.content)).toEqual([
+      'turn one',
+      'first answer',
+      'turn two',
+      'answered after the restart',
+    ]);
+    await memoryStore.close();
     second.child.kill('SIGTERM');
     await second.exited;
   });

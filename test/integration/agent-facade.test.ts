@@ -140,7 +140,9 @@ describe('Agent.chatSession', () => {
   it('keeps context between sends, streams a turn, and returns the history', async () => {
     const llm = new ScriptedModel([
       { text: 'Hello Ada.' },
-      (request) => ({ text: `You said your name is ${request.messages.some((m) => m.content.includes('Ada')) ? 'Ada' : 'unknown'}.` }),
+      (request) => ({
+        text: `You said your name is ${request.messages.some((m) => m.content.includes('Ada')) ? 'Ada' : 'unknown'}.`,
+      }),
       { text: 'Goodbye.' },
     ]);
     const agent = new Agent({

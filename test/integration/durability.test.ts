@@ -107,7 +107,9 @@ describe('a chat session survives its worker being killed mid-turn', () => {
     processes.push(first);
     await first.waitForLine(/^READY$/);
     const memoryStore = new SqliteMemoryStore({ path: memoryDb });
-    const session = new AgentClient({ client: new Client({ connection }), taskQueue }).chatSession('chatty', { memoryStore });
+    const session = new AgentClient({ client: new Client({ connection }), taskQueue }).chatSession('chatty', {
+      memoryStore,
+    });
 
     expect(await session.send('turn one')).toMatchObject({ turn: 1, output: 'first answer' });
     const pending = session.send('turn two');

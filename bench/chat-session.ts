@@ -1,0 +1,114 @@
+/**
+ * Benchmark (not a test): a 1,000-turn chat session with an instant model on the embedded server.
+ * Per-turn latency around turns 10, 100 and 1,000 (target: turn 1,000 within 1.2× of turn 10) and
+ * history bytes per turn (target: flat), measured in the same run.
+ * Writes bench/results/chat-session.json and .md.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { AgentClient } from '../src/client/agent-client.ts';
+import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
+import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
+import type { ModelAdapter, ModelResponse } from '../src/models/model-adapter.ts';
+import { createAgentWorker } from '../src/worker.ts';
+
+const TURNS = 1_000;
+const WINDOW = 5;
+const MARKS = [10, 100, 1_000];
+
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+
+const instant: ModelAdapter = {
+  specificationVersion: 'toolkit-agent.model.v1',
+  modelId: 'instant',
+  async generate(): Promise<ModelResponse> {
+    return { text: 'ok', toolCalls: [] };
+  },
+};
+
+const server = await EmbeddedTemporalServer.start();
+const nativeConnection = await NativeConnection.connect({ address: server.address });
+const connection = await Connection.connect({ address: server.address });
+const taskQueue = `bench-chat-${randomUUID()}`;
+const memoryStore = new InMemoryMemoryStore();
+const worker = await createAgentWorker({
+  connection: nativeConnection,
+  taskQueue,
+  memoryStore,
+  agents: { chat: { llm: instant } },
+});
+const running = worker.run();
+const client = new Client({ connection });
+const session = new AgentClient({ client, taskQueue }).chatSession('chat', { memoryStore });
+const handle = client.workflow.getHandle(session.workflowId);
+
+async function historyBytes(): Promise<{ runId: string; bytes: number }> {
+  const description = await handle.describe();
+  return {
+    runId: description.runId,
+    bytes: Number(description.raw.workflowExecutionInfo?.historySizeBytes ?? 0),
+  };
+}
+
+try {
+  const latency: number[] = [];
+  const bytesPerTurn = new Map<number, number[]>();
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const near = MARKS.find((mark) => turn > mark - WINDOW && turn <= mark);
+    const before = near ? await historyBytes() : undefined;
+    const start = performance.now();
+    await session.send(`message ${turn}`);
+    latency.push(performance.now() - start);
+    if (near && before) {
+      const after = await historyBytes();
+      if (after.runId === before.runId)
+        bytesPerTurn.set(near, [...(bytesPerTurn.get(near) ?? []), after.bytes - before.bytes]);
+    }
+  }
+  let runs = 0;
+  for await (const _ of client.workflow.list({ query: `WorkflowId = '${session.workflowId}'` })) runs += 1;
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+  const rows = MARKS.map((mark) => ({
+    turn: mark,
+    latency_ms: median(latency.slice(mark - WINDOW, mark)),
+    history_bytes_per_turn: median(bytesPerTurn.get(mark) ?? []),
+  }));
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    turns: TURNS,
+    runs_after_continue_as_new: runs,
+    marks: rows,
+    ratio_turn_1000_to_turn_10: rows[2]!.latency_ms / rows[0]!.latency_ms,
+    target_ratio: 1.2,
+  };
+  const table = [
+    '# A 1,000-turn chat session',
+    '',
+    `Measured ${results.date} on Node ${results.node}, embedded server, instant model; medians of the ${WINDOW} turns up to each mark.`,
+    `The session continued as new ${runs - 1} time(s).`,
+    '',
+    '| turn | latency per turn | history bytes per turn |',
+    '| --- | --- | --- |',
+    ...rows.map((row) => `| ${row.turn} | ${row.latency_ms.toFixed(2)} ms | ${row.history_bytes_per_turn} |`),
+    '',
+    `Turn 1,000 / turn 10 latency: ${results.ratio_turn_1000_to_turn_10.toFixed(2)}× (target ≤ 1.2×).`,
+    '',
+  ].join('\n');
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(
+    new URL('./results/chat-session.json', import.meta.url),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  await writeFile(new URL('./results/chat-session.md', import.meta.url), table);
+  console.log(table);
+} finally {
+  worker.shutdown();
+  await running;
+  await connection.close();
+  await nativeConnection.close();
+  await server.close();
+}

@@ -32,6 +32,8 @@ const expected = {
     'aiSdkModel',
     'LocalLlamaModel',
     'ModelError',
+    'PostgresMemoryStore',
+    'AgentChatSession',
   ],
   'toolkit-agent/client': ['AgentClient', 'AgentRunHandle'],
   'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],

@@ -23,6 +23,7 @@ export { parseRetryAfter } from './http/retry-after.ts';
 export type { MemoryStore } from './memory/types.ts';
 export { InMemoryMemoryStore } from './memory/in-memory.ts';
 export { SqliteMemoryStore } from './memory/sqlite.ts';
+export { PostgresMemoryStore, type PostgresMemoryStoreOptions } from './memory/postgres.ts';
 export type { ModelAdapter, ModelRequest, ModelResponse } from './models/model-adapter.ts';
 export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
 export {

@@ -34,6 +34,7 @@ const expected = {
     'ModelError',
     'PostgresMemoryStore',
     'AgentChatSession',
+    'DeepAgent',
   ],
   'toolkit-agent/client': ['AgentClient', 'AgentRunHandle'],
   'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],

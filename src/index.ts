@@ -3,6 +3,8 @@
  * (`toolkit-agent/client`, `/worker`, `/testing`, `/tools/connector_base`) carry the same names.
  */
 export { Agent, type AgentOptions } from './agent/agent.ts';
+export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
+export type { DeepAgentResult, Verification } from './common/deep.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
 export { AgentChatSession, type ChatSessionOptions } from './client/chat-session.ts';
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';

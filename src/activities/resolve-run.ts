@@ -38,7 +38,9 @@ export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput)
   const explicit = input.maxIterations ?? agent.maxIterations;
   return {
     model,
-    tools: [...agent.initialTools, ...skills.tools.filter((name) => !agent.initialTools.includes(name))],
+    tools: input.noTools
+      ? []
+      : [...agent.initialTools, ...skills.tools.filter((name) => !agent.initialTools.includes(name))],
     maxIterations: explicit ?? (skills.skills.length > 0 ? SKILL_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS),
     messageCount,
     used_skills: skills.skills.map((skill) => skill.id),

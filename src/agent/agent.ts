@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { AgentClient } from '../client/agent-client.ts';
+import { AgentClient, type StartRunOptions } from '../client/agent-client.ts';
 import { AgentChatSession } from '../client/chat-session.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
@@ -191,8 +191,14 @@ export class Agent {
     if (starting) await (await starting.catch(() => undefined))?.stop();
   }
 
-  #runOptions(): { maxIterations?: number; skills?: Array<string | Skill>; model: string } {
+  /** What kind of run this agent starts: plain runs here; DeepAgent plans and verifies. */
+  protected runKind(): { deep?: { verify?: boolean } } {
+    return {};
+  }
+
+  #runOptions(): StartRunOptions & { model: string } {
     return {
+      ...this.runKind(),
       model: this.#llm.modelId,
       ...(this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations }),
       ...(this.#skills.length ? { skills: [...this.#skills] } : {}),

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { AgentEvent } from '../common/events.ts';
-import type { AgentResult, AgentRunInput } from '../common/run.ts';
+import type { DeepAgentRunInput } from '../common/deep.ts';
+import type { AgentResult } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
 import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
@@ -18,6 +19,8 @@ export interface StartRunOptions {
   skills?: Array<string | Skill>;
   /** A model of the agent, by its name on the worker. Default: the agent's default model. */
   model?: string;
+  /** Run as a DeepAgent: plan, execute, and with `verify` check and revise once. */
+  deep?: { verify?: boolean };
 }
 
 /** A run started through {@link AgentClient}: its result and its events, from any process. */
@@ -88,12 +91,13 @@ export class AgentClient {
     if (typeof prompt !== 'string' || prompt.trim() === '') {
       throw new TypeError('The prompt must be a non-empty string.');
     }
-    const input: AgentRunInput = { agent, prompt };
+    const input: DeepAgentRunInput = { agent, prompt };
     if (opts.tenant !== undefined) input.tenant = opts.tenant;
     if (opts.maxIterations !== undefined) input.maxIterations = opts.maxIterations;
     if (opts.skills?.length) input.skills = opts.skills;
     if (opts.model !== undefined) input.model = opts.model;
-    const workflow = await this.client.workflow.start('agentRun', {
+    if (opts.deep?.verify) input.verify = true;
+    const workflow = await this.client.workflow.start(opts.deep ? 'deepAgentRun' : 'agentRun', {
       taskQueue: this.taskQueue,
       workflowId: opts.workflowId ?? `agent-${agent}-${randomUUID()}`,
       args: [input],

@@ -26,7 +26,8 @@ export async function* streamRunEvents(
       seq = event.seq;
       if (!include(event)) continue;
       yield event;
-      if (event.type === 'run_completed') return;
+      // A deep run's phases end with their own run_completed (tagged `phase`); the run ends untagged.
+      if (event.type === 'run_completed' && event.payload.phase === undefined) return;
     }
     if (closed) {
       // Closed without run_completed: the run failed, was cancelled or terminated. Say why.

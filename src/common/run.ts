@@ -60,6 +60,8 @@ export interface ResolveRunInput {
    * position 0 (rewritten each turn with that turn's skills) and its turns after it.
    */
   startSeq?: number;
+  /** A turn without tools (a deep run's plan or verdict). */
+  noTools?: boolean;
   conversationId: string;
   prompt: string;
   maxIterations?: number;

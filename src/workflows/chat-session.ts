@@ -61,7 +61,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
           },
           input.sessionId,
           events,
-          { startSeq: state.messageCount, turnId },
+          { startSeq: state.messageCount, tags: { turn_id: turnId } },
         );
         state.turns = turn;
         state.messageCount = result.messageCount;

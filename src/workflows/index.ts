@@ -1,3 +1,4 @@
 /** The workflows the agent worker registers. Deterministic code only: lint forbids I/O here. */
 export { agentRun } from './agent-run.ts';
 export { chatSession } from './chat-session.ts';
+export { deepAgentRun } from './deep-agent-run.ts';

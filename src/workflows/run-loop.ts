@@ -26,16 +26,17 @@ export class RunLoop {
   /** The tools the model sees; grows when `tool_search` finds more. */
   readonly #tools: string[];
 
-  readonly #turnId: string | undefined;
+  /** Added to the payload of every event: a chat turn's `turn_id`, a deep run's `phase`. */
+  readonly #tags: Record<string, unknown>;
 
   constructor(
     input: AgentRunInput,
     plan: ResolvedRun,
     conversationId: string,
     events: EventLog,
-    turnId?: string,
+    tags: Record<string, unknown> = {},
   ) {
-    this.#turnId = turnId;
+    this.#tags = tags;
     this.input = input;
     this.plan = plan;
     this.conversationId = conversationId;
@@ -59,9 +60,9 @@ export class RunLoop {
     return this.#seq;
   }
 
-  /** Events of a session's turn carry its `turn_id`, so a reader can follow its own turn. */
+  /** Events carry the turn's tags, so a reader can follow its own turn or phase. */
   #emit(type: Parameters<EventLog['emit']>[0], message: string, payload: Record<string, unknown> = {}): void {
-    this.events.emit(type, message, this.#turnId ? { ...payload, turn_id: this.#turnId } : payload);
+    this.events.emit(type, message, { ...payload, ...this.#tags });
   }
 
   async run(): Promise<{ output: string; stopReason: StopReason; iterations: number }> {

@@ -4,6 +4,15 @@ import type { EventLog } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
 import { RunLoop } from './run-loop.ts';
 
+export interface TurnOptions {
+  /** Continue a stored conversation at this position (a chat session's next turn). */
+  startSeq?: number;
+  /** Added to every event's payload (`turn_id` of a chat turn, `phase` of a deep run). */
+  tags?: Record<string, unknown>;
+  /** A turn that only writes (a plan, a verdict): the model gets no tools. */
+  noTools?: boolean;
+}
+
 /**
  * One prompt answered: resolve the turn (model, skills, tools, limits, opening messages), run the
  * loop, emit `run_completed`. A run is one turn; a chat session runs one per `send`, continuing its
@@ -13,8 +22,9 @@ export async function runTurn(
   input: AgentRunInput,
   conversationId: string,
   events: EventLog,
-  session?: { startSeq: number; turnId: string },
+  options: TurnOptions = {},
 ): Promise<AgentResult & { messageCount: number }> {
+  const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
   const plan = await quickActivities.resolveRun({
     agent: input.agent,
@@ -23,9 +33,10 @@ export async function runTurn(
     maxIterations: input.maxIterations,
     skills: input.skills,
     model: input.model,
-    ...(session ? { startSeq: session.startSeq } : {}),
+    ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
+    ...(options.noTools ? { noTools: true } : {}),
   });
-  const loop = new RunLoop(input, plan, conversationId, events, session?.turnId);
+  const loop = new RunLoop(input, plan, conversationId, events, tags);
   const { output, stopReason, iterations } = await loop.run();
   events.emit('run_completed', 'Run completed', {
     output,
@@ -33,7 +44,7 @@ export async function runTurn(
     iterations,
     used_skills: plan.used_skills,
     used_skill_tools: plan.used_skill_tools,
-    ...(session ? { turn_id: session.turnId } : {}),
+    ...tags,
   });
   return {
     output,

@@ -1,0 +1,38 @@
+import type { AgentChatSession } from '../client/chat-session.ts';
+import { Agent, type AgentOptions } from './agent.ts';
+
+export interface DeepAgentOptions extends AgentOptions {
+  /** Check the answer against the task and revise it once when the check fails. Default false. */
+  verify?: boolean;
+}
+
+/**
+ * An agent that plans before it acts (spec 4.8): each run is a `deepAgentRun` workflow that writes
+ * a short plan, executes it with the same skills and tools, and with `verify: true` checks the
+ * answer and revises it at most once. `metadata.plan` and `metadata.verification` say what happened.
+ *
+ * @example
+ * const agent = DeepAgent.withBuiltins({ llm, verify: true, skills: ['security-engineer'] });
+ * const { output, metadata } = await agent.run('Review this service for injection risks');
+ */
+export class DeepAgent extends Agent {
+  readonly #verify: boolean;
+
+  static override withBuiltins(opts: DeepAgentOptions): DeepAgent {
+    return new DeepAgent(opts);
+  }
+
+  constructor(opts: DeepAgentOptions) {
+    super(opts);
+    this.#verify = opts.verify ?? false;
+  }
+
+  /** A chat session with this agent (the spec's `DeepAgent.chat`); turns are plain agent turns. */
+  chat(opts: { sessionId?: string; idleTimeoutMs?: number } = {}): AgentChatSession {
+    return this.chatSession(opts);
+  }
+
+  protected override runKind(): { deep: { verify: boolean } } {
+    return { deep: { verify: this.#verify } };
+  }
+}

@@ -1,0 +1,75 @@
+import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import {
+  parseVerdict,
+  PLAN_PROMPT,
+  VERIFY_PROMPT,
+  type DeepAgentResult,
+  type DeepAgentRunInput,
+  type Verification,
+} from '../common/deep.ts';
+import { EventLog } from './event-log.ts';
+import { runTurn } from './turn.ts';
+
+/**
+ * DeepAgent (DESIGN.md section 3): plan (a model step that writes a short plan, no tools), execute
+ * (the agent on the task and its plan, with the same skills), and with `verify` a check of the
+ * answer against the task, revised at most once. Each phase's events carry `phase`; the plan and
+ * the verdict are in the final `run_completed` and in the result's metadata.
+ */
+export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentResult> {
+  const events = new EventLog();
+  const { workflowId } = workflowInfo();
+  events.emit('run_started', `Deep run started: agent "${input.agent}"`, {
+    agent: input.agent,
+    verify: Boolean(input.verify),
+  });
+
+  const planned = await runTurn(
+    { ...input, prompt: `${PLAN_PROMPT}${input.prompt}`, maxIterations: 1 },
+    `${workflowId}/plan`,
+    events,
+    {
+      noTools: true,
+      tags: { phase: 'plan' },
+    },
+  );
+  const plan = planned.output.trim();
+
+  const execute = { ...input, prompt: `${input.prompt}\n\nFollow this plan:\n${plan}` };
+  // Laid out as a session (system message at 0) so that a revision can continue the conversation.
+  let result = await runTurn(execute, workflowId, events, { startSeq: 0, tags: { phase: 'execute' } });
+  let verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
+
+  if (input.verify) {
+    const check = await runTurn(
+      {
+        ...input,
+        prompt: `${VERIFY_PROMPT}\n\nTask:\n${input.prompt}\n\nAnswer:\n${result.output}`,
+        maxIterations: 1,
+      },
+      `${workflowId}/verify`,
+      events,
+      { noTools: true, tags: { phase: 'verify' } },
+    );
+    const verdict = parseVerdict(check.output);
+    verification = { verdict: verdict.pass ? 'pass' : 'fail', feedback: verdict.feedback, revised: false };
+    if (!verdict.pass) {
+      result = await runTurn(
+        {
+          ...input,
+          prompt: `A reviewer checked your answer and found problems:\n${verdict.feedback || '(no details)'}\n\nRevise your answer to the task.`,
+        },
+        workflowId,
+        events,
+        { startSeq: result.messageCount, tags: { phase: 'revise' } },
+      );
+      verification.revised = true;
+    }
+  }
+
+  const { messageCount, ...answer } = result;
+  events.emit('run_completed', 'Deep run completed', { output: answer.output, plan, verification });
+  events.finish();
+  await condition(allHandlersFinished);
+  return { ...answer, metadata: { ...answer.metadata, plan, verification } };
+}

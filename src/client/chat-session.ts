@@ -60,9 +60,12 @@ export class AgentChatSession {
     return chatWorkflowId(this.sessionId);
   }
 
-  /** One turn: resolves with the answer and the run's metadata once the turn is done. */
-  async send(prompt: string): Promise<ChatTurnResult> {
-    const { client, operation, send } = await this.#prepare(prompt);
+  /**
+   * One turn: resolves with the answer and the run's metadata once the turn is done. With
+   * `expectedTurn`, the session refuses the send unless it would be that turn.
+   */
+  async send(prompt: string, opts: { expectedTurn?: number } = {}): Promise<ChatTurnResult> {
+    const { client, operation, send } = await this.#prepare(prompt, opts.expectedTurn);
     try {
       return await client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(
         SEND_UPDATE,
@@ -120,7 +123,7 @@ export class AgentChatSession {
       .map((message) => ({ ...message, content: message.content }));
   }
 
-  async #prepare(prompt: string) {
+  async #prepare(prompt: string, expectedTurn?: number) {
     const { client, taskQueue, agent } = await this.#target();
     const input: ChatSessionInput = { agent, sessionId: this.sessionId };
     const { tenant, maxIterations, skills, model, idleTimeoutMs } = this.#options;
@@ -138,7 +141,12 @@ export class AgentChatSession {
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
-    return { client, operation, send: { prompt, turnId: randomUUID() } satisfies SendInput };
+    const send: SendInput = {
+      prompt,
+      turnId: randomUUID(),
+      ...(expectedTurn === undefined ? {} : { expectedTurn }),
+    };
+    return { client, operation, send };
   }
 
   #failure(error: unknown): unknown {

@@ -27,6 +27,8 @@ export interface ChatSessionState {
 export interface SendInput {
   prompt: string;
   turnId: string;
+  /** Refuse this send unless it would be this turn (guards against a client acting on a stale view). */
+  expectedTurn?: number;
 }
 
 export interface ChatTurnResult extends AgentResult {

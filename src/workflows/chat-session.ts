@@ -72,7 +72,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       }
     },
     {
-      validator: ({ prompt, turnId }) => {
+      validator: ({ prompt, turnId, expectedTurn }) => {
         if (typeof prompt !== 'string' || prompt.trim() === '') {
           throw ApplicationFailure.nonRetryable(
             'The prompt is empty: send a non-empty string.',
@@ -83,6 +83,14 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
           throw ApplicationFailure.nonRetryable(
             `The prompt has ${prompt.length} characters; a turn takes at most ${MAX_PROMPT_CHARS}. Send a shorter one.`,
             'InvalidPrompt',
+          );
+        }
+        const next = state.turns + (nextTicket - serving) + 1;
+        if (expectedTurn !== undefined && expectedTurn !== next) {
+          throw ApplicationFailure.nonRetryable(
+            `This send expected to be turn ${expectedTurn}, but it would be turn ${next} of the session. ` +
+              'Read the history and send again.',
+            'OutOfOrderSend',
           );
         }
         if (typeof turnId !== 'string' || turnId === '') {

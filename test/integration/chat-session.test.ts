@@ -86,10 +86,15 @@ describe('chat sessions on the real server', () => {
     expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
-  it('refuses an empty or oversized prompt with a clear message', async () => {
+  it('refuses an empty, oversized or out-of-order send with a clear message', async () => {
     const chat = session('chat');
     await expect(chat.send('   ')).rejects.toThrow(/prompt is empty/);
     await expect(chat.send('x'.repeat(200_001))).rejects.toThrow(/at most 200000/);
+    expect((await chat.send('first', { expectedTurn: 1 })).turn).toBe(1);
+    await expect(chat.send('stale view', { expectedTurn: 1 })).rejects.toThrow(
+      /expected to be turn 1, but it would be turn 2/,
+    );
+    expect((await chat.send('second', { expectedTurn: 2 })).turn).toBe(2);
   });
 
   it('continues as new under load without losing a turn, a message or an event', async () => {

@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import { toModelAdapter, type LlmOption } from '../models/to-adapter.ts';
+import type { SkillOptions } from '../skills/options.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
 import { DEFAULT_SKILL_MATCH_LIMIT } from '../skills/selection.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -11,7 +12,7 @@ import { assertValidTool, type BaseConnectorTool } from '../tools/connector-base
 import { TOOL_SEARCH_NAME, ToolSearchTool } from '../tools/tool-search.ts';
 
 /** Everything a worker knows about one named agent: the parts with secrets and side effects. */
-export interface AgentDefinition {
+export interface AgentDefinition extends SkillOptions {
   /** The default model: an AI SDK provider model or a ModelAdapter. */
   llm: LlmOption;
   /** Further models a run may name (`model` in the run options), by name. */
@@ -33,21 +34,6 @@ export interface AgentDefinition {
   toolSearch?: boolean | { alwaysLoaded?: string[] };
   /** Built-in tools that selected skills may attach for a run; not shown to the model otherwise. */
   builtinTools?: BaseConnectorTool[];
-  /** The skill catalog: a registry, or the path of a JSON catalog. Default: the packaged catalog. */
-  skillRegistry?: FileSkillRegistry;
-  skillSource?: string;
-  /** Skills active in every run, by id or as Skill objects. */
-  skills?: Array<string | Skill>;
-  /** Ids from the catalog attached to every run. */
-  defaultSkillIds?: string[];
-  /** Add skills whose trigger phrases occur in the prompt. Default false. */
-  autoUseSkills?: boolean;
-  /** Most trigger-matched skills added to one run. Default 3. */
-  skillMatchLimit?: number;
-  /** Read project skills (SKILL.md files). Default true. */
-  autoProjectSkills?: boolean;
-  /** The project whose `.toolkit/skills`, `.agents/skills`, ... are read. Default: the worker's current directory. */
-  projectRoot?: string;
 }
 
 /** An agent's skill settings, resolved. */

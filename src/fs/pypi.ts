@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** `python3` or `python`, whichever has pip (PyPI is reachable where other download sites may not be). */
+export async function findPythonWithPip(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  for (const python of ['python3', 'python']) {
+    try {
+      await execFileAsync(python, ['-m', 'pip', '--version'], { env });
+      return python;
+    } catch {
+      // try the next name
+    }
+  }
+  return undefined;
+}
+
+/** `pip install --target <folder> <spec>`: a private install that needs no virtualenv or root. */
+export async function pipInstallTarget(
+  python: string,
+  spec: string,
+  target: string,
+  options: { env?: NodeJS.ProcessEnv; noDeps?: boolean } = {},
+): Promise<void> {
+  const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', '--target', target, spec];
+  if (options.noDeps) args.splice(4, 0, '--no-deps');
+  await execFileAsync(python, args, { env: options.env ?? process.env, maxBuffer: 16 * 1024 * 1024 });
+}
+
+/** Runs a short Python program with arguments. */
+export async function runPython(
+  python: string,
+  code: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<void> {
+  await execFileAsync(python, ['-c', code, ...args], { env: env ?? process.env });
+}

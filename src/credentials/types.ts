@@ -25,7 +25,14 @@ export interface CredentialStore {
 export const CREDENTIAL_TYPES: readonly CredentialType[] = ['oauth2', 'bearer', 'basic', 'api_key', 'none'];
 
 /** Metadata keys whose values are secrets, wherever they appear in a record. */
-const SECRET_METADATA_KEYS = new Set(['client_secret', 'password', 'api_key', 'secret']);
+const SECRET_METADATA_KEYS = new Set([
+  'client_secret',
+  'password',
+  'api_key',
+  'secret',
+  'user_token',
+  'user_refresh_token',
+]);
 const SECRET_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|cookie)$/i;
 
 /** Every secret value in a record: token, refresh token, client secret, auth-bearing default headers. */

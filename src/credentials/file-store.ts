@@ -80,6 +80,24 @@ export class FileCredentialStore implements CredentialStore {
     return deleted;
   }
 
+  /** An exclusive lock on one credential across processes (a lock folder beside the file). */
+  async withLock<T>(name: string, opts: { tenant?: string }, work: () => Promise<T>): Promise<T> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const id = Buffer.from(`${opts.tenant ?? SHARED}\n${name}`).toString('base64url');
+    // proper-lockfile keys its locks by the locked path: give each credential a path of its own.
+    const release = await lockfile.lock(`${this.path}.${id}`, {
+      realpath: false,
+      lockfilePath: `${this.path}.${id}.lock`,
+      stale: 30_000,
+      retries: { retries: Math.ceil(this.#lockTimeoutMs / 25), minTimeout: 5, maxTimeout: 25, factor: 1.5 },
+    });
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
+  }
+
   /** Reads, changes and writes the file under the cross-process lock. */
   async #update(change: (file: StoreFile) => boolean): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });

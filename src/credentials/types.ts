@@ -20,6 +20,12 @@ export interface CredentialStore {
   delete(name: string, opts?: { tenant?: string }): Promise<boolean>;
   /** Names only, never secrets. */
   list(opts?: { tenant?: string }): Promise<string[]>;
+  /**
+   * Runs `work` while holding an exclusive lock on one credential, across every process that shares
+   * the store (token refresh uses it so that one refresh serves all callers). Optional: without it,
+   * refreshes are single-flight within a process only.
+   */
+  withLock?<T>(name: string, opts: { tenant?: string }, work: () => Promise<T>): Promise<T>;
 }
 
 export const CREDENTIAL_TYPES: readonly CredentialType[] = ['oauth2', 'bearer', 'basic', 'api_key', 'none'];

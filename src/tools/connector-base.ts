@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CredentialRecord, CredentialStore, CredentialType } from '../credentials/types.ts';
 import { secretValuesOf } from '../credentials/types.ts';
 import { CredentialError } from '../errors.ts';
+import { canRefresh, needsRefresh, refreshCredential } from '../oauth/refresh.ts';
 import type { SecretSet } from '../redaction.ts';
 import type { ToolSchema } from '../common/messages.ts';
 
@@ -117,10 +118,15 @@ export abstract class BaseConnectorTool {
           `Store it with type ${this.credentialTypes.map((t) => `'${t}'`).join(', ')}.`,
       );
     }
+    if (needsRefresh(record, Date.now()) && canRefresh(record)) {
+      const refreshed = await refreshCredential(store, key, context.tenant);
+      for (const value of secretValuesOf(refreshed)) context.secrets.add(value);
+      return refreshed;
+    }
     const expiresAt = record.metadata?.expires_at;
     if (typeof expiresAt === 'string' && Date.parse(expiresAt) <= Date.now()) {
       const why = record.refresh_token
-        ? 'and this tool cannot refresh it'
+        ? 'and cannot be refreshed (its record has no token_endpoint or client_id)'
         : 'and has no refresh_token to renew it with';
       throw new CredentialError(
         `The credential "${key}" expired at ${expiresAt} ${why}. Authorize again to store a fresh token.`,

@@ -43,6 +43,7 @@ export async function startAuthorizationServer(client: {
       pkce: { required: () => true },
       features: { devInteractions: { enabled: true } },
       issueRefreshToken: () => true,
+      rotateRefreshToken: true,
       ttl: {
         AccessToken: 3600,
         AuthorizationCode: 60,

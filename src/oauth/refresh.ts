@@ -1,0 +1,106 @@
+import * as oauth from 'oauth4webapi';
+import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
+import { CredentialError, UpstreamError } from '../errors.ts';
+
+/** Refresh a token that expires within this long, before using it. */
+export const REFRESH_MARGIN_MS = 60_000;
+
+/** Refreshes in flight in this process, by store, tenant and credential: one serves every caller. */
+const inFlight = new WeakMap<CredentialStore, Map<string, Promise<CredentialRecord>>>();
+
+export function needsRefresh(record: CredentialRecord, now: number): boolean {
+  const expiresAt = record.metadata?.expires_at;
+  return typeof expiresAt === 'string' && Date.parse(expiresAt) - REFRESH_MARGIN_MS <= now;
+}
+
+export function canRefresh(record: CredentialRecord): boolean {
+  return (
+    record.type === 'oauth2' &&
+    Boolean(record.refresh_token) &&
+    typeof record.metadata?.token_endpoint === 'string' &&
+    typeof record.metadata?.client_id === 'string'
+  );
+}
+
+/**
+ * A fresh access token for an OAuth record (DESIGN.md section 4), single-flight: concurrent callers in
+ * this process share one refresh, and the store's lock (when it has one) makes other processes wait
+ * and then reuse the stored result. A rotated refresh token is stored before the new access token is
+ * used. `invalid_grant` is permanent (authorize again); other failures are retryable.
+ */
+export function refreshCredential(
+  store: CredentialStore,
+  name: string,
+  tenant: string | undefined,
+  now: () => number = Date.now,
+): Promise<CredentialRecord> {
+  const flights = inFlight.get(store) ?? new Map<string, Promise<CredentialRecord>>();
+  inFlight.set(store, flights);
+  const id = `${tenant ?? ''}\n${name}`;
+  let flight = flights.get(id);
+  if (!flight) {
+    const work = () => refreshUnderLock(store, name, tenant, now);
+    flight = (store.withLock ? store.withLock(name, { tenant }, work) : work()).finally(() =>
+      flights.delete(id),
+    );
+    flights.set(id, flight);
+  }
+  return flight;
+}
+
+async function refreshUnderLock(
+  store: CredentialStore,
+  name: string,
+  tenant: string | undefined,
+  now: () => number,
+): Promise<CredentialRecord> {
+  const record = await store.get(name, { tenant });
+  if (!record)
+    throw new CredentialError(`The credential "${name}" disappeared while it was being refreshed.`);
+  if (!needsRefresh(record, now())) return record; // another process refreshed it meanwhile
+  const metadata = record.metadata ?? {};
+  const endpoint = String(metadata.token_endpoint);
+  const as: oauth.AuthorizationServer = { issuer: new URL(endpoint).origin, token_endpoint: endpoint };
+  const client: oauth.Client = { client_id: String(metadata.client_id) };
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(endpoint).hostname);
+  let tokens: oauth.TokenEndpointResponse;
+  try {
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretPost(typeof metadata.client_secret === 'string' ? metadata.client_secret : ''),
+      record.refresh_token!,
+      loopback ? { [oauth.allowInsecureRequests]: true } : {},
+    );
+    tokens = await oauth.processRefreshTokenResponse(as, client, response);
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
+      throw new CredentialError(
+        `The refresh token of "${name}" is no longer valid (invalid_grant: revoked, expired, or the app is in testing ` +
+          'and its tokens lapsed after 7 days). Authorize again with the OAuth helper (buildAuthorizationUrl, then exchangeCode).',
+        { cause: error },
+      );
+    }
+    const detail =
+      error instanceof oauth.ResponseBodyError
+        ? error.error
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    throw new UpstreamError(`Refreshing "${name}" failed (${detail}); it will be tried again.`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+  const refreshed: CredentialRecord = {
+    ...record,
+    token: tokens.access_token,
+    refresh_token: tokens.refresh_token ?? record.refresh_token,
+    metadata: {
+      ...metadata,
+      ...(tokens.expires_in ? { expires_at: new Date(now() + tokens.expires_in * 1000).toISOString() } : {}),
+    },
+  };
+  await store.put(refreshed, { tenant });
+  return refreshed;
+}

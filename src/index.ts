@@ -38,6 +38,18 @@ export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts
 export { findLocalModel, LOCAL_MODEL_PACKAGE } from './models/local-model-file.ts';
 export { SecretSet, REDACTED } from './redaction.ts';
 export * from './skills/index.ts';
+export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
+export {
+  InMemoryOAuthStateStore,
+  FileOAuthStateStore,
+  type OAuthStateStore,
+  type OAuthStateEntry,
+} from './oauth/state-store.ts';
+export { OAuthHelper, type OAuthHelperOptions } from './oauth/helper.ts';
+export { DriveSuiteOAuthHelper, DRIVE_SUITE_SCOPES, type DriveSuiteService } from './oauth/drive-suite.ts';
+export { ChatOAuthHelper, CHAT_BOT_SCOPES, CHAT_USER_SCOPES } from './oauth/chat.ts';
+export { loopbackLogin, type LoopbackLoginOptions } from './oauth/loopback-login.ts';
+export { refreshCredential } from './oauth/refresh.ts';
 export {
   ToolkitError,
   CredentialError,

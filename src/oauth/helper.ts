@@ -61,6 +61,11 @@ export abstract class OAuthHelper {
     this.now = options.now ?? Date.now;
   }
 
+  /** Where the service sends the user back. */
+  get redirectUri(): string {
+    return this.config.redirect_uri;
+  }
+
   /** The scopes to ask for. */
   protected abstract scopes(): string[];
   /** Service-specific query parameters of the authorization URL. */

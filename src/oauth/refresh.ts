@@ -33,13 +33,14 @@ export function refreshCredential(
   name: string,
   tenant: string | undefined,
   now: () => number = Date.now,
+  options: { rejectedToken?: string } = {},
 ): Promise<CredentialRecord> {
   const flights = inFlight.get(store) ?? new Map<string, Promise<CredentialRecord>>();
   inFlight.set(store, flights);
   const id = `${tenant ?? ''}\n${name}`;
   let flight = flights.get(id);
   if (!flight) {
-    const work = () => refreshUnderLock(store, name, tenant, now);
+    const work = () => refreshUnderLock(store, name, tenant, now, options.rejectedToken);
     flight = (store.withLock ? store.withLock(name, { tenant }, work) : work()).finally(() =>
       flights.delete(id),
     );
@@ -48,16 +49,27 @@ export function refreshCredential(
   return flight;
 }
 
+/**
+ * `rejectedToken`: the service answered 401 to this access token, so refresh even though it has not
+ * expired, unless the stored token is already another one (someone refreshed meanwhile).
+ */
 async function refreshUnderLock(
   store: CredentialStore,
   name: string,
   tenant: string | undefined,
   now: () => number,
+  rejectedToken?: string,
 ): Promise<CredentialRecord> {
   const record = await store.get(name, { tenant });
   if (!record)
     throw new CredentialError(`The credential "${name}" disappeared while it was being refreshed.`);
-  if (!needsRefresh(record, now())) return record; // another process refreshed it meanwhile
+  const stale = rejectedToken !== undefined ? record.token === rejectedToken : needsRefresh(record, now());
+  if (!stale) return record; // another caller or process refreshed it meanwhile
+  if (!canRefresh(record)) {
+    throw new CredentialError(
+      `The service rejected the credential "${name}" and it cannot be refreshed. Authorize again.`,
+    );
+  }
   const metadata = record.metadata ?? {};
   const endpoint = String(metadata.token_endpoint);
   const as: oauth.AuthorizationServer = { issuer: new URL(endpoint).origin, token_endpoint: endpoint };

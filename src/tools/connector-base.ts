@@ -134,6 +134,27 @@ export abstract class BaseConnectorTool {
     }
     return record;
   }
+
+  /**
+   * After the service answered 401 to `rejected`: refreshes the OAuth token once (single-flight,
+   * like proactive refresh) and returns the new record, for one retry of the call. Throws
+   * {@link CredentialError} when the record cannot be refreshed.
+   */
+  protected async refreshAfterRejection(
+    context: ToolContext,
+    rejected: CredentialRecord,
+  ): Promise<CredentialRecord> {
+    const store = this.#credentialStore ?? context.credentialStore;
+    if (!store)
+      throw new CredentialError(
+        `Tool "${this.name}" has no credential store to refresh "${this.credentialKey}" in.`,
+      );
+    const refreshed = await refreshCredential(store, this.credentialKey, context.tenant, Date.now, {
+      rejectedToken: rejected.token,
+    });
+    for (const value of secretValuesOf(refreshed)) context.secrets.add(value);
+    return refreshed;
+  }
 }
 
 /** Refuses a tool definition that no model could call, when the agent is created rather than mid-run. */

@@ -89,7 +89,7 @@ async function refreshUnderLock(
     if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
       throw new CredentialError(
         `The refresh token of "${name}" is no longer valid (invalid_grant: revoked, expired, or the app is in testing ` +
-          'and its tokens lapsed after 7 days). Authorize again with the OAuth helper (buildAuthorizationUrl, then exchangeCode).',
+          'and its tokens lapsed after 7 days). Authorize again: loopbackLogin(helper) at a terminal, or helper.buildAuthorizationUrl() then exchangeCode() in your app.',
         { cause: error },
       );
     }

@@ -18,6 +18,7 @@ import type { SkillOptions } from '../skills/options.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
 import { SkillSearchIndex } from '../skills/search.ts';
 import type { Skill } from '../skills/skill.ts';
+import { builtinTools, DEFAULT_PROJECT_ROOT } from '../tools/builtins/index.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
 
@@ -68,14 +69,26 @@ export class Agent {
   readonly #llm: ModelAdapter;
   readonly #skills: Array<string | Skill>;
   readonly #registry: FileSkillRegistry;
+  #builtins: BaseConnectorTool[] = [];
   readonly #name = `inproc-${randomUUID().slice(0, 8)}`;
   #starting: Promise<Started> | undefined;
   #started: Started | undefined;
   #closed = false;
 
-  /** An agent with the built-in tools available to skills (they join with the built-in tools issue). */
+  /**
+   * An agent whose skills may attach the built-in tools (files, shell, code, plan and verify),
+   * confined to `projectRoot` (default `/tmp`). They are given to the model only in runs whose
+   * skills attach them (`metadata.used_skill_tools`).
+   */
   static withBuiltins(opts: AgentOptions): Agent {
-    return new Agent(opts);
+    const agent = new Agent(opts);
+    agent.enableBuiltins();
+    return agent;
+  }
+
+  /** Makes the built-in tools available to this agent's skills (before its first run). */
+  protected enableBuiltins(): void {
+    this.#builtins = builtinTools({ projectRoot: this.#options.projectRoot ?? DEFAULT_PROJECT_ROOT });
   }
 
   constructor(opts: AgentOptions) {
@@ -235,6 +248,7 @@ export class Agent {
           [this.#name]: {
             llm: this.#llm,
             tools: this.#options.tools,
+            builtinTools: this.#builtins,
             credentialStore: this.#options.credentialStore,
             systemPrompt: this.#options.systemPrompt,
             maxToolOutputChars: this.#options.maxToolOutputChars,

@@ -19,7 +19,9 @@ export class DeepAgent extends Agent {
   readonly #verify: boolean;
 
   static override withBuiltins(opts: DeepAgentOptions): DeepAgent {
-    return new DeepAgent(opts);
+    const agent = new DeepAgent(opts);
+    agent.enableBuiltins();
+    return agent;
   }
 
   constructor(opts: DeepAgentOptions) {

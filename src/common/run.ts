@@ -40,6 +40,8 @@ export interface AgentResult {
     usage: Usage;
     /** Tokens of each model step, in order. */
     step_usage: Usage[];
+    /** The latest plan written with the `plan_task` tool (a DeepAgent's own plan is text). */
+    plan?: unknown;
   };
 }
 

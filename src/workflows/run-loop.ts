@@ -15,6 +15,8 @@ const { appendMessages } = quickActivities;
 export class RunLoop {
   readonly usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
   readonly stepUsage: Usage[] = [];
+  /** The latest plan the model wrote with `plan_task`. */
+  taskPlan: unknown;
   readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly input: AgentRunInput;
@@ -118,6 +120,7 @@ export class RunLoop {
         ...(this.plan.used_skill_tools.length ? { skillTools: this.plan.used_skill_tools } : {}),
       });
       for (const name of outcome.loadTools ?? []) if (!this.#tools.includes(name)) this.#tools.push(name);
+      if (call.name === 'plan_task' && outcome.metadata?.plan) this.taskPlan = outcome.metadata.plan;
       const size = outcome.truncated
         ? `${outcome.chars} characters, truncated`
         : `${outcome.chars} characters`;

@@ -60,6 +60,7 @@ export async function runTurn(
       model: plan.model,
       usage: loop.usage,
       step_usage: loop.stepUsage,
+      ...(loop.taskPlan ? { plan: loop.taskPlan } : {}),
     },
   };
 }

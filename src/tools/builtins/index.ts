@@ -1,0 +1,30 @@
+import type { BaseConnectorTool } from '../connector-base.ts';
+import type { BuiltinToolOptions } from './builtin-tool.ts';
+import { EditFileTool, ReadFileTool, WriteFileTool } from './file-edit.ts';
+import { GlobFilesTool, GrepFilesTool, WorkspaceFilesTool } from './file-search.ts';
+import { PlanTaskTool, VerifyOutputTool } from './plan-verify.ts';
+import { BashTool, RunCodeTool } from './shell.ts';
+
+export { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
+export { DEFAULT_PROJECT_ROOT, resolveInRoot } from './jail.ts';
+export { EditFileTool, ReadFileTool, WriteFileTool, GlobFilesTool, GrepFilesTool, WorkspaceFilesTool };
+export { PlanTaskTool, VerifyOutputTool, BashTool, RunCodeTool };
+
+/**
+ * The built-in tools available so far, confined to `projectRoot`. `web_search`, `open_url` and
+ * `playwright_browse` are not built yet: skills that attach them report them as unavailable.
+ */
+export function builtinTools(options: BuiltinToolOptions = {}): BaseConnectorTool[] {
+  return [
+    new ReadFileTool(options),
+    new WriteFileTool(options),
+    new EditFileTool(options),
+    new GlobFilesTool(options),
+    new GrepFilesTool(options),
+    new WorkspaceFilesTool(options),
+    new BashTool(options),
+    new RunCodeTool(options),
+    new PlanTaskTool(options),
+    new VerifyOutputTool(options),
+  ];
+}

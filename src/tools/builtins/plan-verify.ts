@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { ToolInputError } from '../../errors.ts';
+import type { ToolContext, ToolOutput } from '../connector-base.ts';
+import { BuiltinTool } from './builtin-tool.ts';
+import { describeProcess, runProcess } from './run-process.ts';
+
+const STATUS = z.enum(['pending', 'in_progress', 'done', 'skipped']);
+const MARK: Record<z.infer<typeof STATUS>, string> = {
+  pending: '[ ]',
+  in_progress: '[~]',
+  done: '[x]',
+  skipped: '[-]',
+};
+
+/**
+ * `plan_task`: the model's ordered plan with a status per step. Each call replaces the plan; the
+ * latest is in the events and in the run's `metadata.plan`.
+ */
+export class PlanTaskTool extends BuiltinTool {
+  readonly name = 'plan_task';
+  readonly description =
+    'Write or update your plan: the ordered steps of the task, each with a status. Call again to update it.';
+  readonly parameters = z.object({
+    steps: z.array(z.object({ title: z.string().min(1), status: STATUS })).min(1),
+  });
+
+  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const { steps } = args as { steps: Array<{ title: string; status: z.infer<typeof STATUS> }> };
+    const done = steps.filter((s) => s.status === 'done').length;
+    const lines = steps.map((step, i) => `${i + 1}. ${MARK[step.status]} ${step.title}`);
+    return { text: `Plan (${done}/${steps.length} done):\n${lines.join('\n')}`, metadata: { plan: steps } };
+  }
+}
+
+/**
+ * `verify_output`: checks a result against criteria: a command's exit status (its output is then the
+ * text checked), expected text, a pattern. Answers PASS or FAIL with the evidence.
+ */
+export class VerifyOutputTool extends BuiltinTool {
+  readonly name = 'verify_output';
+  readonly description =
+    'Check a result: run a command (must exit 0) and/or check a text (the command output, or the given text) ' +
+    'for expected text or a regular expression. Answers PASS or FAIL with evidence.';
+  readonly parameters = z.object({
+    command: z.string().optional().describe('A bash command in the project root, e.g. the test suite'),
+    text: z.string().optional().describe('Text to check when no command is given'),
+    expected_text: z.string().optional(),
+    expected_pattern: z.string().optional().describe('JavaScript regular expression'),
+    timeout: z.number().int().min(1).max(600).optional(),
+  });
+
+  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const {
+      command,
+      text,
+      expected_text: expected,
+      expected_pattern: pattern,
+      timeout = 120,
+    } = args as {
+      command?: string;
+      text?: string;
+      expected_text?: string;
+      expected_pattern?: string;
+      timeout?: number;
+    };
+    if (!command && text === undefined) throw new ToolInputError('Give a command to run or a text to check.');
+    const failures: string[] = [];
+    const evidence: string[] = [];
+    let subject = text ?? '';
+    if (command) {
+      const result = await runProcess('bash', ['-c', command], {
+        cwd: await this.root(),
+        timeoutMs: timeout * 1000,
+        signal: context.signal,
+        heartbeat: () => context.heartbeat(),
+      });
+      evidence.push(describeProcess(result, timeout * 1000));
+      if (result.exitCode !== 0) failures.push(`the command did not exit 0`);
+      subject = `${result.stdout}\n${result.stderr}`;
+    }
+    if (expected !== undefined && !subject.includes(expected))
+      failures.push(`expected text ${JSON.stringify(expected)} not found`);
+    if (pattern !== undefined) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(pattern, 'm');
+      } catch (error) {
+        throw new ToolInputError(`Invalid expected_pattern: ${(error as Error).message}`);
+      }
+      if (!regex.test(subject)) failures.push(`pattern /${pattern}/ did not match`);
+    }
+    const verdict = failures.length ? `FAIL: ${failures.join('; ')}` : 'PASS';
+    return { text: [verdict, ...evidence].join('\n'), metadata: { pass: failures.length === 0, failures } };
+  }
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { ToolContext, ToolOutput } from '../connector-base.ts';
+import { BuiltinTool } from './builtin-tool.ts';
+import { describeProcess, runProcess } from './run-process.ts';
+
+const DEFAULT_TIMEOUT_S = 60;
+
+/** `bash`: a shell command in the project root, with a timeout and without the worker's secrets. */
+export class BashTool extends BuiltinTool {
+  readonly name = 'bash';
+  readonly description = 'Run a bash command in the project root. Returns exit code, stdout and stderr.';
+  readonly parameters = z.object({
+    command: z.string().min(1),
+    timeout: z.number().int().min(1).max(600).optional().describe(`Seconds (default ${DEFAULT_TIMEOUT_S})`),
+  });
+
+  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const { command, timeout = DEFAULT_TIMEOUT_S } = args as { command: string; timeout?: number };
+    const result = await runProcess('bash', ['-c', command], {
+      cwd: await this.root(),
+      timeoutMs: timeout * 1000,
+      signal: context.signal,
+      heartbeat: () => context.heartbeat(),
+    });
+    return {
+      text: describeProcess(result, timeout * 1000),
+      metadata: { exit_code: result.exitCode, timed_out: result.timedOut },
+    };
+  }
+}
+
+const RUNNERS = {
+  javascript: { extension: 'mjs', command: process.execPath, args: [] as string[] },
+  typescript: { extension: 'ts', command: process.execPath, args: [] as string[] },
+  python: { extension: 'py', command: 'python3', args: [] as string[] },
+};
+
+/** `run_code`: a JavaScript, TypeScript or Python snippet, from a temporary file under the project root. */
+export class RunCodeTool extends BuiltinTool {
+  readonly name = 'run_code';
+  readonly description =
+    'Run a JavaScript, TypeScript or Python program in the project root. Returns exit code, stdout and stderr.';
+  readonly parameters = z.object({
+    language: z.enum(['javascript', 'typescript', 'python']),
+    code: z.string().min(1),
+    timeout: z.number().int().min(1).max(600).optional().describe(`Seconds (default ${DEFAULT_TIMEOUT_S})`),
+  });
+
+  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const {
+      language,
+      code,
+      timeout = DEFAULT_TIMEOUT_S,
+    } = args as {
+      language: keyof typeof RUNNERS;
+      code: string;
+      timeout?: number;
+    };
+    const runner = RUNNERS[language];
+    const root = await this.root();
+    const folder = join(root, '.toolkit-run');
+    await mkdir(folder, { recursive: true });
+    const file = join(folder, `${randomUUID()}.${runner.extension}`);
+    await writeFile(file, code);
+    try {
+      const result = await runProcess(runner.command, [...runner.args, file], {
+        cwd: root,
+        timeoutMs: timeout * 1000,
+        signal: context.signal,
+        heartbeat: () => context.heartbeat(),
+      });
+      return {
+        text: describeProcess(result, timeout * 1000),
+        metadata: { exit_code: result.exitCode, timed_out: result.timedOut },
+      };
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+}

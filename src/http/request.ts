@@ -28,6 +28,8 @@ export interface HttpRequest {
   maxResponseBytes?: number;
   /** Redirects followed at most. Default 5. */
   maxRedirects?: number;
+  /** Called before every request, redirects included; throws to refuse a URL (e.g. a private address). */
+  checkUrl?: (url: URL) => Promise<void>;
   signal?: AbortSignal;
   dispatcher?: Dispatcher;
 }
@@ -96,6 +98,7 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
   const timeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000, ...request.timeouts };
   const dispatcher = request.dispatcher ?? dispatcherFor(timeouts.connectMs);
   for (let redirects = 0; ; redirects++) {
+    await request.checkUrl?.(url);
     const response = await send(url, currentMethod, headers, body, idempotent, timeouts, dispatcher, request);
     const location = response.headers.location;
     if (!REDIRECTS.has(response.status) || !location) return response;

@@ -30,21 +30,30 @@ describe('built-in tools attached by a skill in a real run', () => {
     const handle = await env.agents.start('scraper', 'Read my notes', { skills: ['web-scraper-pro'] });
     const events = await collect(handle.events());
     const result = await handle.result();
-    const available = ['bash', 'read_file', 'edit_file', 'write_file', 'glob_files', 'grep_files'];
+    const available = [
+      'web_search',
+      'open_url',
+      'bash',
+      'read_file',
+      'edit_file',
+      'write_file',
+      'glob_files',
+      'grep_files',
+    ];
     expect(llm.calls[0]!.tools.map((t) => t.function.name)).toEqual(available);
     expect(events.find((e) => e.type === 'tool_completed')?.payload.output).toBe(
       '1| hello from the project\n2| ',
     );
     expect(result.metadata.used_skill_tools).toEqual(available);
-    expect(result.metadata.unavailable_skill_tools).toEqual(['web_search', 'open_url', 'playwright_browse']);
+    expect(result.metadata.unavailable_skill_tools).toEqual(['playwright_browse']);
     expect(result.metadata.used_skills).toEqual(['web-scraper-pro']);
   });
 
-  it('leaves only the web and browser tools missing from the bundles', () => {
+  it('leaves only the browser tool missing from the bundles', () => {
     const names = new Set(builtinTools().map((tool) => tool.name));
     const missing = validateToolBundles(names);
     expect(new Set(missing.map((error) => /"(\w+)", which/.exec(error)![1]))).toEqual(
-      new Set(['web_search', 'open_url', 'playwright_browse']),
+      new Set(['playwright_browse']),
     );
   });
 });

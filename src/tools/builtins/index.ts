@@ -4,15 +4,25 @@ import { EditFileTool, ReadFileTool, WriteFileTool } from './file-edit.ts';
 import { GlobFilesTool, GrepFilesTool, WorkspaceFilesTool } from './file-search.ts';
 import { PlanTaskTool, VerifyOutputTool } from './plan-verify.ts';
 import { BashTool, RunCodeTool } from './shell.ts';
+import { OpenUrlTool, type OpenUrlOptions } from './open-url.ts';
+import { WebSearchTool } from './web-search.ts';
 
 export { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
 export { DEFAULT_PROJECT_ROOT, resolveInRoot } from './jail.ts';
 export { EditFileTool, ReadFileTool, WriteFileTool, GlobFilesTool, GrepFilesTool, WorkspaceFilesTool };
-export { PlanTaskTool, VerifyOutputTool, BashTool, RunCodeTool };
+export {
+  PlanTaskTool,
+  VerifyOutputTool,
+  BashTool,
+  RunCodeTool,
+  OpenUrlTool,
+  WebSearchTool,
+  type OpenUrlOptions,
+};
 
 /**
- * The built-in tools available so far, confined to `projectRoot`. `web_search`, `open_url` and
- * `playwright_browse` are not built yet: skills that attach them report them as unavailable.
+ * The built-in tools available so far, confined to `projectRoot`. `playwright_browse` is not built
+ * yet: skills that attach it report it as unavailable.
  */
 export function builtinTools(options: BuiltinToolOptions = {}): BaseConnectorTool[] {
   return [
@@ -26,5 +36,7 @@ export function builtinTools(options: BuiltinToolOptions = {}): BaseConnectorToo
     new RunCodeTool(options),
     new PlanTaskTool(options),
     new VerifyOutputTool(options),
+    new WebSearchTool(),
+    new OpenUrlTool(options),
   ];
 }

@@ -1,0 +1,74 @@
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+import { z } from 'zod';
+import { UpstreamError } from '../../errors.ts';
+import { errorForResponse } from '../../http/classify.ts';
+import { assertPublicUrl } from '../../http/public-address.ts';
+import { httpRequest } from '../../http/request.ts';
+import type { ToolContext, ToolOutput } from '../connector-base.ts';
+import { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
+
+interface PageDocument {
+  title: string;
+  body: { textContent: string | null } | null;
+}
+
+export interface OpenUrlOptions extends BuiltinToolOptions {
+  /** Allow loopback and private addresses (off by default: a model must not reach the worker's network). */
+  allowPrivateNetworks?: boolean;
+  /** Bytes of page read at most. Default 3 MiB. */
+  maxBytes?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * `open_url`: a web page as readable Markdown: the article kept (Mozilla Readability), navigation,
+ * scripts and boilerplate dropped. Redirects are followed up to 5 times, every hop checked.
+ */
+export class OpenUrlTool extends BuiltinTool {
+  readonly name = 'open_url';
+  readonly description = 'Open a web page and return its main text as Markdown (title, content, links).';
+  readonly parameters = z.object({ url: z.string().url() });
+  readonly #options: OpenUrlOptions;
+
+  constructor(options: OpenUrlOptions = {}) {
+    super(options);
+    this.#options = options;
+  }
+
+  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
+    const url = new URL(String(args.url));
+    const response = await httpRequest({
+      method: 'GET',
+      url,
+      headers: {
+        accept: 'text/html,application/xhtml+xml,text/plain;q=0.9',
+        'user-agent': 'toolkit-agent open_url',
+      },
+      maxRedirects: 5,
+      maxResponseBytes: this.#options.maxBytes ?? 3 * 1024 * 1024,
+      timeouts: { headersMs: this.#options.timeoutMs ?? 20_000, bodyMs: this.#options.timeoutMs ?? 20_000 },
+      checkUrl: (hop) => assertPublicUrl(hop, this.#options.allowPrivateNetworks),
+      signal: context.signal,
+    });
+    if (response.status < 200 || response.status >= 300) {
+      throw errorForResponse(response, { method: 'GET', service: url.host, idempotent: true });
+    }
+    const type = response.headers['content-type'] ?? '';
+    if (!/html|xml|text\//i.test(type)) {
+      throw new UpstreamError(
+        `${response.url} is ${type || 'not text'} (${response.body.length} bytes); open_url reads web pages.`,
+      );
+    }
+    if (!/html/i.test(type)) return { text: response.text(), metadata: { url: response.url } };
+    // linkedom's DOM typings need the DOM lib; the little we read is typed here.
+    const { document } = parseHTML(response.text()) as unknown as { document: PageDocument };
+    const article = new Readability(document).parse();
+    const title = article?.title ?? document.title ?? '';
+    const markdown = article?.content
+      ? new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' }).turndown(article.content)
+      : (document.body?.textContent ?? '').replace(/\s+\n/g, '\n').trim();
+    return { text: `# ${title}\n\n${markdown}`.trim(), metadata: { url: response.url, title } };
+  }
+}

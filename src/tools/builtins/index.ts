@@ -1,14 +1,17 @@
 import type { BaseConnectorTool } from '../connector-base.ts';
+import { PlaywrightBrowseTool } from './browse.ts';
 import type { BuiltinToolOptions } from './builtin-tool.ts';
 import { EditFileTool, ReadFileTool, WriteFileTool } from './file-edit.ts';
 import { GlobFilesTool, GrepFilesTool, WorkspaceFilesTool } from './file-search.ts';
+import { OpenUrlTool } from './open-url.ts';
 import { PlanTaskTool, VerifyOutputTool } from './plan-verify.ts';
 import { BashTool, RunCodeTool } from './shell.ts';
-import { OpenUrlTool, type OpenUrlOptions } from './open-url.ts';
 import { WebSearchTool } from './web-search.ts';
 
 export { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
 export { DEFAULT_PROJECT_ROOT, resolveInRoot } from './jail.ts';
+export type { BrowseOptions } from './browse.ts';
+export type { OpenUrlOptions } from './open-url.ts';
 export { EditFileTool, ReadFileTool, WriteFileTool, GlobFilesTool, GrepFilesTool, WorkspaceFilesTool };
 export {
   PlanTaskTool,
@@ -17,13 +20,10 @@ export {
   RunCodeTool,
   OpenUrlTool,
   WebSearchTool,
-  type OpenUrlOptions,
+  PlaywrightBrowseTool,
 };
 
-/**
- * The built-in tools available so far, confined to `projectRoot`. `playwright_browse` is not built
- * yet: skills that attach it report it as unavailable.
- */
+/** The 13 built-in tools that skills may attach, confined to `projectRoot` (default `/tmp`). */
 export function builtinTools(options: BuiltinToolOptions = {}): BaseConnectorTool[] {
   return [
     new ReadFileTool(options),
@@ -38,5 +38,6 @@ export function builtinTools(options: BuiltinToolOptions = {}): BaseConnectorToo
     new VerifyOutputTool(options),
     new WebSearchTool(),
     new OpenUrlTool(options),
+    new PlaywrightBrowseTool(options),
   ];
 }

@@ -11,11 +11,11 @@ interface Hit {
   snippet: string;
 }
 
+/** Default API roots; a SearXNG instance (its JSON format enabled) has none: give `metadata.base_url`. */
 const PROVIDERS = {
-  /** A SearXNG instance's JSON API (`format=json` must be enabled on the instance). */
-  searxng: { base: undefined, types: ['none', 'bearer', 'api_key'] },
-  brave: { base: 'https://api.search.brave.com', types: ['api_key', 'bearer'] },
-  tavily: { base: 'https://api.tavily.com', types: ['api_key', 'bearer'] },
+  searxng: { base: undefined },
+  brave: { base: 'https://api.search.brave.com' },
+  tavily: { base: 'https://api.tavily.com' },
 } as const;
 
 /**

@@ -6,7 +6,7 @@ import { ToolInputError } from '../errors.ts';
 import { SecretSet } from '../redaction.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { toApplicationFailure } from './failures.ts';
-import type { RegisteredAgent } from './registry.ts';
+import { lookupModel, type RegisteredAgent } from './registry.ts';
 
 const PREVIEW_CHARS = 2_000;
 const MAX_EVENT_METADATA_CHARS = 4_000;
@@ -46,6 +46,15 @@ export async function invokeTool(
       secrets,
       signal: context.cancellationSignal,
       heartbeat: (details) => context.heartbeat(details),
+      askModel: async (prompt) => {
+        const model = lookupModel(agent, input.model);
+        const answer = await model.generate({
+          messages: [{ role: 'user', content: prompt }],
+          tools: [],
+          signal: context.cancellationSignal,
+        });
+        return answer.text;
+      },
     };
     const output = await tool.run(toolContext, parsed.data as Record<string, unknown>);
     const redacted = secrets.redact(String(output?.text ?? ''));

@@ -110,6 +110,8 @@ export interface InvokeToolInput {
   tenant?: string;
   /** Built-in tools the run's skills attached: callable in this run only. */
   skillTools?: string[];
+  /** The run's model, for tools that ask it (verify_output's judgement). */
+  model?: string;
 }
 
 /** A capped preview for the event stream; the full (capped) output is in the memory store. */

@@ -35,6 +35,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Tells Temporal the call is alive (long calls). */
   heartbeat(details?: unknown): void;
+  /** Asks the run's model a one-off question (no tools, no conversation); answers its text. */
+  askModel?(prompt: string): Promise<string>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -118,6 +118,7 @@ export class RunLoop {
         call,
         tenant: this.input.tenant,
         ...(this.plan.used_skill_tools.length ? { skillTools: this.plan.used_skill_tools } : {}),
+        model: this.plan.model,
       });
       for (const name of outcome.loadTools ?? []) if (!this.#tools.includes(name)) this.#tools.push(name);
       if (call.name === 'plan_task' && outcome.metadata?.plan) this.taskPlan = outcome.metadata.plan;

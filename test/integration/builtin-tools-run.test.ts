@@ -50,6 +50,41 @@ describe('built-in tools attached by a skill in a real run', () => {
     expect(result.metadata.used_skills).toEqual(['web-scraper-pro']);
   });
 
+  it('lets verify_output ask the run model for a judgement', async () => {
+    const judge = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: 'verify_output',
+            args: { text: 'All 12 tests passed', criteria: 'Every test passed' },
+            id: 'v1',
+          },
+        ],
+      },
+      { text: 'PASS' },
+      { text: 'Verified.' },
+    ]);
+    const judged = await startTestWorker({
+      judge: { llm: judge, builtinTools: builtinTools({ projectRoot: root }), autoProjectSkills: false },
+    });
+    try {
+      const handle = await judged.agents.start('judge', 'Check the test report', {
+        skills: ['security-engineer'],
+      });
+      const events = await collect(handle.events());
+      expect(events.find((e) => e.type === 'tool_completed')?.payload.output).toBe(
+        'PASS\nmodel judgement: PASS',
+      );
+      expect(judge.calls[1]!.tools).toEqual([]);
+      expect(judge.calls[1]!.messages[0]!.content).toMatch(
+        /Task:\nEvery test passed\n\nAnswer:\nAll 12 tests passed/,
+      );
+      expect((await handle.result()).output).toBe('Verified.');
+    } finally {
+      await judged.stop();
+    }
+  });
+
   it('completes every skill bundle: validateToolBundles finds nothing missing', () => {
     const names = builtinTools().map((tool) => tool.name);
     expect(names).toHaveLength(13);

@@ -208,3 +208,30 @@ describe('plan and verify', () => {
     await expect(run(verify, {})).rejects.toThrow(/Give a command/);
   });
 });
+
+describe('verify_output with a model judgement', () => {
+  it('asks the run model to judge the text against the criteria', async () => {
+    const verify = new VerifyOutputTool({ projectRoot: root });
+    const prompts: string[] = [];
+    const ask = (answer: string) => async (prompt: string) => {
+      prompts.push(prompt);
+      return answer;
+    };
+    const pass = await verify.run(toolContext(undefined, { askModel: ask('PASS') }), {
+      text: 'Dear Ada, thanks!',
+      criteria: 'A polite greeting to Ada',
+    });
+    expect(pass.text).toBe('PASS\nmodel judgement: PASS');
+    expect(prompts[0]).toMatch(/Task:\nA polite greeting to Ada\n\nAnswer:\nDear Ada, thanks!/);
+    const fail = await verify.run(toolContext(undefined, { askModel: ask('FAIL\nIt never names Ada.') }), {
+      text: 'Hi',
+      criteria: 'Names Ada',
+    });
+    expect(fail.text).toBe(
+      'FAIL: the model judged the criteria unmet: It never names Ada.\nmodel judgement: FAIL (It never names Ada.)',
+    );
+    await expect(verify.run(toolContext(), { text: 'Hi', criteria: 'Names Ada' })).rejects.toThrow(
+      /needs a model to judge/,
+    );
+  });
+});

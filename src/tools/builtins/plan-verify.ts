@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { parseVerdict, VERIFY_PROMPT } from '../../common/deep.ts';
+import { capText } from '../../common/text.ts';
 import { ToolInputError } from '../../errors.ts';
 import type { ToolContext, ToolOutput } from '../connector-base.ts';
 import { BuiltinTool } from './builtin-tool.ts';
@@ -40,12 +42,17 @@ export class VerifyOutputTool extends BuiltinTool {
   readonly name = 'verify_output';
   readonly description =
     'Check a result: run a command (must exit 0) and/or check a text (the command output, or the given text) ' +
-    'for expected text or a regular expression. Answers PASS or FAIL with evidence.';
+    'for expected text or a regular expression, and optionally have the model judge it against criteria. ' +
+    'Answers PASS or FAIL with evidence.';
   readonly parameters = z.object({
     command: z.string().optional().describe('A bash command in the project root, e.g. the test suite'),
     text: z.string().optional().describe('Text to check when no command is given'),
     expected_text: z.string().optional(),
     expected_pattern: z.string().optional().describe('JavaScript regular expression'),
+    criteria: z
+      .string()
+      .optional()
+      .describe("Plain-language criteria for the run's model to judge the text against"),
     timeout: z.number().int().min(1).max(600).optional(),
   });
 
@@ -55,12 +62,14 @@ export class VerifyOutputTool extends BuiltinTool {
       text,
       expected_text: expected,
       expected_pattern: pattern,
+      criteria,
       timeout = 120,
     } = args as {
       command?: string;
       text?: string;
       expected_text?: string;
       expected_pattern?: string;
+      criteria?: string;
       timeout?: number;
     };
     if (!command && text === undefined) throw new ToolInputError('Give a command to run or a text to check.');
@@ -88,6 +97,20 @@ export class VerifyOutputTool extends BuiltinTool {
         throw new ToolInputError(`Invalid expected_pattern: ${(error as Error).message}`);
       }
       if (!regex.test(subject)) failures.push(`pattern /${pattern}/ did not match`);
+    }
+    if (criteria !== undefined) {
+      if (!context.askModel)
+        throw new ToolInputError('criteria needs a model to judge, and this tool runs without one.');
+      const judged = parseVerdict(
+        await context.askModel(
+          `${VERIFY_PROMPT}\n\nTask:\n${criteria}\n\nAnswer:\n${capText(subject, 20_000).text}`,
+        ),
+      );
+      evidence.push(
+        `model judgement: ${judged.pass ? 'PASS' : 'FAIL'}${judged.feedback ? ` (${judged.feedback})` : ''}`,
+      );
+      if (!judged.pass)
+        failures.push(`the model judged the criteria unmet${judged.feedback ? `: ${judged.feedback}` : ''}`);
     }
     const verdict = failures.length ? `FAIL: ${failures.join('; ')}` : 'PASS';
     return { text: [verdict, ...evidence].join('\n'), metadata: { pass: failures.length === 0, failures } };

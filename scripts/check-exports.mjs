@@ -46,6 +46,7 @@ const expected = {
   'toolkit-agent/testing': ['ScriptedModel', 'InMemoryCredentialStore', 'InMemoryMemoryStore'],
   'toolkit-agent/tools/connector_base': ['BaseConnectorTool'],
   'toolkit-agent/tools/custom_api': ['CustomAPITool'],
+  'toolkit-agent/tools/issue_tracker': ['IssueTrackerTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
 };
 

@@ -19,6 +19,7 @@ export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { FileCredentialStore, type FileCredentialStoreOptions } from './credentials/file-store.ts';
 export { CustomAPITool, type CustomAPIToolOptions } from './tools/custom-api.ts';
 export { ToolSearchTool } from './tools/tool-search.ts';
+export { IssueTrackerTool, LINEAR_DOCUMENTS } from './tools/issue-tracker.ts';
 export * from './tools/builtins/index.ts';
 export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
 export { errorForResponse } from './http/classify.ts';

@@ -47,6 +47,7 @@ const expected = {
   'toolkit-agent/tools/connector_base': ['BaseConnectorTool'],
   'toolkit-agent/tools/custom_api': ['CustomAPITool'],
   'toolkit-agent/tools/issue_tracker': ['IssueTrackerTool'],
+  'toolkit-agent/tools/chat': ['ChatTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
 };
 

@@ -20,12 +20,19 @@ const BODY_IN_ERROR_CHARS = 1_000;
  */
 export function errorForResponse(
   response: HttpResponse,
-  request: { method: string; service: string; idempotent: boolean; credentialKey?: string },
+  request: {
+    method: string;
+    service: string;
+    idempotent: boolean;
+    credentialKey?: string;
+    /** The service's own words for what went wrong, read from its error body; default: the body, capped. */
+    detail?: string;
+  },
 ): ToolkitError {
   const { status } = response;
   const url = new URL(response.url);
   const where = `${request.method} ${url.origin}${url.pathname}`;
-  const body = capText(response.text().trim(), BODY_IN_ERROR_CHARS).text;
+  const body = request.detail ?? capText(response.text().trim(), BODY_IN_ERROR_CHARS).text;
   const detail = `${request.service} answered ${status}${response.statusText ? ` ${response.statusText}` : ''} for ${where}${body ? `: ${body}` : ''}`;
   const retryAfterMs = parseRetryAfter(response.headers);
   if (status === 401) {

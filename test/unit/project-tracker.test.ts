@@ -112,7 +112,7 @@ describe('project_tracker (Jira)', () => {
     expect(
       (await new ProjectTrackerTool().run(toolContext(await credentials(server, 'cloud')), args)).text,
     ).toBe(`Created OPS-42: Rotate keys ${server.url}/browse/OPS-42`);
-    expect(JSON.parse(server.requests[0]!.body).fields).toEqual({
+    expect((JSON.parse(server.requests[0]!.body) as { fields: unknown }).fields).toEqual({
       project: { key: 'OPS' },
       issuetype: { name: 'Task' },
       summary: 'Rotate keys',
@@ -127,7 +127,9 @@ describe('project_tracker (Jira)', () => {
     });
     await new ProjectTrackerTool().run(toolContext(await credentials(server, 'server')), args);
     expect(server.requests[1]!.path).toBe('/rest/api/2/issue');
-    expect(JSON.parse(server.requests[1]!.body).fields.description).toBe('First paragraph.\n\nSecond one.');
+    expect(
+      (JSON.parse(server.requests[1]!.body) as { fields: { description: string } }).fields.description,
+    ).toBe('First paragraph.\n\nSecond one.');
   });
 
   it('reports Jira field errors and what a create needs', async () => {

@@ -48,6 +48,9 @@ const expected = {
   'toolkit-agent/tools/custom_api': ['CustomAPITool'],
   'toolkit-agent/tools/issue_tracker': ['IssueTrackerTool'],
   'toolkit-agent/tools/chat': ['ChatTool'],
+  'toolkit-agent/tools/project_tracker': ['ProjectTrackerTool'],
+  'toolkit-agent/tools/notes': ['NotesTool'],
+  'toolkit-agent/tools/wiki': ['WikiTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
 };
 

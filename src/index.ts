@@ -21,6 +21,9 @@ export { CustomAPITool, type CustomAPIToolOptions } from './tools/custom-api.ts'
 export { ToolSearchTool } from './tools/tool-search.ts';
 export { IssueTrackerTool, LINEAR_DOCUMENTS } from './tools/issue-tracker.ts';
 export { ChatTool } from './tools/chat.ts';
+export { ProjectTrackerTool } from './tools/project-tracker.ts';
+export { NotesTool, NOTION_VERSION } from './tools/notes.ts';
+export { WikiTool } from './tools/wiki.ts';
 export * from './tools/builtins/index.ts';
 export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
 export { errorForResponse } from './http/classify.ts';

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { NotFoundError, ToolInputError } from '../errors.ts';
+import { atlassianRequest, atlassianSite } from './atlassian.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
+import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.ts';
+
+const parameters = z.object({
+  action: z.enum(['search', 'create']),
+  query: z.string().optional().describe('search: plain words'),
+  cql: z.string().optional().describe('search: a CQL query, used as is'),
+  space_key: z.string().optional().describe('create: the space key, e.g. ENG (required)'),
+  title: z.string().optional().describe('create: the page title (required)'),
+  content: z.string().optional().describe('create: Markdown'),
+  parent_id: z.string().optional().describe('create: the parent page id'),
+  limit: z.number().int().min(1).max(50).optional(),
+});
+
+interface SearchResult {
+  title?: string;
+  excerpt?: string;
+  url?: string;
+  content?: { id: string; type: string; title: string };
+}
+
+/**
+ * `wiki` (Confluence Cloud, spec 4.6): `search` with plain words (as CQL) or CQL, and `create` a page
+ * in a space (its key resolved to the numeric id) from Markdown, written as storage-format XHTML.
+ */
+export class WikiTool extends BaseConnectorTool {
+  readonly name = 'wiki';
+  readonly description =
+    'Search wiki pages (plain words or CQL), or create a page from Markdown in a space (Confluence).';
+  readonly parameters = parameters;
+  protected override readonly defaultCredentialKey = 'wiki';
+  protected override readonly credentialTypes = ['api_key', 'bearer', 'basic'] as const;
+
+  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
+    const args = rawArgs as z.infer<typeof parameters>;
+    const site = atlassianSite(await this.getCredential(context), this.credentialKey);
+    const call = (
+      method: 'GET' | 'POST',
+      path: string,
+      extra: { query?: Record<string, string | number>; body?: unknown } = {},
+    ) =>
+      atlassianRequest(site, context, {
+        method,
+        path,
+        ...extra,
+        service: 'Confluence',
+        key: this.credentialKey,
+      });
+    if (args.action === 'search') {
+      if (!args.cql && !args.query?.trim()) throw new ToolInputError('search needs a query or cql.');
+      const cql =
+        args.cql ??
+        `type = page AND text ~ "${args.query!.trim().replace(/[\\"]/g, (c) => `\\${c}`)}" ORDER BY lastmodified DESC`;
+      const body = (await call('GET', '/wiki/rest/api/search', {
+        query: { cql, limit: args.limit ?? 10 },
+      })) as { results: SearchResult[] };
+      const lines = body.results.map(
+        (r) =>
+          `${r.content?.title ?? r.title ?? '?'} (id ${r.content?.id ?? '?'})${r.url ? ` ${new URL(`/wiki${r.url}`, site.base).toString()}` : ''}`,
+      );
+      return {
+        text: lines.length ? lines.join('\n') : `No page matches: ${cql}`,
+        metadata: { cql, results: body.results },
+      };
+    }
+    if (!args.space_key || !args.title) throw new ToolInputError('create needs space_key and title.');
+    const spaces = (await call('GET', '/wiki/api/v2/spaces', { query: { keys: args.space_key } })) as {
+      results: Array<{ id: string; key: string }>;
+    };
+    const space = spaces.results.find((s) => s.key === args.space_key);
+    if (!space)
+      throw new NotFoundError(`No Confluence space with key ${args.space_key} that this account can see.`);
+    const page = (await call('POST', '/wiki/api/v2/pages', {
+      body: {
+        spaceId: space.id,
+        status: 'current',
+        title: args.title,
+        ...(args.parent_id ? { parentId: args.parent_id } : {}),
+        body: { representation: 'storage', value: toStorage(parseMarkdownBlocks(args.content ?? '')) },
+      },
+    })) as { id: string; title: string; _links?: { webui?: string; base?: string } };
+    const link = page._links?.webui ? ` ${new URL(`/wiki${page._links.webui}`, site.base).toString()}` : '';
+    return {
+      text: `Created "${page.title}" (id ${page.id})${link}`,
+      metadata: { id: page.id, space_id: space.id },
+    };
+  }
+}
+
+const escape = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Markdown blocks as Confluence storage format (XHTML; code as the code macro). */
+export function toStorage(blocks: MarkdownBlock[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    if (block.type === 'bullet' || block.type === 'numbered') {
+      const tag = block.type === 'bullet' ? 'ul' : 'ol';
+      const items: string[] = [];
+      for (; i < blocks.length && blocks[i]!.type === block.type; i++)
+        items.push(`<li>${escape(blocks[i]!.text)}</li>`);
+      i -= 1;
+      out.push(`<${tag}>${items.join('')}</${tag}>`);
+    } else if (block.type === 'heading') {
+      out.push(`<h${block.level}>${escape(block.text)}</h${block.level}>`);
+    } else if (block.type === 'code') {
+      out.push(
+        `<ac:structured-macro ac:name="code"><ac:parameter ac:name="language">${escape(block.language)}</ac:parameter>` +
+          `<ac:plain-text-body><![CDATA[${block.text.replace(/]]>/g, ']]]]><![CDATA[>')}]]></ac:plain-text-body></ac:structured-macro>`,
+      );
+    } else {
+      out.push(`<p>${escape(block.text)}</p>`);
+    }
+  }
+  return out.join('');
+}

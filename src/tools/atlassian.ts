@@ -90,3 +90,19 @@ function atlassianDetail(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** The site of a tool's credential and a caller bound to it: what the Jira and Confluence tools share. */
+export function atlassianClient(
+  record: CredentialRecord,
+  key: string,
+  context: ToolContext,
+  service: string,
+) {
+  const site = atlassianSite(record, key);
+  const call = (
+    method: 'GET' | 'POST',
+    path: string,
+    extra: { query?: Record<string, string | number>; body?: unknown } = {},
+  ) => atlassianRequest(site, context, { method, path, ...extra, service, key });
+  return { site, call };
+}

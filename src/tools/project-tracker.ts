@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolInputError } from '../errors.ts';
-import { atlassianRequest, atlassianSite } from './atlassian.ts';
+import { atlassianClient } from './atlassian.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
 
 const parameters = z.object({
@@ -45,13 +45,12 @@ export class ProjectTrackerTool extends BaseConnectorTool {
 
   async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
     const args = rawArgs as z.infer<typeof parameters>;
-    const site = atlassianSite(await this.getCredential(context), this.credentialKey);
-    const call = (
-      method: 'GET' | 'POST',
-      path: string,
-      extra: { query?: Record<string, string | number>; body?: unknown } = {},
-    ) =>
-      atlassianRequest(site, context, { method, path, ...extra, service: 'Jira', key: this.credentialKey });
+    const { site, call } = atlassianClient(
+      await this.getCredential(context),
+      this.credentialKey,
+      context,
+      'Jira',
+    );
     const version = site.cloud ? 3 : 2;
     if (args.action === 'search') {
       const jql = args.jql ?? buildJql(args.query, args.project_key);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, ToolInputError } from '../errors.ts';
-import { atlassianRequest, atlassianSite } from './atlassian.ts';
+import { atlassianClient } from './atlassian.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
 import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.ts';
 
@@ -36,19 +36,12 @@ export class WikiTool extends BaseConnectorTool {
 
   async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
     const args = rawArgs as z.infer<typeof parameters>;
-    const site = atlassianSite(await this.getCredential(context), this.credentialKey);
-    const call = (
-      method: 'GET' | 'POST',
-      path: string,
-      extra: { query?: Record<string, string | number>; body?: unknown } = {},
-    ) =>
-      atlassianRequest(site, context, {
-        method,
-        path,
-        ...extra,
-        service: 'Confluence',
-        key: this.credentialKey,
-      });
+    const { site, call } = atlassianClient(
+      await this.getCredential(context),
+      this.credentialKey,
+      context,
+      'Confluence',
+    );
     if (args.action === 'search') {
       if (!args.cql && !args.query?.trim()) throw new ToolInputError('search needs a query or cql.');
       const cql =

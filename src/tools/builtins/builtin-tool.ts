@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
-import { BaseConnectorTool } from '../connector-base.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { describeProcess, runProcess, type ProcessResult } from './run-process.ts';
 import { DEFAULT_PROJECT_ROOT, resolveInRoot } from './jail.ts';
 
 export interface BuiltinToolOptions {
@@ -23,5 +24,28 @@ export abstract class BuiltinTool extends BaseConnectorTool {
 
   protected inside(path: string): Promise<string> {
     return resolveInRoot(this.projectRoot, path);
+  }
+
+  /** Runs a program in the project root for this tool call (timeout, heartbeats, cancellation). */
+  protected async execute(
+    context: ToolContext,
+    command: string,
+    args: string[],
+    timeoutS: number,
+  ): Promise<ProcessResult> {
+    return runProcess(command, args, {
+      cwd: await this.root(),
+      timeoutMs: timeoutS * 1000,
+      signal: context.signal,
+      heartbeat: () => context.heartbeat(),
+    });
+  }
+
+  /** A finished program as the model reads it. */
+  protected processOutput(result: ProcessResult, timeoutS: number): ToolOutput {
+    return {
+      text: describeProcess(result, timeoutS * 1000),
+      metadata: { exit_code: result.exitCode, timed_out: result.timedOut },
+    };
   }
 }

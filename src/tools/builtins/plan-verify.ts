@@ -4,7 +4,7 @@ import { capText } from '../../common/text.ts';
 import { ToolInputError } from '../../errors.ts';
 import type { ToolContext, ToolOutput } from '../connector-base.ts';
 import { BuiltinTool } from './builtin-tool.ts';
-import { describeProcess, runProcess } from './run-process.ts';
+import { describeProcess } from './run-process.ts';
 
 const STATUS = z.enum(['pending', 'in_progress', 'done', 'skipped']);
 const MARK: Record<z.infer<typeof STATUS>, string> = {
@@ -77,12 +77,7 @@ export class VerifyOutputTool extends BuiltinTool {
     const evidence: string[] = [];
     let subject = text ?? '';
     if (command) {
-      const result = await runProcess('bash', ['-c', command], {
-        cwd: await this.root(),
-        timeoutMs: timeout * 1000,
-        signal: context.signal,
-        heartbeat: () => context.heartbeat(),
-      });
+      const result = await this.execute(context, 'bash', ['-c', command], timeout);
       evidence.push(describeProcess(result, timeout * 1000));
       if (result.exitCode !== 0) failures.push(`the command did not exit 0`);
       subject = `${result.stdout}\n${result.stderr}`;

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { ToolContext, ToolOutput } from '../connector-base.ts';
 import { BuiltinTool } from './builtin-tool.ts';
-import { describeProcess, runProcess } from './run-process.ts';
 
 const DEFAULT_TIMEOUT_S = 60;
 
@@ -19,16 +18,7 @@ export class BashTool extends BuiltinTool {
 
   async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
     const { command, timeout = DEFAULT_TIMEOUT_S } = args as { command: string; timeout?: number };
-    const result = await runProcess('bash', ['-c', command], {
-      cwd: await this.root(),
-      timeoutMs: timeout * 1000,
-      signal: context.signal,
-      heartbeat: () => context.heartbeat(),
-    });
-    return {
-      text: describeProcess(result, timeout * 1000),
-      metadata: { exit_code: result.exitCode, timed_out: result.timedOut },
-    };
+    return this.processOutput(await this.execute(context, 'bash', ['-c', command], timeout), timeout);
   }
 }
 
@@ -66,16 +56,10 @@ export class RunCodeTool extends BuiltinTool {
     const file = join(folder, `${randomUUID()}.${runner.extension}`);
     await writeFile(file, code);
     try {
-      const result = await runProcess(runner.command, [...runner.args, file], {
-        cwd: root,
-        timeoutMs: timeout * 1000,
-        signal: context.signal,
-        heartbeat: () => context.heartbeat(),
-      });
-      return {
-        text: describeProcess(result, timeout * 1000),
-        metadata: { exit_code: result.exitCode, timed_out: result.timedOut },
-      };
+      return this.processOutput(
+        await this.execute(context, runner.command, [...runner.args, file], timeout),
+        timeout,
+      );
     } finally {
       await rm(file, { force: true });
     }

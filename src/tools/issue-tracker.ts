@@ -4,6 +4,7 @@ import type { CredentialRecord } from '../credentials/types.ts';
 import { CredentialError, RateLimitError, ToolInputError, UpstreamError } from '../errors.ts';
 import { errorForResponse } from '../http/classify.ts';
 import { httpRequest } from '../http/request.ts';
+import { parseRetryAfter } from '../http/retry-after.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
 
 /** The GraphQL documents this connector sends (tests validate them against Linear's published schema). */
@@ -153,7 +154,9 @@ async function graphql<T>(
     const message = `Linear: ${first.extensions?.userPresentableMessage ?? first.message}`;
     if (type.includes('authentication'))
       throw new CredentialError(`${message} (check the issue_tracker API key).`);
-    if (type.includes('ratelimited')) throw new RateLimitError(message, { retryAfterMs: 60_000 });
+    if (type.includes('ratelimited') || response.status === 429) {
+      throw new RateLimitError(message, { retryAfterMs: parseRetryAfter(response.headers) ?? 60_000 });
+    }
     throw new UpstreamError(message, { status: response.status, retryable: response.status >= 500 });
   }
   if (response.status !== 200 || !body?.data) {

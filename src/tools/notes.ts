@@ -45,19 +45,27 @@ export class NotesTool extends BaseConnectorTool {
     const args = rawArgs as z.infer<typeof parameters>;
     const record = await this.getCredential(context);
     if (args.action === 'search') {
-      const body = (await notion(record, context, '/v1/search', {
-        query: args.query ?? '',
-        filter: { property: 'object', value: 'page' },
-        page_size: args.limit ?? 10,
-      })) as { results: NotionPage[] };
-      const lines = body.results.map(
+      const limit = args.limit ?? 10;
+      const pages: NotionPage[] = [];
+      let cursor: string | undefined;
+      do {
+        const body = (await notion(record, context, '/v1/search', {
+          query: args.query ?? '',
+          filter: { property: 'object', value: 'page' },
+          page_size: Math.min(limit - pages.length, 100),
+          ...(cursor ? { start_cursor: cursor } : {}),
+        })) as { results: NotionPage[]; has_more?: boolean; next_cursor?: string | null };
+        pages.push(...body.results);
+        cursor = body.has_more && body.next_cursor ? body.next_cursor : undefined;
+      } while (cursor && pages.length < limit);
+      const lines = pages.map(
         (page) => `${pageTitle(page)} (id ${page.id})${page.url ? ` ${page.url}` : ''}`,
       );
       return {
         text: lines.length
           ? lines.join('\n')
           : `No page matches "${args.query ?? ''}" among the pages shared with the integration.`,
-        metadata: { pages: body.results },
+        metadata: { pages },
       };
     }
     if (!args.parent_id || !args.title) throw new ToolInputError('create needs parent_id and title.');

@@ -47,16 +47,24 @@ export class WikiTool extends BaseConnectorTool {
       const cql =
         args.cql ??
         `type = page AND text ~ "${args.query!.trim().replace(/[\\"]/g, (c) => `\\${c}`)}" ORDER BY lastmodified DESC`;
-      const body = (await call('GET', '/wiki/rest/api/search', {
-        query: { cql, limit: args.limit ?? 10 },
-      })) as { results: SearchResult[] };
-      const lines = body.results.map(
+      const limit = args.limit ?? 10;
+      const results: SearchResult[] = [];
+      let cursor: string | undefined;
+      do {
+        const body = (await call('GET', '/wiki/rest/api/search', {
+          query: { cql, limit: limit - results.length, ...(cursor ? { cursor } : {}) },
+        })) as { results: SearchResult[]; _links?: { next?: string } };
+        results.push(...body.results);
+        const next = body._links?.next;
+        cursor = next ? (new URL(next, site.base).searchParams.get('cursor') ?? undefined) : undefined;
+      } while (cursor && results.length < limit);
+      const lines = results.map(
         (r) =>
           `${r.content?.title ?? r.title ?? '?'} (id ${r.content?.id ?? '?'})${r.url ? ` ${new URL(`/wiki${r.url}`, site.base).toString()}` : ''}`,
       );
       return {
         text: lines.length ? lines.join('\n') : `No page matches: ${cql}`,
-        metadata: { cql, results: body.results },
+        metadata: { cql, results },
       };
     }
     if (!args.space_key || !args.title) throw new ToolInputError('create needs space_key and title.');

@@ -137,8 +137,10 @@ describe('the five team connectors in one real agent run', () => {
     const handle = await env.agents.start('team', 'Open the incident everywhere');
     const events = await collect(handle.events());
     expect((await handle.result()).output).toBe('All done.');
-    const completed = Object.fromEntries(
-      events.filter((e) => e.type === 'tool_completed').map((e) => [e.payload.call_id, e.payload.output]),
+    const completed: Record<string, string> = Object.fromEntries(
+      events
+        .filter((e) => e.type === 'tool_completed')
+        .map((e) => [String(e.payload.call_id), String(e.payload.output)]),
     );
     expect(Object.keys(completed).sort()).toEqual(['t_chat', 't_issue', 't_jira', 't_notes', 't_wiki']);
     expect(completed.t_issue).toMatch(/^Created ENG-3: Pager noise/);

@@ -137,6 +137,7 @@ describe('the five team connectors in one real agent run', () => {
     const handle = await env.agents.start('team', 'Open the incident everywhere');
     const events = await collect(handle.events());
     expect((await handle.result()).output).toBe('All done.');
+    expect(events.filter((e) => e.type === 'tool_failed').map((e) => e.payload)).toEqual([]);
     const completed: Record<string, string> = Object.fromEntries(
       events
         .filter((e) => e.type === 'tool_completed')

@@ -140,10 +140,9 @@ export async function startLinearServer(
       };
       issues.push(issue);
       if (lose) {
+        // Created, but the answer is lost on the way back (a proxy in between gives up).
         lose = false;
-        request.body = ''; // the answer is lost on the way back
-        response.destroy();
-        return;
+        return json(response, 502, { error: 'upstream timed out' });
       }
       return json(response, 200, {
         data: {

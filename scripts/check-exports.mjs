@@ -51,6 +51,7 @@ const expected = {
   'toolkit-agent/tools/project_tracker': ['ProjectTrackerTool'],
   'toolkit-agent/tools/notes': ['NotesTool'],
   'toolkit-agent/tools/wiki': ['WikiTool'],
+  'toolkit-agent/tools/calendar': ['CalendarTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
 };
 

@@ -24,6 +24,7 @@ export { ChatTool } from './tools/chat.ts';
 export { ProjectTrackerTool } from './tools/project-tracker.ts';
 export { NotesTool, NOTION_VERSION } from './tools/notes.ts';
 export { WikiTool } from './tools/wiki.ts';
+export { CalendarTool, type CalendarToolOptions } from './tools/calendar.ts';
 export * from './tools/builtins/index.ts';
 export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
 export { errorForResponse } from './http/classify.ts';

@@ -8,7 +8,8 @@ async function lintAsWorkflow(code: string): Promise<string[]> {
   return result!.messages.map((m) => `${m.ruleId}: ${m.message}`);
 }
 
-describe('the workflow sandbox lint', () => {
+// Type-aware lint builds a TypeScript program on first use: seconds on a loaded 2-core machine.
+describe('the workflow sandbox lint', { timeout: 60_000 }, () => {
   it('refuses Node built-ins, I/O packages and activity code in workflow files', async () => {
     const messages = await lintAsWorkflow(
       [

@@ -52,6 +52,7 @@ const expected = {
   'toolkit-agent/tools/notes': ['NotesTool'],
   'toolkit-agent/tools/wiki': ['WikiTool'],
   'toolkit-agent/tools/calendar': ['CalendarTool'],
+  'toolkit-agent/tools/mail': ['MailTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
 };
 

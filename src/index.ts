@@ -25,6 +25,7 @@ export { ProjectTrackerTool } from './tools/project-tracker.ts';
 export { NotesTool, NOTION_VERSION } from './tools/notes.ts';
 export { WikiTool } from './tools/wiki.ts';
 export { CalendarTool, type CalendarToolOptions } from './tools/calendar.ts';
+export { MailTool, type MailToolOptions } from './tools/mail.ts';
 export * from './tools/builtins/index.ts';
 export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
 export { errorForResponse } from './http/classify.ts';

@@ -36,7 +36,7 @@ export async function googleRequest(
   request: {
     method: 'GET' | 'POST';
     path: string;
-    query?: Record<string, string | number | boolean | undefined>;
+    query?: Record<string, string | number | boolean | string[] | undefined>;
     body?: unknown;
     service: string;
     idempotent?: boolean;
@@ -46,7 +46,8 @@ export async function googleRequest(
     typeof record.metadata?.base_url === 'string' ? record.metadata.base_url : 'https://www.googleapis.com';
   const url = new URL(request.path, base);
   for (const [name, value] of Object.entries(request.query ?? {}))
-    if (value !== undefined) url.searchParams.append(name, String(value));
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      url.searchParams.append(name, String(one));
   const response = await httpRequest({
     method: request.method,
     url,

@@ -53,6 +53,7 @@ const expected = {
   'toolkit-agent/tools/wiki': ['WikiTool'],
   'toolkit-agent/tools/calendar': ['CalendarTool'],
   'toolkit-agent/tools/mail': ['MailTool'],
+  'toolkit-agent/tools/file_drive': ['FileDriveTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
 };
 

@@ -26,6 +26,7 @@ export { NotesTool, NOTION_VERSION } from './tools/notes.ts';
 export { WikiTool } from './tools/wiki.ts';
 export { CalendarTool, type CalendarToolOptions } from './tools/calendar.ts';
 export { MailTool, type MailToolOptions } from './tools/mail.ts';
+export { FileDriveTool, type FileDriveToolOptions } from './tools/file-drive.ts';
 export * from './tools/builtins/index.ts';
 export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
 export { errorForResponse } from './http/classify.ts';

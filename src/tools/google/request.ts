@@ -1,5 +1,5 @@
 import type { CredentialRecord } from '../../credentials/types.ts';
-import { PermissionError, RateLimitError } from '../../errors.ts';
+import { PermissionError, RateLimitError, UpstreamError } from '../../errors.ts';
 import { errorForResponse } from '../../http/classify.ts';
 import { httpRequest } from '../../http/request.ts';
 import { parseRetryAfter } from '../../http/retry-after.ts';
@@ -66,7 +66,7 @@ export async function googleRequest(
     const text = response.text();
     return {
       status: response.status,
-      json: /json/.test(contentType) && text ? JSON.parse(text) : undefined,
+      json: /json/.test(contentType) && text ? parseJson(text) : undefined,
       text,
       contentType,
       bytes: response.body.length,
@@ -83,6 +83,12 @@ export async function googleRequest(
   if (reasons.some((r) => r === 'rateLimitExceeded' || r === 'userRateLimitExceeded')) {
     throw new RateLimitError(message, { retryAfterMs: parseRetryAfter(response.headers) ?? 5_000 });
   }
+  if (reasons.includes('exportSizeLimitExceeded')) {
+    throw new UpstreamError(`${message}. Drive exports documents of at most 10 MB as text.`, {
+      status: response.status,
+      retryable: false,
+    });
+  }
   if (response.status === 403 && reasons.includes('insufficientPermissions')) {
     throw new PermissionError(
       `${message}. The token lacks a scope this call needs: authorize again with it.`,
@@ -95,4 +101,13 @@ export async function googleRequest(
     credentialKey: record.name,
     detail: body.error?.message,
   });
+}
+
+/** A downloaded file may be malformed JSON: then it is only text. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

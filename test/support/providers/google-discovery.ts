@@ -5,6 +5,8 @@ interface DiscoveryMethod {
   id: string;
   httpMethod: string;
   pattern: RegExp;
+  /** The method also answers `alt=media` with the file's bytes. */
+  supportsMediaDownload: boolean;
   parameters: Record<
     string,
     { location: string; type: string; required?: boolean; enum?: string[]; repeated?: boolean }
@@ -14,7 +16,13 @@ interface DiscoveryMethod {
 interface DiscoveryResource {
   methods?: Record<
     string,
-    { id: string; httpMethod: string; path: string; parameters?: DiscoveryMethod['parameters'] }
+    {
+      id: string;
+      httpMethod: string;
+      path: string;
+      parameters?: DiscoveryMethod['parameters'];
+      supportsMediaDownload?: boolean;
+    }
   >;
   resources?: Record<string, DiscoveryResource>;
 }
@@ -52,7 +60,8 @@ export function discoveryValidator(
         return `${match.id}: ${name} must be an integer, not ${value}`;
       if (parameter.type === 'boolean' && !/^(true|false)$/.test(value))
         return `${match.id}: ${name} must be true or false`;
-      if (parameter.enum && !parameter.enum.includes(value))
+      const media = name === 'alt' && value === 'media' && match.supportsMediaDownload;
+      if (parameter.enum && !parameter.enum.includes(value) && !media)
         return `${match.id}: ${name} must be one of ${parameter.enum.join(', ')}`;
     }
     for (const [name, parameter] of Object.entries(match.parameters)) {
@@ -76,6 +85,7 @@ function loadMethods(file: string): DiscoveryMethod[] {
         id: m.id,
         httpMethod: m.httpMethod,
         pattern: new RegExp(`^${template}$`),
+        supportsMediaDownload: m.supportsMediaDownload ?? false,
         parameters: { ...doc.parameters, ...m.parameters },
       });
     }

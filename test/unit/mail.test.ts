@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
-import { PermissionError, RateLimitError, ToolInputError } from '../../src/errors.ts';
+import { CredentialError, PermissionError, RateLimitError, ToolInputError } from '../../src/errors.ts';
 import type { GmailPart } from '../../src/tools/google/mime.ts';
 import { MailTool } from '../../src/tools/mail.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
@@ -101,6 +101,10 @@ describe.skipIf(!GOOGLE_DISCOVERY_AVAILABLE)(
       sent.length = 0;
       gmail = await startRecordingServer((request, response) => {
         const problem = validate(request.method, request.path, request.query);
+        if (request.headers.authorization === 'Bearer ya29.expired')
+          return json(response, 401, {
+            error: { code: 401, message: 'Invalid Credentials', errors: [{ reason: 'authError' }] },
+          });
         if (problem) return json(response, 400, { error: { code: 400, message: problem } });
         if (request.query.get('q') === 'busy')
           return json(
@@ -156,12 +160,12 @@ describe.skipIf(!GOOGLE_DISCOVERY_AVAILABLE)(
     });
     afterEach(() => gmail.close());
 
-    async function context(scopes?: string[]) {
+    async function context(scopes?: string[], token = 'ya29.mail-secret') {
       const credentials = new InMemoryCredentialStore();
       await credentials.put({
         name: 'mail',
         type: 'oauth2',
-        token: 'ya29.mail-secret',
+        token,
         metadata: { base_url: gmail.url, ...(scopes ? { scopes } : {}) },
       });
       return toolContext(credentials);
@@ -264,7 +268,7 @@ describe.skipIf(!GOOGLE_DISCOVERY_AVAILABLE)(
       expect(gmail.requests).toHaveLength(0);
     });
 
-    it('checks scopes, and reports 404 and 429 clearly', async () => {
+    it('checks scopes, and reports 401, 404 and 429 clearly', async () => {
       const sendOnly = await context(['https://www.googleapis.com/auth/gmail.send']);
       const error = await new MailTool()
         .run(sendOnly, { action: 'draft', to: 'a@b.c', subject: 's', body: 'b' })
@@ -283,6 +287,11 @@ describe.skipIf(!GOOGLE_DISCOVERY_AVAILABLE)(
         .catch((e: unknown) => e);
       expect(limited).toBeInstanceOf(RateLimitError);
       expect((limited as RateLimitError).retryAfterMs).toBe(7_000);
+      const rejected = await new MailTool()
+        .run(await context(undefined, 'ya29.expired'), { action: 'search', query: 'x' })
+        .catch((e: unknown) => e);
+      expect(rejected).toBeInstanceOf(CredentialError);
+      expect((rejected as Error).message).toMatch(/Invalid Credentials[\s\S]*"mail" was rejected/);
     });
   },
 );

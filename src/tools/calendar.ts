@@ -3,7 +3,7 @@ import type { CredentialStore } from '../credentials/types.ts';
 import { z } from 'zod';
 import { ToolInputError, UpstreamError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { googleRequest, requireScope } from './google/request.ts';
+import { collectPages, googleRequest, requireScope } from './google/request.ts';
 import { timeWindow } from './google/time-window.ts';
 
 const parameters = z.object({
@@ -76,9 +76,7 @@ export class CalendarTool extends BaseConnectorTool {
         rest: args.query ?? '',
       };
       const max = args.max_results ?? 25;
-      const events: CalendarEvent[] = [];
-      let pageToken: string | undefined;
-      do {
+      const events = await collectPages<CalendarEvent>(max, async (pageToken, wanted) => {
         const { json } = await googleRequest(record, context, {
           method: 'GET',
           path: `/calendar/v3/calendars/${calendar}/events`,
@@ -88,16 +86,14 @@ export class CalendarTool extends BaseConnectorTool {
             q: window.rest || undefined,
             singleEvents: true,
             orderBy: 'startTime',
-            maxResults: Math.min(max - events.length, 250),
+            maxResults: Math.min(wanted, 250),
             timeZone,
             pageToken,
           },
           service: 'Google Calendar',
         });
-        const page = json as { items?: CalendarEvent[]; nextPageToken?: string };
-        events.push(...(page.items ?? []));
-        pageToken = page.nextPageToken;
-      } while (pageToken && events.length < max);
+        return json as { items?: CalendarEvent[]; nextPageToken?: string };
+      });
       const lines = events.map(
         (e) =>
           `${e.start?.dateTime ?? e.start?.date ?? '?'} – ${e.end?.dateTime ?? e.end?.date ?? '?'} ${e.summary ?? '(no title)'} (id ${e.id})`,

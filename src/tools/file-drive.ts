@@ -2,7 +2,7 @@ import type { CredentialRecord, CredentialStore } from '../credentials/types.ts'
 import { z } from 'zod';
 import { ToolInputError, UpstreamError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { googleRequest, requireScope } from './google/request.ts';
+import { collectPages, googleRequest, requireScope } from './google/request.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'list', 'get']),
@@ -67,16 +67,14 @@ export class FileDriveTool extends BaseConnectorTool {
       q = args.folder_id ? `'${quote(args.folder_id)}' in parents and trashed = false` : 'trashed = false';
     }
     const max = args.max_results ?? 20;
-    const files: DriveFile[] = [];
-    let pageToken: string | undefined;
-    do {
+    const files = await collectPages<DriveFile>(max, async (pageToken, wanted) => {
       const { json } = await googleRequest(record, context, {
         method: 'GET',
         path: '/drive/v3/files',
         query: {
           q,
           fields: `nextPageToken,files(${FILE_FIELDS})`,
-          pageSize: Math.min(max - files.length, 100),
+          pageSize: Math.min(wanted, 100),
           orderBy: args.action === 'list' ? 'modifiedTime desc' : undefined,
           supportsAllDrives: true,
           includeItemsFromAllDrives: true,
@@ -85,9 +83,8 @@ export class FileDriveTool extends BaseConnectorTool {
         service: 'Google Drive',
       });
       const page = json as { files?: DriveFile[]; nextPageToken?: string };
-      files.push(...(page.files ?? []));
-      pageToken = page.nextPageToken;
-    } while (pageToken && files.length < max);
+      return { items: page.files, nextPageToken: page.nextPageToken };
+    });
     return {
       text: files.length ? files.map(line).join('\n') : `No files match ${q}.`,
       metadata: { files, q },

@@ -2,7 +2,7 @@ import type { CredentialRecord, CredentialStore } from '../credentials/types.ts'
 import { z } from 'zod';
 import { ToolInputError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { googleRequest, requireScope } from './google/request.ts';
+import { collectPages, googleRequest, requireScope } from './google/request.ts';
 import { composeMessage, header, readMessage, type GmailPart } from './google/mime.ts';
 
 const parameters = z.object({
@@ -153,22 +153,15 @@ async function search(
   query: string,
   max: number,
 ): Promise<ToolOutput> {
-  const ids: Array<{ id: string; threadId: string }> = [];
-  let pageToken: string | undefined;
-  do {
+  const ids = await collectPages<{ id: string; threadId: string }>(max, async (pageToken, wanted) => {
     const page = await get<{ messages?: Array<{ id: string; threadId: string }>; nextPageToken?: string }>(
       '/gmail/v1/users/me/messages',
-      {
-        ...(query ? { q: query } : {}),
-        maxResults: String(max - ids.length),
-        ...(pageToken ? { pageToken } : {}),
-      },
+      { ...(query ? { q: query } : {}), maxResults: String(wanted), ...(pageToken ? { pageToken } : {}) },
     );
-    ids.push(...(page.messages ?? []));
-    pageToken = page.nextPageToken;
-  } while (pageToken && ids.length < max);
+    return { items: page.messages, nextPageToken: page.nextPageToken };
+  });
   const messages: GmailMessage[] = [];
-  for (const { id } of ids.slice(0, max)) {
+  for (const { id } of ids) {
     messages.push(
       await get<GmailMessage>(`/gmail/v1/users/me/messages/${encodeURIComponent(id)}`, {
         format: 'metadata',

@@ -28,6 +28,7 @@ interface GmailMessage {
 
 const READ_SCOPES = ['gmail.readonly', 'gmail.modify', 'https://mail.google.com/'];
 const SEND_SCOPES = ['gmail.send', 'gmail.compose', 'gmail.modify', 'https://mail.google.com/'];
+const METADATA_CONCURRENCY = 5;
 const DRAFT_SCOPES = ['gmail.compose', 'gmail.modify', 'https://mail.google.com/'];
 
 export interface MailToolOptions {
@@ -160,13 +161,19 @@ async function search(
     );
     return { items: page.messages, nextPageToken: page.nextPageToken };
   });
+  // Metadata for the hits, a few requests at a time (Gmail has no batch read in its REST API).
   const messages: GmailMessage[] = [];
-  for (const { id } of ids) {
+  for (let i = 0; i < ids.length; i += METADATA_CONCURRENCY) {
+    const batch = ids.slice(i, i + METADATA_CONCURRENCY);
     messages.push(
-      await get<GmailMessage>(`/gmail/v1/users/me/messages/${encodeURIComponent(id)}`, {
-        format: 'metadata',
-        metadataHeaders: ['From', 'Subject', 'Date'],
-      }),
+      ...(await Promise.all(
+        batch.map(({ id }) =>
+          get<GmailMessage>(`/gmail/v1/users/me/messages/${encodeURIComponent(id)}`, {
+            format: 'metadata',
+            metadataHeaders: ['From', 'Subject', 'Date'],
+          }),
+        ),
+      )),
     );
   }
   const hits = messages.map((m) => ({

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import { freePort } from './free-port.ts';
 import { findTemporalCli, type FindTemporalCliOptions } from './temporal-cli.ts';
 
 export interface EmbeddedServerOptions {
@@ -116,17 +116,6 @@ export class EmbeddedTemporalServer {
     this.#closing ??= this.#stop();
     return this.#closing;
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (!address || typeof address === 'string') throw new Error('Could not find a free port on 127.0.0.1.');
-  return address.port;
 }
 
 async function waitUntilServing(

@@ -1,11 +1,10 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitError, UpstreamError } from '../../src/errors.ts';
 import { errorForResponse } from '../../src/http/classify.ts';
 import { httpRequest } from '../../src/http/request.ts';
 import { parseRetryAfter } from '../../src/http/retry-after.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
+import { freePort } from '../../src/embedded/free-port.ts';
 
 let server: RecordingServer;
 beforeAll(async () => {
@@ -19,18 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function closedPort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
-
 describe('httpRequest failures', () => {
   it('retries a write that provably never reached the server', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const error = (await httpRequest({ method: 'POST', url: `http://127.0.0.1:${port}/x`, body: '{}' }).catch(
       (e: unknown) => e,
     )) as UpstreamError;

@@ -1,6 +1,4 @@
-import { once } from 'node:events';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,15 +7,7 @@ import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
 import { loopbackLogin } from '../../src/oauth/loopback-login.ts';
 import { FileOAuthStateStore } from '../../src/oauth/state-store.ts';
 import { startAuthorizationServer } from '../support/oidc-server.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+import { freePort } from '../../src/embedded/free-port.ts';
 
 describe('FileOAuthStateStore', () => {
   it('shares states between instances (processes), each usable once, in a 0600 file', async () => {

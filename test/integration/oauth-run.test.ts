@@ -4,11 +4,13 @@ import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { errorForResponse } from '../../src/http/classify.ts';
 import { httpRequest } from '../../src/http/request.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
-import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
-import { InMemoryOAuthStateStore } from '../../src/oauth/state-store.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
-import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-server.ts';
+import {
+  authorizeMail,
+  startAuthorizationServer,
+  type LocalAuthorizationServer,
+} from '../support/oidc-server.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
 
 const config = {
@@ -69,19 +71,7 @@ describe('OAuth tokens in real runs', () => {
       json(response, 200, { unread: 3 });
     });
     tool.apiUrl = api.url;
-    const helper = new DriveSuiteOAuthHelper({
-      config,
-      services: ['mail'],
-      credentialStore: store,
-      stateStore: new InMemoryOAuthStateStore(),
-      endpoints: as.endpoints,
-    });
-    const callback = await as.authorize(await helper.buildAuthorizationUrl());
-    await helper.exchangeCode(
-      callback.searchParams.get('code')!,
-      callback.searchParams.get('state')!,
-      callback.searchParams,
-    );
+    await authorizeMail(as, config, store);
     const steps = Array.from({ length: 2 }, () => [
       { toolCalls: [{ name: 'inbox', args: {} }] },
       { text: 'done' },

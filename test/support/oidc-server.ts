@@ -1,6 +1,10 @@
 import type { Server } from 'node:http';
 import { once } from 'node:events';
 import Provider from 'oidc-provider';
+import type { CredentialStore } from '../../src/credentials/types.ts';
+import type { OAuthClientConfig } from '../../src/oauth/config.ts';
+import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
+import { InMemoryOAuthStateStore } from '../../src/oauth/state-store.ts';
 
 export interface LocalAuthorizationServer {
   issuer: string;
@@ -118,4 +122,28 @@ export async function startAuthorizationServer(client: {
       server?.close();
     },
   };
+}
+
+/**
+ * The whole `DriveSuiteOAuthHelper` flow for `mail` against a local authorization server: the
+ * authorization URL, the user's login and consent, and the code exchange that stores the record.
+ */
+export async function authorizeMail(
+  as: LocalAuthorizationServer,
+  config: OAuthClientConfig,
+  credentialStore: CredentialStore,
+): Promise<void> {
+  const helper = new DriveSuiteOAuthHelper({
+    config,
+    services: ['mail'],
+    credentialStore,
+    stateStore: new InMemoryOAuthStateStore(),
+    endpoints: as.endpoints,
+  });
+  const callback = await as.authorize(await helper.buildAuthorizationUrl());
+  await helper.exchangeCode(
+    callback.searchParams.get('code')!,
+    callback.searchParams.get('state')!,
+    callback.searchParams,
+  );
 }

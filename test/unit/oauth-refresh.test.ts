@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../src/credentials/file-store.ts';
 import { CredentialError } from '../../src/errors.ts';
-import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
 import { refreshCredential } from '../../src/oauth/refresh.ts';
-import { InMemoryOAuthStateStore } from '../../src/oauth/state-store.ts';
 import { startNodeProcess } from '../integration/processes.ts';
-import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-server.ts';
+import {
+  authorizeMail,
+  startAuthorizationServer,
+  type LocalAuthorizationServer,
+} from '../support/oidc-server.ts';
 
 const config = {
   client_id: 'refresh-app',
@@ -31,19 +33,7 @@ describe('token refresh', () => {
 
   async function authorizedStore(name: string): Promise<FileCredentialStore> {
     const store = new FileCredentialStore({ path: join(dir, `${name}.json`) });
-    const helper = new DriveSuiteOAuthHelper({
-      config,
-      services: ['mail'],
-      credentialStore: store,
-      stateStore: new InMemoryOAuthStateStore(),
-      endpoints: as.endpoints,
-    });
-    const callback = await as.authorize(await helper.buildAuthorizationUrl());
-    await helper.exchangeCode(
-      callback.searchParams.get('code')!,
-      callback.searchParams.get('state')!,
-      callback.searchParams,
-    );
+    await authorizeMail(as, config, store);
     return store;
   }
 

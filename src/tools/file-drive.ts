@@ -1,8 +1,8 @@
 import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
 import { z } from 'zod';
-import { ToolInputError, UpstreamError } from '../errors.ts';
+import { ToolInputError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages, googleRequest, requireScope } from './google/request.ts';
+import { collectPages, ExportTooLargeError, googleRequest, requireScope } from './google/request.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'list', 'get']),
@@ -145,20 +145,20 @@ async function getFile(
       });
       content = text;
     } catch (error) {
-      if (!(error instanceof UpstreamError) || !/at most 10 MB/.test(error.message)) throw error;
+      if (!(error instanceof ExportTooLargeError)) throw error;
       note = `${file.name} is too large to export as text (Drive's 10 MB limit); open it at ${file.webViewLink ?? 'its link'}.`;
     }
   }
-  const shown =
-    content && content.length > TEXT_CAP_CHARS
-      ? `${content.slice(0, TEXT_CAP_CHARS)}\n[… ${content.length - TEXT_CAP_CHARS} more characters]`
-      : content;
+  const truncated = (content?.length ?? 0) > TEXT_CAP_CHARS;
+  const shown = truncated
+    ? `${content!.slice(0, TEXT_CAP_CHARS)}\n[… ${content!.length - TEXT_CAP_CHARS} more characters]`
+    : content;
   return {
     text: [heading, '', shown ?? note ?? ''].join('\n').trim(),
     metadata: {
       file,
       exportedAs: exportType,
-      truncated: Boolean(content && content.length > TEXT_CAP_CHARS),
+      truncated,
       note,
     },
   };

@@ -26,6 +26,9 @@ interface GmailMessage {
   payload?: GmailPart;
 }
 
+/** A GET under the Gmail API with the run's record, answering the parsed body. */
+type GmailGet = <T>(path: string, query?: Record<string, string | string[]>) => Promise<T>;
+
 const READ_SCOPES = ['gmail.readonly', 'gmail.modify', 'https://mail.google.com/'];
 const SEND_SCOPES = ['gmail.send', 'gmail.compose', 'gmail.modify', 'https://mail.google.com/'];
 const METADATA_CONCURRENCY = 5;
@@ -52,7 +55,7 @@ export class MailTool extends BaseConnectorTool {
   async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
     const args = rawArgs as z.infer<typeof parameters>;
     const record = await this.getCredential(context);
-    const get = async <T>(path: string, query?: Record<string, string | string[]>) =>
+    const get: GmailGet = async <T>(path: string, query?: Record<string, string | string[]>) =>
       (await googleRequest(record, context, { method: 'GET', path, query, service: 'Gmail' })).json as T;
     switch (args.action) {
       case 'search':
@@ -97,7 +100,7 @@ export class MailTool extends BaseConnectorTool {
     context: ToolContext,
     record: CredentialRecord,
     args: z.infer<typeof parameters>,
-    get: <T>(path: string, query?: Record<string, string | string[]>) => Promise<T>,
+    get: GmailGet,
   ): Promise<ToolOutput> {
     const drafting = args.action === 'draft';
     requireScope(record, drafting ? DRAFT_SCOPES : SEND_SCOPES, drafting ? 'Drafting mail' : 'Sending mail');
@@ -149,11 +152,7 @@ export class MailTool extends BaseConnectorTool {
   }
 }
 
-async function search(
-  get: <T>(path: string, query?: Record<string, string | string[]>) => Promise<T>,
-  query: string,
-  max: number,
-): Promise<ToolOutput> {
+async function search(get: GmailGet, query: string, max: number): Promise<ToolOutput> {
   const ids = await collectPages<{ id: string; threadId: string }>(max, async (pageToken, wanted) => {
     const page = await get<{ messages?: Array<{ id: string; threadId: string }>; nextPageToken?: string }>(
       '/gmail/v1/users/me/messages',

@@ -5,6 +5,9 @@ import { httpRequest } from '../../http/request.ts';
 import { parseRetryAfter } from '../../http/retry-after.ts';
 import type { ToolContext } from '../connector-base.ts';
 
+/** Drive refused to export a Google document because the export would exceed 10 MB. */
+export class ExportTooLargeError extends UpstreamError {}
+
 interface GoogleError {
   error?: {
     code?: number;
@@ -41,7 +44,7 @@ export async function googleRequest(
     service: string;
     idempotent?: boolean;
   },
-): Promise<{ status: number; json: unknown; text: string; contentType: string; bytes: number }> {
+): Promise<{ text: string; readonly json: unknown }> {
   const base =
     typeof record.metadata?.base_url === 'string' ? record.metadata.base_url : 'https://www.googleapis.com';
   const url = new URL(request.path, base);
@@ -61,15 +64,15 @@ export async function googleRequest(
     secrets: context.secrets,
     signal: context.signal,
   });
-  const contentType = response.headers['content-type'] ?? '';
   if (response.status >= 200 && response.status < 300) {
     const text = response.text();
+    const isJson = /json/.test(response.headers['content-type'] ?? '') && text !== '';
+    // Parsed only when read: a downloaded file is wanted as text, and may not be valid JSON.
     return {
-      status: response.status,
-      json: /json/.test(contentType) && text ? parseJson(text) : undefined,
       text,
-      contentType,
-      bytes: response.body.length,
+      get json(): unknown {
+        return isJson ? (JSON.parse(text) as unknown) : undefined;
+      },
     };
   }
   let body: GoogleError = {};
@@ -84,7 +87,7 @@ export async function googleRequest(
     throw new RateLimitError(message, { retryAfterMs: parseRetryAfter(response.headers) ?? 5_000 });
   }
   if (reasons.includes('exportSizeLimitExceeded')) {
-    throw new UpstreamError(`${message}. Drive exports documents of at most 10 MB as text.`, {
+    throw new ExportTooLargeError(`${message}. Drive exports documents of at most 10 MB as text.`, {
       status: response.status,
       retryable: false,
     });
@@ -101,15 +104,6 @@ export async function googleRequest(
     credentialKey: record.name,
     detail: body.error?.message,
   });
-}
-
-/** A downloaded file may be malformed JSON: then it is only text. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

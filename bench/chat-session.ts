@@ -4,7 +4,6 @@
  * history bytes per turn (target: flat), measured in the same run.
  * Writes bench/results/chat-session.json and .md.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -13,6 +12,7 @@ import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
 import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
 import type { ModelAdapter, ModelResponse } from '../src/models/model-adapter.ts';
 import { createAgentWorker } from '../src/worker.ts';
+import { writeResults } from './write-results.ts';
 
 const TURNS = 1_000;
 const WINDOW = 5;
@@ -98,13 +98,7 @@ try {
     `Turn 1,000 / turn 10 latency: ${results.ratio_turn_1000_to_turn_10.toFixed(2)}× (target ≤ 1.2×).`,
     '',
   ].join('\n');
-  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(
-    new URL('./results/chat-session.json', import.meta.url),
-    `${JSON.stringify(results, null, 2)}\n`,
-  );
-  await writeFile(new URL('./results/chat-session.md', import.meta.url), table);
-  console.log(table);
+  await writeResults('chat-session', results, table);
 } finally {
   worker.shutdown();
   await running;

@@ -6,7 +6,6 @@
  * Writes bench/results/durable-overhead.json and .md.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
@@ -18,6 +17,7 @@ import type { ModelAdapter, ModelRequest, ModelResponse } from '../src/models/mo
 import { SecretSet } from '../src/redaction.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../src/tools/connector-base.ts';
 import { createAgentWorker } from '../src/worker.ts';
+import { writeResults } from './write-results.ts';
 
 const ITERATIONS = 4;
 const SEQUENTIAL_RUNS = 30;
@@ -220,13 +220,7 @@ try {
     `| ratio to ideal | ${f(concurrentWall / idealMs)}× |`,
     '',
   ].join('\n');
-  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(
-    new URL('./results/durable-overhead.json', import.meta.url),
-    `${JSON.stringify(results, null, 2)}\n`,
-  );
-  await writeFile(new URL('./results/durable-overhead.md', import.meta.url), table);
-  console.log(table);
+  await writeResults('durable-overhead', results, table);
 } finally {
   await bench.close();
 }

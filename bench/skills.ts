@@ -6,11 +6,11 @@
  *    vs Fuse.js, latency and hit@1.
  * Writes bench/results/skills.json and .md.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import Fuse from 'fuse.js';
 import { SkillSearchIndex } from '../src/skills/search.ts';
 import { createSkill, type Skill } from '../src/skills/skill.ts';
 import { TriggerMatcher } from '../src/skills/triggers.ts';
+import { writeResults } from './write-results.ts';
 
 const SKILLS = 10_000;
 const PHRASES_PER_SKILL = 3;
@@ -177,7 +177,4 @@ const table = [
   `| Fuse.js | ${f(fuse.ms / QUERIES)} ms | ${(hits(fuse.value) * 100).toFixed(1)}% | ${f(fuseBuild.ms)} ms |`,
   '',
 ].join('\n');
-await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-await writeFile(new URL('./results/skills.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-await writeFile(new URL('./results/skills.md', import.meta.url), table);
-console.log(table);
+await writeResults('skills', results, table);

@@ -3,7 +3,8 @@ import type { CredentialStore } from '../credentials/types.ts';
 import { z } from 'zod';
 import { ToolInputError, UpstreamError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages, googleRequest, requireScope } from './google/request.ts';
+import { collectPages } from '../http/collect-pages.ts';
+import { googleRequest, requireScope } from './google/request.ts';
 import { timeWindow } from './google/time-window.ts';
 
 const parameters = z.object({
@@ -92,7 +93,8 @@ export class CalendarTool extends BaseConnectorTool {
           },
           service: 'Google Calendar',
         });
-        return json as { items?: CalendarEvent[]; nextPageToken?: string };
+        const page = json as { items?: CalendarEvent[]; nextPageToken?: string };
+        return { items: page.items, next: page.nextPageToken };
       });
       const lines = events.map(
         (e) =>

@@ -2,7 +2,8 @@ import type { CredentialRecord, CredentialStore } from '../credentials/types.ts'
 import { z } from 'zod';
 import { ToolInputError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages, ExportTooLargeError, googleRequest, requireScope } from './google/request.ts';
+import { collectPages } from '../http/collect-pages.ts';
+import { ExportTooLargeError, googleRequest, requireScope } from './google/request.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'list', 'get']),
@@ -83,7 +84,7 @@ export class FileDriveTool extends BaseConnectorTool {
         service: 'Google Drive',
       });
       const page = json as { files?: DriveFile[]; nextPageToken?: string };
-      return { items: page.files, nextPageToken: page.nextPageToken };
+      return { items: page.files, next: page.nextPageToken };
     });
     return {
       text: files.length ? files.map(line).join('\n') : `No files match ${q}.`,

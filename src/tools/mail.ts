@@ -2,7 +2,8 @@ import type { CredentialRecord, CredentialStore } from '../credentials/types.ts'
 import { z } from 'zod';
 import { ToolInputError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages, googleRequest, requireScope } from './google/request.ts';
+import { collectPages } from '../http/collect-pages.ts';
+import { googleRequest, requireScope } from './google/request.ts';
 import { composeMessage, header, readMessage, type GmailPart } from './google/mime.ts';
 
 const parameters = z.object({
@@ -158,7 +159,7 @@ async function search(get: GmailGet, query: string, max: number): Promise<ToolOu
       '/gmail/v1/users/me/messages',
       { ...(query ? { q: query } : {}), maxResults: String(wanted), ...(pageToken ? { pageToken } : {}) },
     );
-    return { items: page.messages, nextPageToken: page.nextPageToken };
+    return { items: page.messages, next: page.nextPageToken };
   });
   // Metadata for the hits, a few requests at a time (Gmail has no batch read in its REST API).
   const messages: GmailMessage[] = [];

@@ -5,6 +5,7 @@ import { errorForResponse } from '../http/classify.ts';
 import { httpRequest } from '../http/request.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
 import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.ts';
+import { collectPages } from '../http/collect-pages.ts';
 
 /** The Notion API version sent with every request (the current one in Notion's official SDK). */
 export const NOTION_VERSION = '2025-09-03';
@@ -46,18 +47,18 @@ export class NotesTool extends BaseConnectorTool {
     const record = await this.getCredential(context);
     if (args.action === 'search') {
       const limit = args.limit ?? 10;
-      const pages: NotionPage[] = [];
-      let cursor: string | undefined;
-      do {
+      const pages = await collectPages<NotionPage>(limit, async (cursor, wanted) => {
         const body = (await notion(record, context, '/v1/search', {
           query: args.query ?? '',
           filter: { property: 'object', value: 'page' },
-          page_size: Math.min(limit - pages.length, 100),
+          page_size: Math.min(wanted, 100),
           ...(cursor ? { start_cursor: cursor } : {}),
         })) as { results: NotionPage[]; has_more?: boolean; next_cursor?: string | null };
-        pages.push(...body.results);
-        cursor = body.has_more && body.next_cursor ? body.next_cursor : undefined;
-      } while (cursor && pages.length < limit);
+        return {
+          items: body.results,
+          next: body.has_more && body.next_cursor ? body.next_cursor : undefined,
+        };
+      });
       const lines = pages.map(
         (page) => `${pageTitle(page)} (id ${page.id})${page.url ? ` ${page.url}` : ''}`,
       );

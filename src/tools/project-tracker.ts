@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolInputError } from '../errors.ts';
 import { atlassianClient } from './atlassian.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
+import { collectPages } from '../http/collect-pages.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'create']),
@@ -57,19 +58,19 @@ export class ProjectTrackerTool extends BaseConnectorTool {
       const max = args.max_results ?? 10;
       const issues: JiraIssue[] = [];
       if (site.cloud) {
-        let nextPageToken: string | undefined;
-        do {
-          const page = (await call('POST', '/rest/api/3/search/jql', {
-            body: {
-              jql,
-              maxResults: Math.min(max - issues.length, 100),
-              fields: FIELDS,
-              ...(nextPageToken ? { nextPageToken } : {}),
-            },
-          })) as { issues: JiraIssue[]; nextPageToken?: string; isLast?: boolean };
-          issues.push(...page.issues);
-          nextPageToken = page.isLast === false ? page.nextPageToken : undefined;
-        } while (nextPageToken && issues.length < max);
+        issues.push(
+          ...(await collectPages<JiraIssue>(max, async (nextPageToken, wanted) => {
+            const page = (await call('POST', '/rest/api/3/search/jql', {
+              body: {
+                jql,
+                maxResults: Math.min(wanted, 100),
+                fields: FIELDS,
+                ...(nextPageToken ? { nextPageToken } : {}),
+              },
+            })) as { issues: JiraIssue[]; nextPageToken?: string; isLast?: boolean };
+            return { items: page.issues, next: page.isLast === false ? page.nextPageToken : undefined };
+          })),
+        );
       } else {
         for (let startAt = 0; issues.length < max;) {
           const page = (await call('GET', '/rest/api/2/search', {

@@ -3,6 +3,7 @@ import { NotFoundError, ToolInputError } from '../errors.ts';
 import { atlassianClient } from './atlassian.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
 import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.ts';
+import { collectPages } from '../http/collect-pages.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'create']),
@@ -48,16 +49,16 @@ export class WikiTool extends BaseConnectorTool {
         args.cql ??
         `type = page AND text ~ "${args.query!.trim().replace(/[\\"]/g, (c) => `\\${c}`)}" ORDER BY lastmodified DESC`;
       const limit = args.limit ?? 10;
-      const results: SearchResult[] = [];
-      let cursor: string | undefined;
-      do {
+      const results = await collectPages<SearchResult>(limit, async (cursor, wanted) => {
         const body = (await call('GET', '/wiki/rest/api/search', {
-          query: { cql, limit: limit - results.length, ...(cursor ? { cursor } : {}) },
+          query: { cql, limit: wanted, ...(cursor ? { cursor } : {}) },
         })) as { results: SearchResult[]; _links?: { next?: string } };
-        results.push(...body.results);
         const next = body._links?.next;
-        cursor = next ? (new URL(next, site.base).searchParams.get('cursor') ?? undefined) : undefined;
-      } while (cursor && results.length < limit);
+        return {
+          items: body.results,
+          next: next ? (new URL(next, site.base).searchParams.get('cursor') ?? undefined) : undefined,
+        };
+      });
       const lines = results.map(
         (r) =>
           `${r.content?.title ?? r.title ?? '?'} (id ${r.content?.id ?? '?'})${r.url ? ` ${new URL(`/wiki${r.url}`, site.base).toString()}` : ''}`,

@@ -105,24 +105,3 @@ export async function googleRequest(
     detail: body.error?.message,
   });
 }
-
-/**
- * Collects up to `max` items through Google's `pageToken`/`nextPageToken` paging; `fetchPage` gets
- * the token (undefined first) and how many items are still wanted.
- */
-export async function collectPages<T>(
-  max: number,
-  fetchPage: (
-    pageToken: string | undefined,
-    wanted: number,
-  ) => Promise<{ items?: T[]; nextPageToken?: string }>,
-): Promise<T[]> {
-  const items: T[] = [];
-  let pageToken: string | undefined;
-  do {
-    const page = await fetchPage(pageToken, max - items.length);
-    items.push(...(page.items ?? []));
-    pageToken = page.nextPageToken;
-  } while (pageToken && items.length < max);
-  return items.slice(0, max);
-}

@@ -10,6 +10,22 @@ export { AgentChatSession, type ChatSessionOptions } from './client/chat-session
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export { createAgentWorker, type AgentWorkerOptions, type AgentDefinition } from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export {
+  resolveTemporalConnection,
+  describeConnection,
+  type TemporalConnectionOptions,
+  type TemporalTlsOptions,
+  type ResolvedTemporalConnection,
+} from './connection/temporal-options.ts';
+export { connectWorkerConnection, connectClientConnection } from './connection/connect.ts';
+export {
+  AesGcmPayloadCodec,
+  encryptionDataConverter,
+  ENCRYPTED_ENCODING,
+  ENCRYPTION_KEY_ID,
+} from './codec/aes-gcm-codec.ts';
+export { resolveEncryption, type PayloadEncryptionOptions } from './codec/key-ring.ts';
+export { createCodecServer, type CodecServerOptions, type CodecRequest } from './codec/codec-server.ts';
 export type { AgentEvent, AgentEventType } from './common/events.ts';
 export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason } from './common/run.ts';

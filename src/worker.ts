@@ -1,6 +1,15 @@
-import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  Worker,
+  type NativeConnection,
+  type WorkerOptions,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import { createActivities } from './activities/index.ts';
 import { buildAgentRegistry, type AgentDefinition } from './activities/registry.ts';
+import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
+import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
+import { connectWorkerConnection } from './connection/connect.ts';
+import { resolveTemporalConnection, type TemporalConnectionOptions } from './connection/temporal-options.ts';
 import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
@@ -18,11 +27,21 @@ export interface AgentWorkerOptions {
   /** The agents this worker serves, by the name clients start runs with. */
   agents: Record<string, AgentDefinition>;
   taskQueue: string;
-  /** A connection to share; else one is opened to `address`. */
+  /** A connection to share; else one is opened with `temporal` (or `address`). */
   connection?: NativeConnection;
-  /** Temporal frontend, e.g. `localhost:7233`. Default: `TEMPORAL_ADDRESS` or `localhost:7233`. */
+  /**
+   * Where Temporal is and how to reach it: a `temporal.toml` profile, address, namespace, API key, TLS.
+   * Default: the `default` profile and `TEMPORAL_*` variables, else `localhost:7233`.
+   */
+  temporal?: TemporalConnectionOptions;
+  /** Temporal frontend, e.g. `localhost:7233` (short for `temporal.address`). */
   address?: string;
   namespace?: string;
+  /**
+   * Encrypts every payload with AES-256-GCM (clients need the same keys). Default: the keys in
+   * `TOOLKIT_PAYLOAD_KEYS` / `TOOLKIT_PAYLOAD_KEY_ID` when set, else no encryption.
+   */
+  encryption?: PayloadEncryptionOptions;
   /**
    * Where conversations live. Default: a SQLite file at `~/.toolkit-agent/memory.sqlite`
    * (`TOOLKIT_AGENT_HOME` moves it), shared by the workers of one machine. Workers on several
@@ -49,15 +68,18 @@ export interface AgentWorkerOptions {
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
   const registry = buildAgentRegistry(options.agents, memoryStore);
-  const connection =
-    options.connection ??
-    (await NativeConnection.connect({
-      address: options.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
-    }));
+  const resolved = resolveTemporalConnection({
+    ...options.temporal,
+    ...(options.address === undefined ? {} : { address: options.address }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  });
+  const dataConverter = encryptionDataConverter(options.encryption);
+  const connection = options.connection ?? (await connectWorkerConnection(resolved));
   return Worker.create({
     ...options.workerOptions,
+    ...(dataConverter ? { dataConverter } : {}),
     connection,
-    namespace: options.namespace ?? 'default',
+    namespace: resolved.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
     activities: createActivities(registry),

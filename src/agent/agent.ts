@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { AgentClient, type StartRunOptions } from '../client/agent-client.ts';
 import { AgentChatSession } from '../client/chat-session.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
+import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
+import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
+import { connectClientConnection, connectWorkerConnection } from '../connection/connect.ts';
+import {
+  resolveTemporalConnection,
+  type ResolvedTemporalConnection,
+  type TemporalConnectionOptions,
+} from '../connection/temporal-options.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { acquireEmbeddedServer, type EmbeddedServerOptions } from '../embedded/dev-server.ts';
 import { ConfigurationError } from '../errors.ts';
@@ -36,8 +44,14 @@ export interface AgentOptions extends SkillOptions {
   maxToolOutputChars?: number;
   /** Show the model only `tool_search` at first and load the tools it finds (for agents with many tools). */
   toolSearch?: boolean | { alwaysLoaded?: string[] };
-  /** An existing cluster. Without it an embedded dev server is started (and shared in this process). */
-  temporal?: { address: string; namespace?: string; taskQueue?: string };
+  /**
+   * An existing cluster: a `temporal.toml` profile, address, namespace, API key, TLS (see
+   * TemporalConnectionOptions; `{}` takes the `default` profile and `TEMPORAL_*` variables). Without it an
+   * embedded dev server is started (and shared in this process).
+   */
+  temporal?: TemporalConnectionOptions & { taskQueue?: string };
+  /** Encrypts payloads in history with AES-256-GCM. Default: `TOOLKIT_PAYLOAD_KEYS` when set. */
+  encryption?: PayloadEncryptionOptions;
   /** Settings of the embedded server (used only without `temporal`). */
   embedded?: EmbeddedServerOptions;
 }
@@ -221,27 +235,26 @@ export class Agent {
     };
     try {
       const { temporal } = this.#options;
-      let address: string;
-      let namespace: string;
+      let resolved: ResolvedTemporalConnection;
       if (temporal) {
-        address = temporal.address;
-        namespace = temporal.namespace ?? 'default';
+        resolved = resolveTemporalConnection(temporal);
       } else {
         const embedded = await acquireEmbeddedServer(this.#options.embedded);
         cleanup.push(embedded.release);
-        address = embedded.server.address;
-        namespace = embedded.server.namespace;
+        resolved = { address: embedded.server.address, namespace: embedded.server.namespace };
       }
+      const namespace = resolved.namespace;
       const taskQueue = temporal?.taskQueue ?? `toolkit-agent-${randomUUID()}`;
       const memoryStore = this.#options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
       if (!this.#options.memoryStore) cleanup.push(async () => memoryStore.close?.());
-      const nativeConnection = await NativeConnection.connect({ address });
+      const nativeConnection = await connectWorkerConnection(resolved);
       cleanup.push(() => nativeConnection.close());
-      const connection = await Connection.connect({ address });
+      const connection = await connectClientConnection(resolved);
       cleanup.push(() => connection.close());
       const worker = await createAgentWorker({
         connection: nativeConnection,
         namespace,
+        ...(this.#options.encryption ? { encryption: this.#options.encryption } : {}),
         taskQueue,
         memoryStore,
         agents: {
@@ -271,7 +284,8 @@ export class Agent {
         throw new Error('The agent worker stopped (the agent was closed).');
       });
       serving.catch(() => undefined);
-      const client = new Client({ connection, namespace });
+      const dataConverter = encryptionDataConverter(this.#options.encryption);
+      const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
       return {
         agents: new AgentClient({ client, taskQueue }),
         client,

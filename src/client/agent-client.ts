@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowFailedError, type Connection, type WorkflowHandle } from '@temporalio/client';
+import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
+import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
+import { connectClientConnection } from '../connection/connect.ts';
+import { resolveTemporalConnection, type TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { DeepAgentRunInput } from '../common/deep.ts';
 import type { AgentResult } from '../common/run.ts';
@@ -73,16 +77,30 @@ export class AgentClient {
     this.#ownedConnection = opts.ownedConnection;
   }
 
-  /** Connects to a cluster; {@link AgentClient.close} closes the connection. */
+  /**
+   * Connects to a cluster; {@link AgentClient.close} closes the connection. `temporal` takes a
+   * `temporal.toml` profile, address, namespace, API key and TLS (default: the `default` profile and
+   * `TEMPORAL_*` variables); `encryption` (default: `TOOLKIT_PAYLOAD_KEYS`) must match the workers'.
+   */
   static async connect(opts: {
     address?: string;
     namespace?: string;
     taskQueue: string;
+    temporal?: TemporalConnectionOptions;
+    encryption?: PayloadEncryptionOptions;
   }): Promise<AgentClient> {
-    const connection = await Connection.connect({
-      address: opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
+    const resolved = resolveTemporalConnection({
+      ...opts.temporal,
+      ...(opts.address === undefined ? {} : { address: opts.address }),
+      ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
     });
-    const client = new Client({ connection, namespace: opts.namespace ?? 'default' });
+    const dataConverter = encryptionDataConverter(opts.encryption);
+    const connection = await connectClientConnection(resolved);
+    const client = new Client({
+      connection,
+      namespace: resolved.namespace,
+      ...(dataConverter ? { dataConverter } : {}),
+    });
     return new AgentClient({ client, taskQueue: opts.taskQueue, ownedConnection: connection });
   }
 

@@ -10,6 +10,8 @@ export interface NodeProcess {
   /** Resolves with the first line matching, as soon as it is printed. */
   waitForLine(pattern: RegExp): Promise<string>;
   exited: Promise<number | null>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
 }
 
 /** Runs a TypeScript fixture with this Node (type stripping), collecting its output lines. */
@@ -37,6 +39,7 @@ export function startNodeProcess(script: string, env: Record<string, string>): N
     child,
     lines,
     exited,
+    stderr: () => stderr,
     waitForLine(pattern) {
       const seen = lines.find((line) => pattern.test(line));
       if (seen) return Promise.resolve(seen);

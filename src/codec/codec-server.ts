@@ -1,0 +1,166 @@
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { Payload } from '@temporalio/common';
+import { AesGcmPayloadCodec } from './aes-gcm-codec.ts';
+
+/** What an {@link CodecServerOptions.authorize} check sees of a request. */
+export interface CodecRequest {
+  /** The `Authorization` header (the Temporal UI sends the user's token when asked to). */
+  authorization: string | undefined;
+  /** The `X-Namespace` header the UI and CLI send. */
+  namespace: string | undefined;
+  origin: string | undefined;
+  headers: IncomingHttpHeaders;
+}
+
+export interface CodecServerOptions {
+  /** The payload keys, by id (base64, 32 bytes each): the same as the workers' `encryption.keys`. */
+  keys: Record<string, string>;
+  /** The key `/encode` uses; needed when several keys are given (default: the only one). */
+  currentKeyId?: string;
+  /** Origins of Temporal UIs allowed to call from a browser, e.g. `['http://localhost:8233']`; `'*'` for any. */
+  allowedOrigins: string[];
+  /** Decides whether a request may encode or decode; default: every request may. */
+  authorize?: (request: CodecRequest) => boolean | Promise<boolean>;
+  /** The largest request body accepted. Default 8 MB. */
+  maxBodyBytes?: number;
+}
+
+interface JsonPayload {
+  metadata?: Record<string, string>;
+  data?: string;
+}
+
+/**
+ * An HTTP server for Temporal's remote codec protocol, so operators can read encrypted runs in the
+ * Temporal UI (`--ui-codec-endpoint`, or the UI's "Codec Server" setting) and with
+ * `temporal workflow show --codec-endpoint`. `POST /decode` and `POST /encode` take and answer
+ * `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }`; browsers from `allowedOrigins` get the
+ * CORS answers the UI needs. Call `listen(port)` on the result.
+ *
+ * @example
+ * const server = createCodecServer({
+ *   keys: { k1: process.env.PAYLOAD_KEY! },
+ *   allowedOrigins: ['https://temporal-ui.internal'],
+ *   authorize: ({ authorization }) => authorization === `Bearer ${process.env.CODEC_TOKEN}`,
+ * });
+ * server.listen(8888);
+ */
+export function createCodecServer(options: CodecServerOptions): Server {
+  const ids = Object.keys(options.keys ?? {});
+  const currentKeyId = options.currentKeyId ?? (ids.length === 1 ? ids[0]! : undefined);
+  if (!currentKeyId) {
+    throw new TypeError(
+      `createCodecServer got several keys (${ids.join(', ')}); name the one /encode uses as currentKeyId.`,
+    );
+  }
+  const codec = new AesGcmPayloadCodec({ keys: options.keys, currentKeyId });
+  const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const anyOrigin = options.allowedOrigins.includes('*');
+
+  return createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        reply(response, 500, { message: `The codec failed: ${(error as Error).message}` });
+      else response.destroy();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      if (!anyOrigin && !options.allowedOrigins.includes(origin)) {
+        reply(response, 403, { message: `Origin ${origin} is not in the codec server's allowedOrigins.` });
+        return;
+      }
+      response.setHeader('Access-Control-Allow-Origin', origin);
+      response.setHeader('Access-Control-Allow-Credentials', 'true');
+      response.setHeader('Vary', 'Origin');
+    }
+    if (request.method === 'OPTIONS') {
+      response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+      response.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Namespace, Authorization');
+      response.setHeader('Access-Control-Max-Age', '600');
+      response.writeHead(204).end();
+      return;
+    }
+    const path = new URL(request.url ?? '/', 'http://codec').pathname;
+    const action = path.endsWith('/decode') ? 'decode' : path.endsWith('/encode') ? 'encode' : undefined;
+    if (request.method !== 'POST' || !action) {
+      reply(response, 404, { message: 'The codec server answers POST /encode and POST /decode.' });
+      return;
+    }
+    const namespace = request.headers['x-namespace'];
+    const allowed = options.authorize
+      ? await options.authorize({
+          authorization: request.headers.authorization,
+          namespace: Array.isArray(namespace) ? namespace[0] : namespace,
+          origin,
+          headers: request.headers,
+        })
+      : true;
+    if (!allowed) {
+      reply(response, 401, { message: 'Not authorized to use this codec server.' });
+      return;
+    }
+    const body = await readBody(request, maxBodyBytes);
+    if (body === undefined) {
+      reply(response, 413, { message: `The request body is larger than ${maxBodyBytes} bytes.` });
+      return;
+    }
+    let payloads: Payload[];
+    try {
+      const parsed = JSON.parse(body) as { payloads?: JsonPayload[] };
+      if (!Array.isArray(parsed.payloads)) throw new Error('no "payloads" array');
+      payloads = parsed.payloads.map(fromJson);
+    } catch (error) {
+      reply(response, 400, {
+        message: `Expected {"payloads":[{"metadata":{...},"data":"..."}]}: ${(error as Error).message}.`,
+      });
+      return;
+    }
+    const result = action === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
+    reply(response, 200, { payloads: result.map(toJson) });
+  }
+}
+
+function fromJson(payload: JsonPayload): Payload {
+  return {
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
+    ),
+    data: Buffer.from(payload.data ?? '', 'base64'),
+  };
+}
+
+function toJson(payload: Payload): JsonPayload {
+  return {
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [
+        key,
+        Buffer.from(value ?? new Uint8Array()).toString('base64'),
+      ]),
+    ),
+    data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
+  };
+}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function reply(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import type { AgentResult } from '../../src/common/run.ts';
 import { ONE_TOOL_CALL_RUN } from './helpers.ts';
-import { startNodeProcess, type NodeProcess } from './processes.ts';
+import { runAdderInProcesses, type NodeProcess } from './processes.ts';
 
 describe('a worker process and a separate client process', () => {
   const processes: NodeProcess[] = [];
@@ -19,22 +19,11 @@ describe('a worker process and a separate client process', () => {
   it('lets a client start a run by agent name and stream its events', async () => {
     dir = await mkdtemp(join(tmpdir(), 'distributed-'));
     const common = { TEMPORAL_ADDRESS: inject('temporalAddress'), TASK_QUEUE: `dist-${randomUUID()}` };
-    const worker = startNodeProcess('test/fixtures/worker-process.ts', {
-      ...common,
-      MODE: 'serve',
-      WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-      MEMORY_DB: join(dir, 'memory.sqlite'),
+    const { worker, client } = await runAdderInProcesses(common, {
+      workflowBundle: inject('workflowBundlePath'),
+      memoryDb: join(dir, 'memory.sqlite'),
+      processes,
     });
-    processes.push(worker);
-    await worker.waitForLine(/^READY$/);
-
-    const client = startNodeProcess('test/fixtures/client-process.ts', {
-      ...common,
-      AGENT: 'adder',
-      PROMPT: 'What is 2 + 3?',
-    });
-    processes.push(client);
-    await client.waitForLine(/"result"/);
     expect(await client.exited).toBe(0);
 
     const parsed = client.lines.map(

@@ -52,3 +52,30 @@ export function startNodeProcess(script: string, env: Record<string, string>): N
     },
   };
 }
+
+/**
+ * The `serve` worker fixture (an `adder` agent) and the client fixture asking it "What is 2 + 3?",
+ * both in processes of their own with `env`; resolves once the client printed its result and exited.
+ */
+export async function runAdderInProcesses(
+  env: Record<string, string>,
+  opts: { workflowBundle: string; memoryDb: string; processes: NodeProcess[] },
+): Promise<{ worker: NodeProcess; client: NodeProcess }> {
+  const worker = startNodeProcess('test/fixtures/worker-process.ts', {
+    ...env,
+    MODE: 'serve',
+    WORKFLOW_BUNDLE: opts.workflowBundle,
+    MEMORY_DB: opts.memoryDb,
+  });
+  opts.processes.push(worker);
+  await worker.waitForLine(/^READY$/);
+  const client = startNodeProcess('test/fixtures/client-process.ts', {
+    ...env,
+    AGENT: 'adder',
+    PROMPT: 'What is 2 + 3?',
+  });
+  opts.processes.push(client);
+  await client.waitForLine(/"result"/);
+  await client.exited;
+  return { worker, client };
+}

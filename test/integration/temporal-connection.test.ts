@@ -10,7 +10,7 @@ import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { createAgentWorker } from '../../src/worker.ts';
 import { makeCertificates, startTlsGateway, type TlsGateway } from '../support/tls-gateway.ts';
-import { startNodeProcess, type NodeProcess } from './processes.ts';
+import { runAdderInProcesses, type NodeProcess } from './processes.ts';
 
 const API_KEY = `tk-${randomUUID()}-secret`;
 const WRONG_KEY = `tk-${randomUUID()}-wrong`;
@@ -47,21 +47,11 @@ describe('Temporal behind TLS and an API key, configured by a temporal.toml prof
       TASK_QUEUE: `tls-${randomUUID()}`,
       LOG_LEVEL: 'INFO',
     };
-    const worker = startNodeProcess('test/fixtures/worker-process.ts', {
-      ...env,
-      MODE: 'serve',
-      WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-      MEMORY_DB: join(dir, 'memory.sqlite'),
+    const { worker, client } = await runAdderInProcesses(env, {
+      workflowBundle: inject('workflowBundlePath'),
+      memoryDb: join(dir, 'memory.sqlite'),
+      processes,
     });
-    processes.push(worker);
-    await worker.waitForLine(/^READY$/);
-    const client = startNodeProcess('test/fixtures/client-process.ts', {
-      ...env,
-      AGENT: 'adder',
-      PROMPT: 'What is 2 + 3?',
-    });
-    processes.push(client);
-    await client.waitForLine(/"result"/);
     expect(await client.exited).toBe(0);
     const last = JSON.parse(client.lines.at(-1)!) as { result: AgentResult };
     expect(last.result.output).toBe('2 + 3 = 5');

@@ -43,6 +43,7 @@ const expected = {
     'resolveTemporalConnection',
     'AesGcmPayloadCodec',
     'createCodecServer',
+    'McpToolError',
   ],
   'toolkit-agent/client': ['AgentClient', 'AgentRunHandle'],
   'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],
@@ -58,6 +59,7 @@ const expected = {
   'toolkit-agent/tools/mail': ['MailTool'],
   'toolkit-agent/tools/file_drive': ['FileDriveTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
+  'toolkit-agent/mcp': ['McpToolError'],
 };
 
 for (const [specifier, names] of Object.entries(expected)) {

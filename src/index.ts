@@ -35,6 +35,7 @@ export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { FileCredentialStore, type FileCredentialStoreOptions } from './credentials/file-store.ts';
 export { CustomAPITool, type CustomAPIToolOptions } from './tools/custom-api.ts';
 export { ToolSearchTool } from './tools/tool-search.ts';
+export * from './mcp/index.ts';
 export { IssueTrackerTool, LINEAR_DOCUMENTS } from './tools/issue-tracker.ts';
 export { ChatTool } from './tools/chat.ts';
 export { ProjectTrackerTool } from './tools/project-tracker.ts';

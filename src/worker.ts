@@ -10,6 +10,7 @@ import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
 import { connectWorkerConnection } from './connection/connect.ts';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from './connection/temporal-options.ts';
+import { McpConnectionPool } from './mcp/pool.ts';
 import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
@@ -67,7 +68,8 @@ export interface AgentWorkerOptions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
-  const registry = buildAgentRegistry(options.agents, memoryStore);
+  const mcpPool = new McpConnectionPool();
+  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool);
   const resolved = resolveTemporalConnection({
     ...options.temporal,
     ...(options.address === undefined ? {} : { address: options.address }),
@@ -75,7 +77,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   });
   const dataConverter = encryptionDataConverter(options.encryption);
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
-  return Worker.create({
+  const worker = await Worker.create({
     ...options.workerOptions,
     ...(dataConverter ? { dataConverter } : {}),
     connection,
@@ -84,4 +86,5 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
     activities: createActivities(registry),
   });
+  return mcpPool.closeWhenStopped(worker);
 }

@@ -1,6 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import type { CallModelInput, ModelStep, ToolSchema } from '../common/index.ts';
 import { ToolkitError } from '../errors.ts';
+import { mcpSchemas } from '../mcp/run-tools.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
 
 /**
@@ -14,8 +15,9 @@ export async function callModel(
   context: Context,
 ): Promise<ModelStep> {
   const messages = await agent.memoryStore.read(input.conversationId, { before: input.seq });
+  const mcp = await mcpSchemas(agent, input.tools, input.tenant);
   const tools = input.tools
-    .map((name) => agent.schemas.get(name))
+    .map((name) => agent.schemas.get(name) ?? mcp.get(name))
     .filter((s): s is ToolSchema => s !== undefined);
   const interval = setInterval(() => context.heartbeat(), Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   try {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { InvokeToolInput, ToolOutcome } from '../common/index.ts';
 import { capText } from '../common/text.ts';
 import { ToolInputError } from '../errors.ts';
+import { mcpToolFor } from '../mcp/run-tools.ts';
 import { SecretSet } from '../redaction.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { toApplicationFailure } from './failures.ts';
@@ -27,7 +28,8 @@ export async function invokeTool(
   try {
     const tool =
       agent.tools.get(call.name) ??
-      (input.skillTools?.includes(call.name) ? agent.builtinTools.get(call.name) : undefined);
+      (input.skillTools?.includes(call.name) ? agent.builtinTools.get(call.name) : undefined) ??
+      (await mcpToolFor(agent, call.name, { ...input, secrets, signal: context.cancellationSignal }));
     if (!tool) {
       const known = [...agent.tools.keys()].join(', ') || 'none';
       throw new ToolInputError(`There is no tool named "${call.name}". Available tools: ${known}.`);
@@ -62,7 +64,9 @@ export async function invokeTool(
     await agent.memoryStore.append(input.conversationId, input.seq, [
       { role: 'tool', toolCallId: call.id, toolName: call.name, content: text },
     ]);
-    const loadTools = (output?.loadTools ?? []).filter((name) => agent.tools.has(name));
+    const loadTools = (output?.loadTools ?? []).filter(
+      (name) => agent.tools.has(name) || agent.mcp?.has(name),
+    );
     return {
       preview: capText(text, PREVIEW_CHARS).text,
       chars: redacted.length,

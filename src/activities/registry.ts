@@ -1,6 +1,10 @@
 import type { RunTimeouts, ToolSchema } from '../common/index.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { ConfigurationError } from '../errors.ts';
+import { McpAgentTools } from '../mcp/agent-tools.ts';
+import { validateMcpServers, type McpServers } from '../mcp/options.ts';
+import { McpConnectionPool } from '../mcp/pool.ts';
+import { searchableMcpSchemas } from '../mcp/run-tools.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import { toModelAdapter, type LlmOption } from '../models/to-adapter.ts';
@@ -34,6 +38,12 @@ export interface AgentDefinition extends SkillOptions {
   toolSearch?: boolean | { alwaysLoaded?: string[] };
   /** Built-in tools that selected skills may attach for a run; not shown to the model otherwise. */
   builtinTools?: BaseConnectorTool[];
+  /**
+   * MCP servers whose tools the agent offers, as `<server>_<tool>`: stdio servers
+   * (`{ command, args?, env?, cwd? }`) and Streamable HTTP servers (`{ url, headers?, credentialKey? }`).
+   * With `skillsOnly: true` a server's tools are offered only in runs whose skills name it in `mcps`.
+   */
+  mcpServers?: McpServers;
 }
 
 /** An agent's skill settings, resolved. */
@@ -79,6 +89,8 @@ export interface RegisteredAgent {
   skills: AgentSkillSettings;
   maxToolOutputChars: number;
   timeouts: RunTimeouts;
+  /** The agent's MCP servers on this worker, when it has any. */
+  mcp?: McpAgentTools;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;
@@ -87,6 +99,7 @@ export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;
 export function buildAgentRegistry(
   agents: Record<string, AgentDefinition>,
   defaultMemoryStore: MemoryStore,
+  mcpPool: McpConnectionPool = new McpConnectionPool(),
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(agents)) {
@@ -107,8 +120,16 @@ export function buildAgentRegistry(
       tools.set(tool.name, tool);
       schemas.set(tool.name, tool.schema());
     }
-    const initialTools = withToolSearch(name, definition.toolSearch, tools, schemas);
     const builtinTools = new Map<string, BaseConnectorTool>();
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...definition.timeouts };
+    const mcp = mcpTools(
+      name,
+      definition,
+      mcpPool,
+      timeouts,
+      (tool) => tools.has(tool) || builtinTools.has(tool),
+    );
+    const initialTools = withToolSearch(name, definition.toolSearch, tools, schemas, mcp);
     for (const tool of definition.builtinTools ?? []) {
       assertValidTool(tool);
       if (tools.has(tool.name) || builtinTools.has(tool.name)) {
@@ -149,10 +170,32 @@ export function buildAgentRegistry(
           definition.autoProjectSkills === false ? undefined : (definition.projectRoot ?? process.cwd()),
       },
       maxToolOutputChars: definition.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-      timeouts: { ...DEFAULT_TIMEOUTS, ...definition.timeouts },
+      timeouts,
+      ...(mcp ? { mcp } : {}),
     });
   }
   return registry;
+}
+
+/** The agent's MCP servers, checked now so that a bad entry fails at start-up. */
+function mcpTools(
+  agent: string,
+  definition: AgentDefinition,
+  pool: McpConnectionPool,
+  timeouts: RunTimeouts,
+  isTaken: (name: string) => boolean,
+): McpAgentTools | undefined {
+  const servers = definition.mcpServers;
+  if (!servers || Object.keys(servers).length === 0) return undefined;
+  validateMcpServers(agent, servers);
+  return new McpAgentTools({
+    agent,
+    servers,
+    pool,
+    credentialStore: definition.credentialStore,
+    callTimeoutMs: timeouts.toolStartToCloseMs,
+    isTaken: (name) => name === TOOL_SEARCH_NAME || isTaken(name),
+  });
 }
 
 /** Adds `tool_search` when asked for, and answers the names the model sees first. */
@@ -161,6 +204,7 @@ function withToolSearch(
   option: AgentDefinition['toolSearch'],
   tools: Map<string, BaseConnectorTool>,
   schemas: Map<string, ToolSchema>,
+  mcp: McpAgentTools | undefined,
 ): string[] {
   if (!option) return [...tools.keys()];
   if (tools.has(TOOL_SEARCH_NAME)) {
@@ -175,7 +219,10 @@ function withToolSearch(
       `Agent "${agent}": toolSearch.alwaysLoaded names tools it does not have: ${unknown.join(', ')}.`,
     );
   }
-  const search = new ToolSearchTool([...schemas.values()]);
+  const search = new ToolSearchTool(
+    [...schemas.values()],
+    mcp && ((context) => searchableMcpSchemas({ mcp }, context.tenant, context.secrets)),
+  );
   tools.set(search.name, search);
   schemas.set(search.name, search.schema());
   return [search.name, ...alwaysLoaded];

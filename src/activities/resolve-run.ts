@@ -1,4 +1,5 @@
 import type { Message, ResolvedRun, ResolveRunInput } from '../common/index.ts';
+import { mcpToolsForRun } from '../mcp/run-tools.ts';
 import {
   DEFAULT_MAX_ITERATIONS,
   lookupModel,
@@ -20,6 +21,8 @@ export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput)
   const model = input.model ?? agent.defaultModel;
   lookupModel(agent, model); // an unknown name fails the run here, clearly
   const skills = await resolveSkills(agent, input.prompt, input.skills);
+  const mcp = input.noTools ? undefined : await mcpToolsForRun(agent, skills.skills, input.tenant);
+  const skillTools = [...skills.tools, ...(mcp?.skillTools ?? [])];
   const system = [agent.systemPrompt, ...skills.prompts].filter(Boolean).join('\n\n');
   const user: Message = { role: 'user', content: input.prompt };
   let messageCount: number;
@@ -38,14 +41,13 @@ export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput)
   const explicit = input.maxIterations ?? agent.maxIterations;
   return {
     model,
-    tools: input.noTools
-      ? []
-      : [...agent.initialTools, ...skills.tools.filter((name) => !agent.initialTools.includes(name))],
+    tools: input.noTools ? [] : [...new Set([...agent.initialTools, ...skillTools, ...(mcp?.tools ?? [])])],
     maxIterations: explicit ?? (skills.skills.length > 0 ? SKILL_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS),
     messageCount,
     used_skills: skills.skills.map((skill) => skill.id),
-    used_skill_tools: skills.tools,
+    used_skill_tools: skillTools,
     unavailable_skill_tools: skills.unavailableTools,
+    unavailable_skill_mcps: mcp?.unavailable ?? [],
     timeouts: agent.timeouts,
   };
 }

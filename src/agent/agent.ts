@@ -17,6 +17,7 @@ import type { CredentialStore } from '../credentials/types.ts';
 import { acquireEmbeddedServer, type EmbeddedServerOptions } from '../embedded/dev-server.ts';
 import { ConfigurationError } from '../errors.ts';
 import { SqliteMemoryStore } from '../memory/sqlite.ts';
+import type { McpServers } from '../mcp/options.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import { toModelAdapter, type LlmOption } from '../models/to-adapter.ts';
@@ -44,6 +45,8 @@ export interface AgentOptions extends SkillOptions {
   maxToolOutputChars?: number;
   /** Show the model only `tool_search` at first and load the tools it finds (for agents with many tools). */
   toolSearch?: boolean | { alwaysLoaded?: string[] };
+  /** MCP servers whose tools the agent offers as `<server>_<tool>` (see {@link McpServers}). */
+  mcpServers?: McpServers;
   /**
    * An existing cluster: a `temporal.toml` profile, address, namespace, API key, TLS (see
    * TemporalConnectionOptions; `{}` takes the `default` profile and `TEMPORAL_*` variables). Without it an
@@ -266,6 +269,7 @@ export class Agent {
             systemPrompt: this.#options.systemPrompt,
             maxToolOutputChars: this.#options.maxToolOutputChars,
             toolSearch: this.#options.toolSearch,
+            mcpServers: this.#options.mcpServers,
             skillRegistry: this.#registry,
             defaultSkillIds: this.#options.defaultSkillIds,
             autoUseSkills: this.#options.autoUseSkills,

@@ -30,6 +30,8 @@ export interface AgentResult {
     used_skill_tools: string[];
     /** Tools the selected skills attach that this worker does not have. */
     unavailable_skill_tools: string[];
+    /** MCP servers the selected skills name (`mcps`) that this worker does not have or could not reach. */
+    unavailable_skill_mcps: string[];
     iterations: number;
     stop_reason: StopReason;
     workflow_id: string;
@@ -68,6 +70,8 @@ export interface ResolveRunInput {
   prompt: string;
   maxIterations?: number;
   skills?: Array<string | Skill>;
+  /** Whose credentials apply when the agent's MCP servers are listed. */
+  tenant?: string;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -82,6 +86,8 @@ export interface ResolvedRun {
   used_skills: string[];
   used_skill_tools: string[];
   unavailable_skill_tools: string[];
+  /** MCP servers the selected skills name that this worker does not have or could not reach. */
+  unavailable_skill_mcps?: string[];
   timeouts: RunTimeouts;
 }
 
@@ -92,6 +98,8 @@ export interface CallModelInput {
   /** Position the assistant message is stored at; the model sees the messages before it. */
   seq: number;
   tools: string[];
+  /** Whose credentials apply when MCP servers are listed for the tool schemas. */
+  tenant?: string;
 }
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */
@@ -108,7 +116,7 @@ export interface InvokeToolInput {
   seq: number;
   call: ToolCall;
   tenant?: string;
-  /** Built-in tools the run's skills attached: callable in this run only. */
+  /** Built-in and MCP tools the run's skills attached: callable in this run only. */
   skillTools?: string[];
   /** The run's model, for tools that ask it (verify_output's judgement). */
   model?: string;

@@ -29,27 +29,28 @@ export class ToolSearchTool extends BaseConnectorTool {
     'Find the tools available for a task. Describe what you want to do; the matching tools become ' +
     'callable from your next step.';
   readonly parameters = parameters;
-  readonly #index: MiniSearch<Entry>;
-  readonly #count: number;
+  readonly #schemas: ToolSchema[];
+  readonly #more: ((context: ToolContext) => Promise<ToolSchema[]>) | undefined;
+  /** The index, rebuilt only when the tools found by `more` change. */
+  #index: { key: string; index: MiniSearch<Entry>; count: number } | undefined;
 
-  constructor(schemas: ToolSchema[]) {
+  /**
+   * @param schemas the tools to index.
+   * @param more tools known only inside the activity (an agent's MCP tools), indexed with them.
+   */
+  constructor(schemas: ToolSchema[], more?: (context: ToolContext) => Promise<ToolSchema[]>) {
     super();
-    this.#index = new MiniSearch<Entry>({
-      fields: ['name', 'description', 'parameters'],
-      storeFields: ['name', 'description'],
-      searchOptions: { boost: { name: 3, description: 2 }, fuzzy: 0.2, prefix: true, combineWith: 'OR' },
-      tokenize: (text) => text.split(/[\s_\-.,;:!?()[\]{}"'/]+/).filter(Boolean),
-    });
-    this.#index.addAll(schemas.map((schema) => toEntry(schema)));
-    this.#count = schemas.length;
+    this.#schemas = schemas;
+    this.#more = more;
   }
 
-  async run(_context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
+  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
     const { query, limit = 5 } = rawArgs as z.infer<typeof parameters>;
-    const hits = this.#index.search(query).slice(0, limit);
+    const { index, count } = await this.#indexFor(context);
+    const hits = index.search(query).slice(0, limit);
     if (hits.length === 0) {
       return {
-        text: `No tool matches "${query}" (${this.#count} tools available). Try other words.`,
+        text: `No tool matches "${query}" (${count} tools available). Try other words.`,
         metadata: { matches: [] },
       };
     }
@@ -60,6 +61,23 @@ export class ToolSearchTool extends BaseConnectorTool {
       metadata: { matches: names },
       loadTools: names,
     };
+  }
+
+  async #indexFor(context: ToolContext): Promise<{ index: MiniSearch<Entry>; count: number }> {
+    const more = this.#more ? await this.#more(context) : [];
+    const key = more.map((schema) => schema.function.name).join('\n');
+    if (this.#index?.key !== key) {
+      const index = new MiniSearch<Entry>({
+        fields: ['name', 'description', 'parameters'],
+        storeFields: ['name', 'description'],
+        searchOptions: { boost: { name: 3, description: 2 }, fuzzy: 0.2, prefix: true, combineWith: 'OR' },
+        tokenize: (text) => text.split(/[\s_\-.,;:!?()[\]{}"'/]+/).filter(Boolean),
+      });
+      const all = [...this.#schemas, ...more.filter((schema) => !this.#schemas.includes(schema))];
+      index.addAll(all.map((schema) => toEntry(schema)));
+      this.#index = { key, index, count: all.length };
+    }
+    return this.#index;
   }
 }
 

@@ -92,6 +92,7 @@ export class RunLoop {
       conversationId: this.conversationId,
       seq: this.#seq,
       tools: this.#tools,
+      ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
     });
     this.#seq += 1;
     if (step.reasoning) {

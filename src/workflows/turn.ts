@@ -33,6 +33,7 @@ export async function runTurn(
     maxIterations: input.maxIterations,
     skills: input.skills,
     model: input.model,
+    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
     ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
     ...(options.noTools ? { noTools: true } : {}),
   });
@@ -53,6 +54,7 @@ export async function runTurn(
       used_skills: plan.used_skills,
       used_skill_tools: plan.used_skill_tools,
       unavailable_skill_tools: plan.unavailable_skill_tools,
+      unavailable_skill_mcps: plan.unavailable_skill_mcps ?? [],
       iterations,
       stop_reason: stopReason,
       workflow_id: workflowId,

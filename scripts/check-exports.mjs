@@ -18,6 +18,7 @@ const expected = {
     'PermissionError',
     'NotFoundError',
     'EmbeddedTemporalServer',
+    'defineConfig',
     'FileCredentialStore',
     'CustomAPITool',
     'ToolSearchTool',

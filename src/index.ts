@@ -94,3 +94,4 @@ export {
   type EmbeddedServerOptions,
 } from './embedded/dev-server.ts';
 export { findTemporalCli, type TemporalCli } from './embedded/temporal-cli.ts';
+export { defineConfig, CONFIG_FILES, type ToolkitAgentConfig, type CliOAuthClient } from './cli/config.ts';

@@ -4,7 +4,7 @@ import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import { connectClientConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from '../connection/temporal-options.ts';
-import type { AgentEvent } from '../common/events.ts';
+import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
 import type { DeepAgentRunInput } from '../common/deep.ts';
 import type { AgentResult } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
@@ -55,6 +55,11 @@ export class AgentRunHandle {
     } catch (error) {
       throw asRunFailure(this.workflowId, error);
     }
+  }
+
+  /** The run's events after `afterSeq` that exist now (without waiting for more). */
+  async listEvents(opts: { afterSeq?: number } = {}): Promise<AgentEvent[]> {
+    return this.workflow.query<AgentEvent[], [number]>(EVENTS_QUERY, opts.afterSeq ?? 0);
   }
 }
 

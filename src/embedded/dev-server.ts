@@ -14,6 +14,10 @@ export interface EmbeddedServerOptions {
   dynamicConfig?: Record<string, unknown>;
   /** How to find or install the CLI. */
   cli?: FindTemporalCliOptions;
+  /** The frontend port on 127.0.0.1. Default: a free port. */
+  port?: number;
+  /** Serve the Temporal web UI too (on `port` + 1000 unless given). Default: headless. */
+  ui?: boolean | { port?: number };
   /** How long to wait for the server to answer. Default: 60 s. */
   startTimeoutMs?: number;
   log?: (line: string) => void;
@@ -52,12 +56,15 @@ const GUARDIAN = [
 export class EmbeddedTemporalServer {
   readonly address: string;
   readonly namespace: string;
+  /** The web UI's address, when started with `ui`. */
+  readonly uiUrl: string | undefined;
   readonly #stop: () => Promise<void>;
   #closing: Promise<void> | undefined;
 
-  private constructor(address: string, namespace: string, stop: () => Promise<void>) {
+  private constructor(address: string, namespace: string, stop: () => Promise<void>, uiUrl?: string) {
     this.address = address;
     this.namespace = namespace;
+    this.uiUrl = uiUrl;
     this.#stop = stop;
   }
 
@@ -65,9 +72,17 @@ export class EmbeddedTemporalServer {
     const namespace = options.namespace ?? 'default';
     const cli = await findTemporalCli({ log: options.log, ...options.cli });
     if (!cli) return EmbeddedTemporalServer.#startWithSdkDownload(namespace, options);
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const address = `127.0.0.1:${port}`;
-    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
+    const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port)];
+    let uiUrl: string | undefined;
+    if (options.ui) {
+      const uiPort = (typeof options.ui === 'object' ? options.ui.port : undefined) ?? port + 1000;
+      args.push('--ui-ip', '127.0.0.1', '--ui-port', String(uiPort));
+      uiUrl = `http://127.0.0.1:${uiPort}`;
+    } else {
+      args.push('--headless');
+    }
     args.push('--log-level', 'error');
     if (options.dbFilename) args.push('--db-filename', options.dbFilename);
     if (namespace !== 'default') args.push('--namespace', namespace);
@@ -96,7 +111,7 @@ export class EmbeddedTemporalServer {
     child.unref();
     for (const stream of [child.stdin, child.stderr])
       (stream as unknown as { unref?: () => void })?.unref?.();
-    return new EmbeddedTemporalServer(address, namespace, stop);
+    return new EmbeddedTemporalServer(address, namespace, stop, uiUrl);
   }
 
   static async #startWithSdkDownload(
@@ -106,7 +121,7 @@ export class EmbeddedTemporalServer {
     options.log?.('No temporal CLI available; letting @temporalio/testing download the dev server.');
     const { TestWorkflowEnvironment } = await import('@temporalio/testing');
     const env = await TestWorkflowEnvironment.createLocal({
-      server: { ip: '127.0.0.1', namespace, dbFilename: options.dbFilename },
+      server: { ip: '127.0.0.1', namespace, dbFilename: options.dbFilename, port: options.port },
     });
     return new EmbeddedTemporalServer(env.address, namespace, () => env.teardown());
   }

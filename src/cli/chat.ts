@@ -1,0 +1,120 @@
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import type { AgentChatSession } from '../client/chat-session.ts';
+import { loadConfig, pickAgent } from './config.ts';
+import { LiveView } from './live-view.ts';
+import { asText, note, paint } from './output.ts';
+
+interface ChatOptions {
+  session?: string;
+  agent?: string;
+  model?: string;
+  tenant?: string;
+  address?: string;
+  namespace?: string;
+  worker: boolean;
+}
+
+/** Prints the conversation so far: the user's and the agent's messages, tool results in brief. */
+async function printHistory(session: AgentChatSession): Promise<void> {
+  const messages = await session.history();
+  if (!messages.length) return void process.stdout.write(paint('dim', '(no turns yet)\n'));
+  for (const message of messages) {
+    const text = message.content.trim();
+    if (!text) continue;
+    if (message.role === 'user') process.stdout.write(`${paint('bold', 'you:')} ${text}\n`);
+    else if (message.role === 'assistant') process.stdout.write(`${paint('bold', 'agent:')} ${text}\n`);
+    else process.stdout.write(paint('dim', `  ${message.role}: ${text.split('\n', 1)[0]!.slice(0, 80)}\n`));
+  }
+}
+
+/** One turn, streamed: tool calls and text as they happen, then the answer. */
+async function turn(session: AgentChatSession, prompt: string): Promise<void> {
+  const view = new LiveView('human');
+  try {
+    for await (const event of session.stream(prompt)) {
+      view.event(event);
+      if (event.type === 'run_completed') view.answer(asText(event.payload.output));
+    }
+  } finally {
+    view.stop();
+  }
+}
+
+export function registerChat(program: Command): void {
+  program
+    .command('chat')
+    .description('An interactive session with an agent: /history, /cancel, /exit; --session resumes one')
+    .option('--session <id>', 'resume (or name) a session')
+    .option('-a, --agent <name>', "the config's agent (default: its defaultAgent or first)")
+    .option('-m, --model <name>', "one of the agent's models, by name")
+    .option('--tenant <tenant>', "use one end user's credentials")
+    .option(
+      '--address <host:port>',
+      'Temporal frontend (default: the running server, the config, or a temporary one)',
+    )
+    .option('--namespace <namespace>', 'Temporal namespace')
+    .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
+    .action(async (opts: ChatOptions, cmd: Command) => {
+      const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+      const agent = pickAgent(loaded.config, opts.agent);
+      const { serve } = await import('./serving.ts');
+      const serving = await serve(loaded, { ...opts, temporary: true });
+      const session = serving.agents.chatSession(agent, {
+        memoryStore: serving.memoryStore,
+        ...(opts.session ? { sessionId: opts.session } : {}),
+        ...(opts.model ? { model: opts.model } : {}),
+        ...(opts.tenant ? { tenant: opts.tenant } : {}),
+      });
+      const rl = createInterface({
+        input: process.stdin,
+        output: process.stdout,
+        terminal: Boolean(process.stdin.isTTY),
+      });
+      rl.setPrompt(paint('cyan', 'you› '));
+      note(`Chat with ${agent} · session ${session.sessionId} · /history /cancel /exit`);
+      const queue: string[] = [];
+      let busy: Promise<void> | undefined;
+      const next = (): void => {
+        const prompt = queue.shift();
+        if (prompt === undefined) return void (isClosed || rl.prompt());
+        busy = turn(session, prompt)
+          .catch((error: unknown) => note(`The turn failed: ${(error as Error).message}`))
+          .finally(() => {
+            busy = undefined;
+            next();
+          });
+      };
+      const cancel = (): void => {
+        if (!busy) return note('No turn is running.');
+        note('Cancelling a turn needs the run controls of the "Control a run from outside" issue.');
+      };
+      let isClosed = false;
+      const closed = new Promise<void>((resolve) =>
+        rl.once('close', () => {
+          isClosed = true;
+          resolve();
+        }),
+      );
+      rl.on('SIGINT', () => (busy ? cancel() : rl.close()));
+      rl.on('line', (line) => {
+        const text = line.trim();
+        if (text === '/exit') return rl.close();
+        if (text === '/history')
+          return void printHistory(session).then(() => busy || isClosed || rl.prompt());
+        if (text === '/cancel') return cancel();
+        if (text.startsWith('/')) return note('Commands: /history, /cancel, /exit.');
+        if (!text) return busy ? undefined : rl.prompt();
+        queue.push(text);
+        if (!busy) next();
+      });
+      rl.prompt();
+      await closed;
+      // Lines piped on standard input: let their turns finish before leaving.
+      while (busy ?? queue.length) await (busy ?? Promise.resolve(next()));
+      note(
+        `Session ${session.sessionId} is kept: resume it with \`toolkit-agent chat --session ${session.sessionId}\`.`,
+      );
+      await serving.close();
+    });
+}

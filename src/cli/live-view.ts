@@ -1,0 +1,134 @@
+import yoctoSpinner, { type Spinner } from 'yocto-spinner';
+import type { AgentEvent } from '../common/events.ts';
+import type { AgentResult } from '../common/run.ts';
+import { asText, paint, printJson } from './output.ts';
+
+/** How a run is shown: NDJSON events, or for people (with a spinner when both outputs are terminals). */
+export type ViewMode = 'json' | 'human';
+
+/**
+ * Shows a run as it happens. For people: the current step with a spinner and the elapsed time,
+ * each tool call with its status, text as it streams, and the final answer on standard output
+ * (progress goes to standard error). Without a terminal, no spinner and no escape codes.
+ */
+export class LiveView {
+  readonly #mode: ViewMode;
+  readonly #spinner: Spinner | undefined;
+  readonly #started = Date.now();
+  readonly #toolStarted = new Map<string, number>();
+  #label = 'starting';
+  #timer: NodeJS.Timeout | undefined;
+  #streamed = '';
+  #steps = 0;
+
+  constructor(mode: ViewMode) {
+    this.#mode = mode;
+    if (mode === 'human' && process.stdout.isTTY && process.stderr.isTTY) {
+      this.#spinner = yoctoSpinner({ stream: process.stderr, handleSignals: false }).start(this.#text());
+      this.#timer = setInterval(() => this.#refresh(), 100);
+      this.#timer.unref();
+    }
+  }
+
+  /** Shows one event. */
+  event(event: AgentEvent): void {
+    if (this.#mode === 'json') return printJson(event);
+    const payload = event.payload;
+    switch (event.type) {
+      case 'step_started':
+        this.#steps += 1;
+        this.#label = `step ${asText(payload.iteration ?? this.#steps)}: thinking`;
+        break;
+      case 'tool_called':
+        this.#toolStarted.set(String(payload.call_id), Date.parse(event.timestamp));
+        this.#label = `running ${String(payload.tool)}`;
+        break;
+      case 'tool_completed':
+      case 'tool_failed': {
+        const began = this.#toolStarted.get(String(payload.call_id)) ?? Date.parse(event.timestamp);
+        const ok = event.type === 'tool_completed';
+        const detail = ok
+          ? firstLine(asText(payload.output))
+          : firstLine(asText(payload.error ?? event.message));
+        this.progress(
+          `${ok ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${String(payload.tool)} ${paint('dim', `${Date.parse(event.timestamp) - began} ms${detail ? `  ${detail}` : ''}`, process.stderr)}`,
+        );
+        this.#label = 'thinking';
+        break;
+      }
+      case 'run_completed':
+        if (payload.phase === undefined) this.#label = 'done';
+        break;
+      default:
+        if ((event.type as string) === 'text_delta') this.text(asText(payload.text));
+    }
+    this.#refresh();
+  }
+
+  /** Streamed text of the answer, as it arrives. */
+  text(delta: string): void {
+    this.#streamed += delta;
+    process.stdout.write(delta);
+  }
+
+  /** A line of progress on standard error (above the spinner). */
+  progress(line: string): void {
+    if (this.#spinner) this.#spinner.clear();
+    process.stderr.write(`${line}\n`);
+    this.#refresh();
+  }
+
+  /** The answer on standard output, unless it was streamed already. */
+  answer(output: string): void {
+    this.stop();
+    if (this.#streamed.trim() !== output.trim()) {
+      if (this.#streamed && !this.#streamed.endsWith('\n')) process.stdout.write('\n');
+      process.stdout.write(`${output}\n`);
+    } else if (!this.#streamed.endsWith('\n')) process.stdout.write('\n');
+    this.#streamed = '';
+  }
+
+  /** The final answer (unless it was streamed already) and a summary line. */
+  finish(result: AgentResult): void {
+    this.stop();
+    if (this.#mode === 'json') return;
+    this.answer(result.output);
+    const usage = result.metadata.usage;
+    const tokens = usage ? ` · ${usage.input_tokens + usage.output_tokens} tokens` : '';
+    process.stderr.write(
+      `${paint('dim', `${result.metadata.stop_reason} in ${this.#elapsed()} · ${result.metadata.iterations} steps${tokens} · ${result.metadata.workflow_id}`, process.stderr)}\n`,
+    );
+  }
+
+  /** Stops the spinner (before a prompt, an error or the end). */
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    if (this.#spinner?.isSpinning) this.#spinner.stop();
+  }
+
+  /** Starts the spinner again after a prompt. */
+  resume(): void {
+    if (!this.#spinner || this.#spinner.isSpinning) return;
+    this.#spinner.start(this.#text());
+    this.#timer = setInterval(() => this.#refresh(), 100);
+    this.#timer.unref();
+  }
+
+  #refresh(): void {
+    if (this.#spinner?.isSpinning) this.#spinner.text = this.#text();
+  }
+
+  #text(): string {
+    return `${this.#label} ${paint('dim', this.#elapsed(), process.stderr)}`;
+  }
+
+  #elapsed(): string {
+    return `${((Date.now() - this.#started) / 1000).toFixed(1)}s`;
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0]!.trim();
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+}

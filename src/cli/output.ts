@@ -1,0 +1,61 @@
+import { styleText } from 'node:util';
+
+/** Exit codes scripts can rely on. */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** A failure to report as one line (no stack) with exit code 1, or 2 for a usage mistake. */
+export class CliError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode: number = EXIT.failure) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+/** A wrong argument or option: exit code 2. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT.usage);
+    this.name = 'UsageError';
+  }
+}
+
+type Style = Parameters<typeof styleText>[0];
+
+/**
+ * Styles `text` for `stream`: colour only when the stream is a terminal and `NO_COLOR` is not set
+ * (`FORCE_COLOR` forces it), as Node's `styleText` decides.
+ */
+export function paint(style: Style, text: string, stream: NodeJS.WriteStream = process.stdout): string {
+  return styleText(style, text, { stream });
+}
+
+/** One line of JSON on standard output (NDJSON when called per item). */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** A plain table: columns padded to their widest cell, header dimmed on a terminal. */
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  process.stdout.write(`${paint('dim', line(header))}\n`);
+  for (const row of rows) process.stdout.write(`${line(row)}\n`);
+}
+
+/** A note for people on standard error (standard output stays for results). */
+export function note(text: string): void {
+  process.stderr.write(`${paint('dim', text, process.stderr)}\n`);
+}
+
+/** A payload value as text: strings as they are, anything else as JSON. */
+export function asText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

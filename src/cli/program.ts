@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { registerAuth } from './auth.ts';
+import { registerChat } from './chat.ts';
+import { registerCreds } from './creds.ts';
+import { registerInit } from './init.ts';
+import { registerModel } from './model.ts';
+import { registerRun } from './run.ts';
+import { registerRuns } from './runs.ts';
+import { registerServer } from './server.ts';
+import { registerSkills } from './skills.ts';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+/** The command tree. Commander errors are thrown (exit codes are decided in main). */
+export function createProgram(): Command {
+  const program = new Command('toolkit-agent')
+    .description(
+      'Durable AI agents on Temporal: run and chat with agents, manage credentials, logins, skills and runs.',
+    )
+    .version(version)
+    .option('-c, --config <file>', 'the config file (default: toolkit-agent.config.ts here or above)')
+    .showSuggestionAfterError()
+    .exitOverride();
+  program.configureHelp({ showGlobalOptions: true });
+  registerInit(program);
+  registerRun(program);
+  registerChat(program);
+  registerServer(program);
+  registerRuns(program);
+  registerCreds(program);
+  registerAuth(program);
+  registerSkills(program);
+  registerModel(program);
+  return program;
+}

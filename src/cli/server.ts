@@ -1,0 +1,102 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { dataDir } from '../paths.ts';
+import { loadConfig, pickAgent } from './config.ts';
+import { CliError, note, paint, printJson } from './output.ts';
+import { readServerState, removeServerState, writeServerState } from './target.ts';
+
+/** Resolves on the first Ctrl-C or SIGTERM, keeping the process alive until then. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      clearInterval(keepAlive);
+      resolve(signal);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .description('Run a persistent local Temporal server (its database under ~/.toolkit-agent) until Ctrl-C')
+    .option('-p, --port <port>', 'frontend port on 127.0.0.1', '7233')
+    .option('--ui-port <port>', 'web UI port (default: port + 1000)')
+    .option('--headless', 'no web UI')
+    .option('--db <file>', 'database file (default: ~/.toolkit-agent/temporal.db)')
+    .option('--json', 'print the address as one JSON line')
+    .action(
+      async (opts: { port: string; uiPort?: string; headless?: boolean; db?: string; json?: boolean }) => {
+        const running = await readServerState();
+        if (running) {
+          throw new CliError(
+            `A toolkit-agent server already runs at ${running.address} (pid ${running.pid}).`,
+          );
+        }
+        const port = Number(opts.port);
+        const db = opts.db ?? join(dataDir(), 'temporal.db');
+        await mkdir(dataDir(), { recursive: true, mode: 0o700 });
+        const { EmbeddedTemporalServer } = await import('../embedded/dev-server.ts');
+        const server = await EmbeddedTemporalServer.start({
+          port,
+          dbFilename: db,
+          ui: opts.headless ? false : { port: opts.uiPort ? Number(opts.uiPort) : port + 1000 },
+          log: note,
+        });
+        const state = {
+          address: server.address,
+          namespace: server.namespace,
+          uiUrl: server.uiUrl,
+          db,
+          pid: process.pid,
+        };
+        await writeServerState(state);
+        if (opts.json) printJson(state);
+        else {
+          process.stdout.write(
+            `Temporal server  ${paint('bold', server.address)} (namespace ${server.namespace})\n`,
+          );
+          if (server.uiUrl) process.stdout.write(`Temporal UI      ${paint('cyan', server.uiUrl)}\n`);
+          process.stdout.write(`Database         ${db}\n`);
+          note('Ready. Other toolkit-agent commands use this server. Press Ctrl-C to stop.');
+        }
+        await untilSignal();
+        await removeServerState();
+        await server.close();
+      },
+    );
+
+  program
+    .command('worker')
+    .description("Serve the config's agents on their task queue until Ctrl-C")
+    .option('--address <host:port>', 'Temporal frontend (default: the running server or the config)')
+    .option('--namespace <namespace>', 'Temporal namespace')
+    .option('--json', 'print the task queue as one JSON line')
+    .action(async (opts: { address?: string; namespace?: string; json?: boolean }, cmd: Command) => {
+      const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+      pickAgent(loaded.config); // fails clearly when there is no agent to serve
+      const { serve } = await import('./serving.ts');
+      const serving = await serve(loaded, { ...opts, worker: true, temporary: false });
+      const info = {
+        address: serving.target.address,
+        namespace: serving.target.namespace,
+        taskQueue: serving.taskQueue,
+        agents: Object.keys(loaded.config.agents),
+      };
+      if (opts.json) printJson(info);
+      else {
+        process.stdout.write(
+          `Serving ${info.agents.join(', ')} on task queue ${paint('bold', info.taskQueue)} at ${info.address}\n`,
+        );
+        note('Press Ctrl-C to stop.');
+      }
+      try {
+        await Promise.race([untilSignal(), serving.running]);
+      } finally {
+        await serving.close();
+      }
+    });
+}

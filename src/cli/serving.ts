@@ -1,0 +1,75 @@
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { AgentClient } from '../client/agent-client.ts';
+import { SqliteMemoryStore } from '../memory/sqlite.ts';
+import type { MemoryStore } from '../memory/types.ts';
+import { defaultMemoryPath } from '../paths.ts';
+import { createAgentWorker } from '../worker.ts';
+import { credentialStoreOf, taskQueueOf, type LoadedConfig } from './config.ts';
+import { resolveTarget, type Target, type TargetOptions } from './target.ts';
+
+/** A connected client for the config's agents and, unless turned off, a worker serving them in this process. */
+export interface Serving {
+  target: Target;
+  agents: AgentClient;
+  taskQueue: string;
+  memoryStore: MemoryStore;
+  worker: Worker | undefined;
+  /** Rejects when the worker stops on its own. */
+  running: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts what `run`, `chat` and `worker` need. Close it when done (it stops the worker and what it started). */
+export async function serve(
+  loaded: LoadedConfig,
+  options: TargetOptions & { worker: boolean; temporary: boolean },
+): Promise<Serving> {
+  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
+  const target = await resolveTarget(options, loaded.config, options.temporary);
+  const cleanup: Array<() => Promise<void>> = [() => target.release()];
+  const closeAll = async () => {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const taskQueue = taskQueueOf(loaded);
+    const memoryStore = loaded.config.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
+    if (!loaded.config.memoryStore) cleanup.push(async () => memoryStore.close?.());
+    let worker: Worker | undefined;
+    let running: Promise<void> = new Promise(() => undefined);
+    if (options.worker) {
+      const credentialStore = credentialStoreOf(loaded.config);
+      const connection = await NativeConnection.connect({ address: target.address });
+      cleanup.push(() => connection.close());
+      const bundle = process.env.TOOLKIT_AGENT_WORKFLOW_BUNDLE;
+      const created = await createAgentWorker({
+        connection,
+        namespace: target.namespace,
+        taskQueue,
+        memoryStore,
+        agents: Object.fromEntries(
+          Object.entries(loaded.config.agents).map(([name, agent]) => [
+            name,
+            { ...agent, credentialStore: agent.credentialStore ?? credentialStore },
+          ]),
+        ),
+        ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+      });
+      worker = created;
+      running = created.run();
+      cleanup.push(async () => {
+        if (created.getState() === 'RUNNING') created.shutdown();
+        await running.catch(() => undefined);
+      });
+    }
+    const agents = await AgentClient.connect({
+      address: target.address,
+      namespace: target.namespace,
+      taskQueue,
+    });
+    cleanup.push(() => agents.close());
+    return { target, agents, taskQueue, memoryStore, worker, running, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

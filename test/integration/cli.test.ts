@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { AgentEvent } from '../../src/common/events.ts';
+import { freePort } from '../../src/embedded/free-port.ts';
+import { CLI_CONFIG, runCli, startCli } from '../support/cli.ts';
+import { ONE_TOOL_CALL_RUN } from './helpers.ts';
+
+let home: string;
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'cli-run-'));
+});
+afterAll(() => rm(home, { recursive: true, force: true }));
+
+/** The CLI on the test run's dev server, with its prebuilt workflow bundle and a task queue of its own. */
+function clusterEnv(taskQueue = `cli-${randomUUID()}`): Record<string, string> {
+  return {
+    TOOLKIT_AGENT_HOME: home,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TOOLKIT_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    CLI_TASK_QUEUE: taskQueue,
+  };
+}
+
+const parseLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as AgentEvent);
+
+describe('toolkit-agent run and runs', () => {
+  it('run --json prints the events as NDJSON and exits 0', async () => {
+    const result = await runCli(['-c', CLI_CONFIG, 'run', 'please add 2 and 3', '--json'], {
+      env: clusterEnv(),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const events = parseLines(result.stdout);
+    expect(events.map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
+    expect(events.at(-1)!.payload.output).toBe('The sum is 5.');
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('run prints the answer alone on standard output, progress on standard error, no escape codes when piped', async () => {
+    const env = clusterEnv();
+    const result = await runCli(['-c', CLI_CONFIG, 'run', 'please add 20 and 22'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('The sum is 42.\n');
+    expect(result.stderr).toMatch(/✓ add \d+ ms {2}42/);
+    expect(result.stderr).toMatch(/completed in [\d.]+s · 2 steps · 30 tokens · agent-helper-/);
+    expect(result.stdout + result.stderr).not.toContain('\u001b');
+    const id = /(agent-helper-[\w-]+)/.exec(result.stderr)![1]!;
+
+    // The finished run, read by id from another process (no agent worker running any more).
+    const show = await runCli(['runs', 'show', id, '--json'], { env });
+    expect(show.code, show.stderr).toBe(0);
+    expect(JSON.parse(show.stdout)).toMatchObject({
+      workflow_id: id,
+      status: 'COMPLETED',
+      type: 'agentRun',
+      output: 'The sum is 42.',
+      metadata: { stop_reason: 'completed', iterations: 2 },
+    });
+    const events = await runCli(['runs', 'events', id, '--json'], { env });
+    expect(events.code, events.stderr).toBe(0);
+    expect(parseLines(events.stdout).map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
+    const human = await runCli(['runs', 'events', id], { env });
+    expect(human.stdout).toMatch(/^ {3}1 run_started +Run started: agent "helper"$/m);
+    expect(human.stdout).toMatch(/^ {3}6 run_completed +Run completed$/m);
+
+    const missing = await runCli(['runs', 'show', 'no-such-run'], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No run no-such-run/);
+  });
+
+  it('runs events --follow prints a running run as it goes; runs cancel ends it, and run exits 1', async () => {
+    const env = clusterEnv();
+    const id = `cli-slow-${randomUUID()}`;
+    const run = startCli(['-c', CLI_CONFIG, 'run', 'slow answer please', '--json', '--id', id], { env });
+    const started = JSON.parse(await run.waitForLine(/"run_started"/)) as AgentEvent;
+    expect(started.seq).toBe(1);
+    const follow = startCli(['runs', 'events', id, '--follow', '--json'], { env });
+    await follow.waitForLine(/"step_started"/);
+    const cancel = await runCli(['runs', 'cancel', id], { env });
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(await run.exited).toBe(1);
+    expect(run.stderr).toMatch(/cancel/i);
+    await follow.exited;
+    const show = await runCli(['runs', 'show', id, '--json'], { env });
+    expect(JSON.parse(show.stdout)).toMatchObject({ workflow_id: id, status: 'CANCELLED' });
+  });
+
+  it('worker serves the config on its task queue; run --no-worker uses it; SIGTERM stops it', async () => {
+    const env = clusterEnv();
+    const worker = startCli(['-c', CLI_CONFIG, 'worker', '--json'], { env });
+    const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
+    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper'] });
+    const result = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('The sum is 2.\n');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+  });
+});
+
+describe('toolkit-agent server', () => {
+  it('keeps a database under the home folder, prints its address and UI, and the other commands find it', async () => {
+    const serverHome = await mkdtemp(join(tmpdir(), 'cli-server-'));
+    const env = {
+      TOOLKIT_AGENT_HOME: serverHome,
+      TOOLKIT_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      CLI_TASK_QUEUE: `cli-${randomUUID()}`,
+      TEMPORAL_ADDRESS: '',
+    };
+    const port = await freePort();
+    const uiPort = await freePort();
+    const server = startCli(['server', '--port', String(port), '--ui-port', String(uiPort), '--json'], {
+      env,
+    });
+    try {
+      const state = JSON.parse(await server.waitForLine(/"address"/)) as Record<string, string>;
+      expect(state).toMatchObject({
+        address: `127.0.0.1:${port}`,
+        namespace: 'default',
+        uiUrl: `http://127.0.0.1:${uiPort}`,
+        db: join(serverHome, 'temporal.db'),
+      });
+      expect(existsSync(join(serverHome, 'temporal.db'))).toBe(true);
+      let ui: Response | undefined;
+      for (let attempt = 0; attempt < 20 && !ui?.ok; attempt++) {
+        ui = await fetch(state.uiUrl!).catch(() => undefined);
+        if (!ui?.ok) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(ui?.status).toBe(200);
+      const run = await runCli(['-c', CLI_CONFIG, 'run', 'add 4 and 5'], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('The sum is 9.\n');
+      const id = /(agent-helper-[\w-]+)/.exec(run.stderr)![1]!;
+      const show = await runCli(['runs', 'show', id, '--json'], { env });
+      expect(JSON.parse(show.stdout)).toMatchObject({ status: 'COMPLETED', output: 'The sum is 9.' });
+      const second = await runCli(['server', '--port', String(await freePort())], { env });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/already runs at 127.0.0.1:\d+/);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      expect(existsSync(join(serverHome, 'server.json'))).toBe(false);
+      const noServer = await runCli(['runs', 'show', 'x'], { env });
+      expect(noServer.code).toBe(1);
+      expect(noServer.stderr).toMatch(/start one with `toolkit-agent server`/);
+      await rm(serverHome, { recursive: true, force: true });
+    }
+  }, 180_000);
+});

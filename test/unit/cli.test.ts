@@ -1,0 +1,172 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
+
+let home: string;
+let env: Record<string, string>;
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'cli-home-'));
+  env = { TOOLKIT_AGENT_HOME: home };
+});
+afterAll(() => rm(home, { recursive: true, force: true }));
+
+const COMMANDS = [
+  [],
+  ['init'],
+  ['run'],
+  ['chat'],
+  ['server'],
+  ['worker'],
+  ['runs'],
+  ['runs', 'show'],
+  ['runs', 'events'],
+  ['runs', 'cancel'],
+  ['creds'],
+  ['creds', 'set'],
+  ['creds', 'list'],
+  ['creds', 'rm'],
+  ['auth'],
+  ['auth', 'google'],
+  ['auth', 'slack'],
+  ['skills'],
+  ['skills', 'list'],
+  ['skills', 'search'],
+  ['skills', 'show'],
+  ['skills', 'new'],
+  ['model'],
+  ['model', 'pull'],
+];
+
+describe('toolkit-agent: help and exit codes', { timeout: 120_000 }, () => {
+  it('--help works on every command: usage on standard output, exit 0', async () => {
+    const results = await Promise.all(COMMANDS.map((command) => runCli([...command, '--help'], { env })));
+    results.forEach((result, i) => {
+      const name = COMMANDS[i]!.join(' ') || '(root)';
+      expect(result.code, name).toBe(0);
+      expect(result.stdout, name).toMatch(new RegExp(`^Usage: toolkit-agent ${COMMANDS[i]!.join(' ')}`));
+    });
+  });
+
+  it('exits 2 on usage mistakes: no command, an unknown command or option, a missing argument', async () => {
+    for (const args of [[], ['bogus'], ['creds', 'list', '--bogus'], ['creds', 'set'], ['runs']]) {
+      const result = await runCli(args, { env });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.length, args.join(' ')).toBeGreaterThan(0);
+    }
+    expect((await runCli(['creds', 'set', 'x', '--type', 'magic'], { env })).code).toBe(2);
+  });
+
+  it('exits 1 on a failure, with one line that says what to do', async () => {
+    const result = await runCli(['run', 'hello'], { env, cwd: home });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/No toolkit-agent.config.ts .* Run `toolkit-agent init`/);
+  });
+});
+
+describe('toolkit-agent creds', { timeout: 60_000 }, () => {
+  const SECRET = 'sk-test-0123456789abcdef';
+
+  it('reads the secret from standard input, stores it, and never prints it', async () => {
+    const set = await runCli(
+      ['creds', 'set', 'custom_api', '--meta', 'base_url=https://api.example', '--json'],
+      {
+        env,
+        input: `${SECRET}\n`,
+      },
+    );
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({
+      name: 'custom_api',
+      type: 'bearer',
+      expires_at: null,
+      status: 'ok',
+    });
+    const file = JSON.parse(await readFile(join(home, 'credentials.json'), 'utf8')) as {
+      tenants: Record<string, Record<string, unknown>>;
+    };
+    expect(file.tenants['']?.custom_api).toMatchObject({
+      token: SECRET,
+      metadata: { base_url: 'https://api.example' },
+    });
+
+    await runCli(['creds', 'set', 'old', '--type', 'api_key', '--meta', 'expires_at=2020-01-01T00:00:00Z'], {
+      env,
+      input: 'another-secret-value',
+    });
+    const list = await runCli(['creds', 'list', '--json'], { env });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([
+      { name: 'custom_api', type: 'bearer', expires_at: null, status: 'ok' },
+      { name: 'old', type: 'api_key', expires_at: '2020-01-01T00:00:00Z', status: 'expired' },
+    ]);
+    const table = await runCli(['creds', 'list'], { env });
+    expect(table.stdout).toMatch(/custom_api\s+bearer\s+-\s+ok/);
+    expect(table.stdout).toMatch(/old\s+api_key\s+2020-01-01T00:00:00Z\s+expired/);
+    for (const output of [set, list, table]) {
+      expect(output.stdout + output.stderr).not.toContain(SECRET);
+      expect(output.stdout + output.stderr).not.toContain('another-secret-value');
+    }
+  });
+
+  it('keeps tenants apart, refuses an empty secret, and removes by name (1 when absent)', async () => {
+    expect(
+      (await runCli(['creds', 'set', 'mail', '--tenant', 'ada'], { env, input: 'ada-token' })).code,
+    ).toBe(0);
+    expect(
+      JSON.parse((await runCli(['creds', 'list', '--tenant', 'ada', '--json'], { env })).stdout),
+    ).toEqual([expect.objectContaining({ name: 'mail' })]);
+    const empty = await runCli(['creds', 'set', 'blank'], { env, input: '' });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/No secret was given/);
+    expect((await runCli(['creds', 'rm', 'mail', '--tenant', 'ada'], { env })).code).toBe(0);
+    const again = await runCli(['creds', 'rm', 'mail', '--tenant', 'ada'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/No credential named mail for tenant ada/);
+  });
+});
+
+describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
+  it('writes a config and an example skill that the skills commands find, and refuses to overwrite', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-init-'));
+    try {
+      const init = await runCli(['init', '--dir', dir, '--json'], { env });
+      expect(init.code).toBe(0);
+      const config = await readFile(join(dir, 'toolkit-agent.config.ts'), 'utf8');
+      expect(config).toContain("from 'toolkit-agent'");
+      expect(config).toMatch(/defineConfig\(\{\s+agents: \{\s+assistant:/);
+      expect((await runCli(['init', '--dir', dir], { env })).code).toBe(1);
+      expect((await runCli(['init', '--dir', dir, '--force'], { env })).code).toBe(0);
+
+      const list = await runCli(['skills', 'list', '--project', dir, '--json'], { env });
+      expect(list.code).toBe(0);
+      const skills = JSON.parse(list.stdout) as Array<{ id: string; source: string; path?: string }>;
+      expect(skills.find((s) => s.id === 'example')).toMatchObject({
+        source: 'project',
+        path: join('.agents', 'skills', 'example', 'SKILL.md'),
+      });
+      expect(skills.length).toBeGreaterThan(1); // and the packaged catalog
+
+      const found = await runCli(['skills', 'search', 'what is this project', '--project', dir, '--json'], {
+        env,
+      });
+      expect((JSON.parse(found.stdout) as Array<{ id: string }>)[0]!.id).toBe('example');
+      const show = await runCli(['skills', 'show', 'example', '--project', dir], { env });
+      expect(show.stdout).toContain('## Skill: example');
+      expect((await runCli(['skills', 'show', 'no-such-skill', '--project', dir], { env })).code).toBe(1);
+
+      expect((await runCli(['skills', 'new', 'Release Notes', '--project', dir], { env })).code).toBe(0);
+      const made = await readFile(join(dir, '.agents', 'skills', 'release-notes', 'SKILL.md'), 'utf8');
+      expect(made).toMatch(/^---\nname: release-notes\n/);
+      expect((await runCli(['skills', 'new', 'Release Notes', '--project', dir], { env })).code).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints no escape codes when the output is not a terminal, with NO_COLOR unset', async () => {
+    const outputs = await Promise.all([runCli(['creds', 'list'], { env }), runCli(['bogus'], { env })]);
+    for (const output of outputs) expect(output.stdout + output.stderr).not.toContain('\u001b[');
+  });
+});

@@ -76,9 +76,13 @@ export function registerChat(program: Command): void {
       const queue: string[] = [];
       let busy: Promise<void> | undefined;
       const next = (): void => {
-        const prompt = queue.shift();
-        if (prompt === undefined) return void (isClosed || rl.prompt());
-        busy = turn(session, prompt)
+        const item = queue.shift();
+        if (item === undefined) return void (isClosed || rl.prompt());
+        if (item === '/exit') {
+          queue.length = 0;
+          return rl.close();
+        }
+        busy = (item === '/history' ? printHistory(session) : turn(session, item))
           .catch((error: unknown) => note(`The turn failed: ${(error as Error).message}`))
           .finally(() => {
             busy = undefined;
@@ -99,12 +103,12 @@ export function registerChat(program: Command): void {
       rl.on('SIGINT', () => (busy ? cancel() : rl.close()));
       rl.on('line', (line) => {
         const text = line.trim();
-        if (text === '/exit') return rl.close();
-        if (text === '/history')
-          return void printHistory(session).then(() => busy || isClosed || rl.prompt());
         if (text === '/cancel') return cancel();
-        if (text.startsWith('/')) return note('Commands: /history, /cancel, /exit.');
+        if (text.startsWith('/') && !['/history', '/exit'].includes(text)) {
+          return note('Commands: /history, /cancel, /exit.');
+        }
         if (!text) return busy ? undefined : rl.prompt();
+        // In order: typed (or piped) while a turn runs, a line waits for it.
         queue.push(text);
         if (!busy) next();
       });

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { AgentChatSession } from '../client/chat-session.ts';
 import { loadConfig, pickAgent } from './config.ts';
+import { targetOf, withTargetOptions } from './target.ts';
 import { LiveView } from './live-view.ts';
 import { asText, note, paint } from './output.ts';
 
@@ -12,6 +13,7 @@ interface ChatOptions {
   tenant?: string;
   address?: string;
   namespace?: string;
+  profile?: string;
   worker: boolean;
 }
 
@@ -42,24 +44,18 @@ async function turn(session: AgentChatSession, prompt: string): Promise<void> {
 }
 
 export function registerChat(program: Command): void {
-  program
-    .command('chat')
+  withTargetOptions(program.command('chat'))
     .description('An interactive session with an agent: /history, /cancel, /exit; --session resumes one')
     .option('--session <id>', 'resume (or name) a session')
     .option('-a, --agent <name>', "the config's agent (default: its defaultAgent or first)")
     .option('-m, --model <name>', "one of the agent's models, by name")
     .option('--tenant <tenant>', "use one end user's credentials")
-    .option(
-      '--address <host:port>',
-      'Temporal frontend (default: the running server, the config, or a temporary one)',
-    )
-    .option('--namespace <namespace>', 'Temporal namespace')
     .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
     .action(async (opts: ChatOptions, cmd: Command) => {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const agent = pickAgent(loaded.config, opts.agent);
       const { serve } = await import('./serving.ts');
-      const serving = await serve(loaded, { ...opts, temporary: true });
+      const serving = await serve(loaded, { ...targetOf(opts), worker: opts.worker, temporary: true });
       const session = serving.agents.chatSession(agent, {
         memoryStore: serving.memoryStore,
         ...(opts.session ? { sessionId: opts.session } : {}),

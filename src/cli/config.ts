@@ -4,6 +4,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentDefinition } from '../activities/registry.ts';
 import { FileCredentialStore } from '../credentials/file-store.ts';
+import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
+import type { TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { OAuthEndpoints } from '../oauth/config.ts';
@@ -34,10 +36,13 @@ export interface ToolkitAgentConfig {
   /** Where conversations live. Default: `~/.toolkit-agent/memory.sqlite`. */
   memoryStore?: MemoryStore;
   /**
-   * A cluster to use instead of the local server. `taskQueue` defaults to one named after the
-   * config's folder, so that `worker` and `run` of one project meet.
+   * A cluster to use instead of the local server: a `temporal.toml` profile, or address, namespace,
+   * API key and TLS. `taskQueue` defaults to one named after the config's folder, so that `worker`
+   * and `run` of one project meet.
    */
-  temporal?: { address?: string; namespace?: string; taskQueue?: string };
+  temporal?: TemporalConnectionOptions & { taskQueue?: string };
+  /** Payload encryption; it must match between the CLI, the workers and other clients. */
+  encryption?: PayloadEncryptionOptions;
   /** OAuth clients for `toolkit-agent auth google` and `auth slack`. */
   oauth?: { google?: CliOAuthClient; slack?: CliOAuthClient };
 }

@@ -36,9 +36,10 @@ export default defineConfig({
   // Stores (defaults: ~/.toolkit-agent/credentials.json and ~/.toolkit-agent/memory.sqlite):
   // credentialStore: new FileCredentialStore({ path: '...' }),
   // memoryStore: new PostgresMemoryStore({ connectionString: process.env.DATABASE_URL! }),
-  // Temporal: the local \`toolkit-agent server\` unless an address is given.
+  // Temporal: the local \`toolkit-agent server\` unless a profile or an address is given.
   temporal: {
     taskQueue: 'assistant',
+    // profile: 'prod',                        // a temporal.toml profile (address, namespace, API key, TLS)
     // address: 'temporal.example.com:7233',
     // namespace: 'agents',
   },

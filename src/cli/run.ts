@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AgentRunHandle } from '../client/agent-client.ts';
 import { loadConfig, pickAgent } from './config.ts';
+import { targetOf, withTargetOptions } from './target.ts';
 import { LiveView } from './live-view.ts';
 import { CliError, EXIT, note } from './output.ts';
 
@@ -14,6 +15,7 @@ interface RunOptions {
   approveAll?: boolean;
   address?: string;
   namespace?: string;
+  profile?: string;
   worker: boolean;
 }
 
@@ -39,8 +41,7 @@ export async function cancelRun(handle: AgentRunHandle): Promise<void> {
 }
 
 export function registerRun(program: Command): void {
-  program
-    .command('run <prompt>')
+  withTargetOptions(program.command('run <prompt>'))
     .description('Run an agent on a prompt with a live view (the embedded server, or the configured cluster)')
     .option('-a, --agent <name>', "the config's agent (default: its defaultAgent or first)")
     .option('-m, --model <name>', "one of the agent's models, by name")
@@ -49,11 +50,6 @@ export function registerRun(program: Command): void {
     .option('--id <workflowId>', "the run's workflow id (default: agent-<name>-<uuid>); one id runs once")
     .option('--json', 'print the events as NDJSON')
     .option('--approve-all', 'approve every tool call that asks for approval')
-    .option(
-      '--address <host:port>',
-      'Temporal frontend (default: the running server, the config, or a temporary one)',
-    )
-    .option('--namespace <namespace>', 'Temporal namespace')
     .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
     .addHelpText(
       'after',
@@ -63,7 +59,7 @@ export function registerRun(program: Command): void {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const agent = pickAgent(loaded.config, opts.agent);
       const { serve } = await import('./serving.ts');
-      const serving = await serve(loaded, { ...opts, temporary: true });
+      const serving = await serve(loaded, { ...targetOf(opts), worker: opts.worker, temporary: true });
       const view = new LiveView(opts.json ? 'json' : 'human');
       let release = () => undefined as void;
       try {

@@ -1,5 +1,7 @@
-import { NativeConnection } from '@temporalio/worker';
 import type { AgentRunHandle } from '../client/agent-client.ts';
+import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
+import { connectWorkerConnection } from '../connection/connect.ts';
+import { resolveTemporalConnection } from '../connection/temporal-options.ts';
 import { InMemoryMemoryStore } from '../memory/in-memory.ts';
 import { createAgentWorker } from '../worker.ts';
 import type { Target } from './target.ts';
@@ -11,16 +13,18 @@ import type { Target } from './target.ts';
  */
 export async function withReader<T>(
   target: Target,
+  encryption: PayloadEncryptionOptions | undefined,
   handle: AgentRunHandle,
   work: () => Promise<T>,
 ): Promise<T> {
   const description = await handle.workflow.describe();
   if (description.status.name === 'RUNNING') return work();
-  const connection = await NativeConnection.connect({ address: target.address });
+  const connection = await connectWorkerConnection(resolveTemporalConnection(target.temporal));
   try {
     const worker = await createAgentWorker({
       connection,
-      namespace: target.namespace,
+      temporal: target.temporal,
+      ...(encryption ? { encryption } : {}),
       taskQueue: description.taskQueue,
       agents: {},
       memoryStore: new InMemoryMemoryStore(),

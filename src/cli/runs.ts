@@ -1,25 +1,30 @@
 import type { Command } from 'commander';
 import type { AgentClient } from '../client/agent-client.ts';
+import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { loadOptionalConfig } from './config.ts';
 import { asText, CliError, paint, printJson } from './output.ts';
-import { resolveTarget, type Target, type TargetOptions } from './target.ts';
+import { resolveTarget, targetOf, withTargetOptions, type Target, type TargetOptions } from './target.ts';
 
 interface ConnectOptions extends TargetOptions {
   json?: boolean;
 }
 
 /** A client on the running server, the config's cluster or `--address`. */
-async function connect(opts: ConnectOptions, cmd: Command): Promise<{ agents: AgentClient; target: Target }> {
+async function connect(
+  opts: ConnectOptions,
+  cmd: Command,
+): Promise<{ agents: AgentClient; target: Target; encryption?: PayloadEncryptionOptions }> {
   const loaded = await loadOptionalConfig(cmd.optsWithGlobals<{ config?: string }>().config);
-  const target = await resolveTarget(opts, loaded?.config, false);
+  const target = await resolveTarget(targetOf(opts), loaded?.config, false);
+  const encryption = loaded?.config.encryption;
   const { AgentClient } = await import('../client/agent-client.ts');
   const agents = await AgentClient.connect({
-    address: target.address,
-    namespace: target.namespace,
     taskQueue: 'unused',
+    temporal: target.temporal,
+    ...(encryption ? { encryption } : {}),
   });
-  return { agents, target };
+  return { agents, target, ...(encryption ? { encryption } : {}) };
 }
 
 function printEvent(event: AgentEvent, json: boolean | undefined): void {
@@ -29,16 +34,10 @@ function printEvent(event: AgentEvent, json: boolean | undefined): void {
   );
 }
 
-function withTarget(command: Command): Command {
-  return command
-    .option('--address <host:port>', 'Temporal frontend (default: the running server or the config)')
-    .option('--namespace <namespace>', 'Temporal namespace');
-}
-
 export function registerRuns(program: Command): void {
   const runs = program.command('runs').description('Inspect and control runs by workflow id');
 
-  withTarget(runs.command('show <id>').description("A run's status, and its answer once it finished"))
+  withTargetOptions(runs.command('show <id>').description("A run's status, and its answer once it finished"))
     .option('--json', 'print JSON')
     .action(async (id: string, opts: ConnectOptions, cmd: Command) => {
       const { agents } = await connect(opts, cmd);
@@ -74,22 +73,22 @@ export function registerRuns(program: Command): void {
       }
     });
 
-  withTarget(
+  withTargetOptions(
     runs.command('events <id>').description("A run's events; with --follow, as they happen until it ends"),
   )
     .option('-f, --follow', 'keep printing events until the run ends')
     .option('--json', 'print NDJSON')
     .action(async (id: string, opts: ConnectOptions & { follow?: boolean }, cmd: Command) => {
-      const { agents, target } = await connect(opts, cmd);
+      const { agents, target, encryption } = await connect(opts, cmd);
       try {
         const handle = agents.getHandle(id);
         const { withReader } = await import('./runs-reader.ts');
         if (opts.follow) {
-          await withReader(target, handle, async () => {
+          await withReader(target, encryption, handle, async () => {
             for await (const event of handle.events()) printEvent(event, opts.json);
           });
         } else {
-          for (const event of await withReader(target, handle, () => handle.listEvents()))
+          for (const event of await withReader(target, encryption, handle, () => handle.listEvents()))
             printEvent(event, opts.json);
         }
       } finally {
@@ -97,7 +96,7 @@ export function registerRuns(program: Command): void {
       }
     });
 
-  withTarget(runs.command('cancel <id>').description('Cancel a run'))
+  withTargetOptions(runs.command('cancel <id>').description('Cancel a run'))
     .option('--json', 'print JSON')
     .action(async (id: string, opts: ConnectOptions, cmd: Command) => {
       const { agents } = await connect(opts, cmd);

@@ -4,7 +4,14 @@ import type { Command } from 'commander';
 import { dataDir } from '../paths.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { CliError, note, paint, printJson } from './output.ts';
-import { readServerState, removeServerState, writeServerState } from './target.ts';
+import {
+  readServerState,
+  removeServerState,
+  targetOf,
+  withTargetOptions,
+  writeServerState,
+  type TargetOptions,
+} from './target.ts';
 
 /** Resolves on the first Ctrl-C or SIGTERM, keeping the process alive until then. */
 export function untilSignal(): Promise<NodeJS.Signals> {
@@ -69,17 +76,14 @@ export function registerServer(program: Command): void {
       },
     );
 
-  program
-    .command('worker')
+  withTargetOptions(program.command('worker'))
     .description("Serve the config's agents on their task queue until Ctrl-C")
-    .option('--address <host:port>', 'Temporal frontend (default: the running server or the config)')
-    .option('--namespace <namespace>', 'Temporal namespace')
     .option('--json', 'print the task queue as one JSON line')
-    .action(async (opts: { address?: string; namespace?: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: TargetOptions & { json?: boolean }, cmd: Command) => {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       pickAgent(loaded.config); // fails clearly when there is no agent to serve
       const { serve } = await import('./serving.ts');
-      const serving = await serve(loaded, { ...opts, worker: true, temporary: false });
+      const serving = await serve(loaded, { ...targetOf(opts), worker: true, temporary: false });
       const info = {
         address: serving.target.address,
         namespace: serving.target.namespace,

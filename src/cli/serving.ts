@@ -1,5 +1,7 @@
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client.ts';
+import { connectWorkerConnection } from '../connection/connect.ts';
+import { resolveTemporalConnection } from '../connection/temporal-options.ts';
 import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import { defaultMemoryPath } from '../paths.ts';
@@ -38,12 +40,13 @@ export async function serve(
     let running: Promise<void> = new Promise(() => undefined);
     if (options.worker) {
       const credentialStore = credentialStoreOf(loaded.config);
-      const connection = await NativeConnection.connect({ address: target.address });
+      const connection = await connectWorkerConnection(resolveTemporalConnection(target.temporal));
       cleanup.push(() => connection.close());
       const bundle = process.env.TOOLKIT_AGENT_WORKFLOW_BUNDLE;
       const created = await createAgentWorker({
         connection,
-        namespace: target.namespace,
+        temporal: target.temporal,
+        ...(loaded.config.encryption ? { encryption: loaded.config.encryption } : {}),
         taskQueue,
         memoryStore,
         agents: Object.fromEntries(

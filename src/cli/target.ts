@@ -1,5 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Command } from 'commander';
+import { resolveTemporalConnection, type TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { dataDir } from '../paths.ts';
 import type { ToolkitAgentConfig } from './config.ts';
@@ -7,9 +9,11 @@ import { CliError, note } from './output.ts';
 
 /** Where a command talks to Temporal, and how it was chosen. */
 export interface Target {
+  /** What to connect with (for `createAgentWorker` and `AgentClient.connect`). */
+  temporal: TemporalConnectionOptions;
   address: string;
   namespace: string;
-  source: 'option' | 'TEMPORAL_ADDRESS' | 'config' | 'server' | 'temporary';
+  source: 'cluster' | 'server' | 'temporary';
   /** Stops what this process started (a temporary server). */
   release(): Promise<void>;
 }
@@ -54,33 +58,74 @@ export async function readServerState(): Promise<ServerState | undefined> {
 export interface TargetOptions {
   address?: string;
   namespace?: string;
+  profile?: string;
+}
+
+/** Only the options that pick a cluster, from a command's options. */
+export function targetOf(opts: TargetOptions): TargetOptions {
+  return { address: opts.address, namespace: opts.namespace, profile: opts.profile };
+}
+
+/** The options that pick a cluster, on every command that talks to Temporal. */
+export function withTargetOptions(command: Command): Command {
+  return command
+    .option(
+      '--address <host:port>',
+      'Temporal frontend (default: the config, the running server, or a temporary one)',
+    )
+    .option('--namespace <namespace>', 'Temporal namespace')
+    .option('--profile <name>', 'a temporal.toml profile (address, namespace, API key, TLS)');
 }
 
 /**
- * Picks the cluster: `--address`, else `TEMPORAL_ADDRESS`, else the config's `temporal.address`,
- * else a running `toolkit-agent server`; else, when `temporary` is allowed, an embedded server for
- * this process only (runs and sessions end with it), else an error saying how to start one.
+ * Picks the cluster: a configured one (`--address`/`--profile`, `TEMPORAL_ADDRESS`/`TEMPORAL_PROFILE`,
+ * or `temporal.address`/`temporal.profile` in the config; API key and TLS come with it), else a
+ * running `toolkit-agent server`; else, when `temporary` is allowed, an embedded server for this
+ * process only (runs and sessions end with it), else an error saying how to start one.
  */
 export async function resolveTarget(
   options: TargetOptions,
   config: ToolkitAgentConfig | undefined,
   temporary: boolean,
 ): Promise<Target> {
-  const namespace = options.namespace ?? config?.temporal?.namespace ?? 'default';
-  const fixed = (address: string, source: Target['source']): Target => ({
+  const { taskQueue: _taskQueue, ...configured } = config?.temporal ?? {};
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const env = process.env;
+  if (
+    given.address ||
+    given.profile ||
+    env.TEMPORAL_ADDRESS ||
+    env.TEMPORAL_PROFILE ||
+    configured.address ||
+    configured.profile
+  ) {
+    const temporal: TemporalConnectionOptions = { ...configured, ...given };
+    const resolved = resolveTemporalConnection(temporal);
+    return {
+      temporal,
+      address: resolved.address,
+      namespace: resolved.namespace,
+      source: 'cluster',
+      release: async () => undefined,
+    };
+  }
+  const local = (
+    address: string,
+    namespace: string,
+    source: Target['source'],
+    release: () => Promise<void> = async () => undefined,
+  ): Target => ({
+    temporal: { address, namespace, tls: false },
     address,
     namespace,
     source,
-    release: async () => undefined,
+    release,
   });
-  if (options.address) return fixed(options.address, 'option');
-  if (process.env.TEMPORAL_ADDRESS) return fixed(process.env.TEMPORAL_ADDRESS, 'TEMPORAL_ADDRESS');
-  if (config?.temporal?.address) return fixed(config.temporal.address, 'config');
   const server = await readServerState();
-  if (server) return { ...fixed(server.address, 'server'), namespace: options.namespace ?? server.namespace };
+  if (server) return local(server.address, options.namespace ?? server.namespace, 'server');
   if (!temporary) {
     throw new CliError(
-      'No Temporal server to ask: start one with `toolkit-agent server`, or pass --address (or set TEMPORAL_ADDRESS).',
+      'No Temporal server to ask: start one with `toolkit-agent server`, or pass --address or --profile (or set TEMPORAL_ADDRESS).',
     );
   }
   note(
@@ -88,10 +133,5 @@ export async function resolveTarget(
   );
   const { acquireEmbeddedServer } = await import('../embedded/dev-server.ts');
   const embedded = await acquireEmbeddedServer({ log: note });
-  return {
-    address: embedded.server.address,
-    namespace: embedded.server.namespace,
-    source: 'temporary',
-    release: embedded.release,
-  };
+  return local(embedded.server.address, embedded.server.namespace, 'temporary', embedded.release);
 }

@@ -96,3 +96,15 @@ export class RunFailedError extends ToolkitError {
     this.workflowId = workflowId;
   }
 }
+
+/**
+ * A run refused a control request (cancel, approve, reject): the call id is unknown or already
+ * decided, or nothing is running. The run itself is unaffected; the message says what to do.
+ */
+export class ControlRefusedError extends ToolkitError {
+  readonly workflowId: string;
+  constructor(workflowId: string, reason: string, options?: { cause?: unknown }) {
+    super('CONTROL_REFUSED', `${workflowId} refused the request: ${reason}`, options);
+    this.workflowId = workflowId;
+  }
+}

@@ -2,11 +2,16 @@
  * toolkit-agent: durable AI agents on Temporal. Everything public is exported here; subpaths
  * (`toolkit-agent/client`, `/worker`, `/testing`, `/tools/connector_base`) carry the same names.
  */
-export { Agent, type AgentOptions } from './agent/agent.ts';
+export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts';
 export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
 export type { DeepAgentResult, Verification } from './common/deep.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
 export { AgentChatSession, type ChatSessionOptions } from './client/chat-session.ts';
+export {
+  eventStreamResponse,
+  type EventSourceable,
+  type EventStreamResponseOptions,
+} from './client/event-stream-response.ts';
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export { createAgentWorker, type AgentWorkerOptions, type AgentDefinition } from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
@@ -27,9 +32,17 @@ export {
 export { resolveEncryption, type PayloadEncryptionOptions } from './codec/key-ring.ts';
 export { createCodecServer, type CodecServerOptions, type CodecRequest } from './codec/codec-server.ts';
 export type { AgentEvent, AgentEventType } from './common/events.ts';
+export type { ApprovalSettings, PendingApproval, RunLimits } from './common/control.ts';
+export type { LiveTextOption } from './activities/live-text.ts';
 export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason } from './common/run.ts';
-export { BaseConnectorTool, type ToolContext, type ToolOutput } from './tools/connector-base.ts';
+export {
+  BaseConnectorTool,
+  type ApprovalContext,
+  type NeedsApproval,
+  type ToolContext,
+  type ToolOutput,
+} from './tools/connector-base.ts';
 export type { CredentialRecord, CredentialStore, CredentialType } from './credentials/types.ts';
 export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { FileCredentialStore, type FileCredentialStoreOptions } from './credentials/file-store.ts';
@@ -87,6 +100,7 @@ export {
   ConfigurationError,
   RunFailedError,
   ModelError,
+  ControlRefusedError,
 } from './errors.ts';
 export {
   EmbeddedTemporalServer,

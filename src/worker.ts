@@ -78,6 +78,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const dataConverter = encryptionDataConverter(options.encryption);
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
   const worker = await Worker.create({
+    // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
+    maxHeartbeatThrottleInterval: '2 seconds',
+    defaultHeartbeatThrottleInterval: '2 seconds',
     ...options.workerOptions,
     ...(dataConverter ? { dataConverter } : {}),
     connection,

@@ -2,6 +2,7 @@ import type { Context } from '@temporalio/activity';
 import type { CallModelInput, ModelStep, ToolSchema } from '../common/index.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
+import { TextDeltaBatcher } from './live-text.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
 
 /**
@@ -19,13 +20,21 @@ export async function callModel(
   const tools = input.tools
     .map((name) => agent.schemas.get(name) ?? mcp.get(name))
     .filter((s): s is ToolSchema => s !== undefined);
-  const interval = setInterval(() => context.heartbeat(), Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
+  // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
+  const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
+  const interval = setInterval(() => context.heartbeat(), every);
+  const deltas = input.textDeltaBatchMs
+    ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs)
+    : undefined;
   try {
     const response = await lookupModel(agent, input.model).generate({
       messages,
       tools,
       signal: context.cancellationSignal,
+      ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
     });
+    // The live text reaches the workflow before the step's result does.
+    await deltas?.close();
     const ids = new Set<string>();
     for (const call of response.toolCalls) {
       if (!call.id || ids.has(call.id)) {
@@ -56,5 +65,6 @@ export async function callModel(
     };
   } finally {
     clearInterval(interval);
+    void deltas?.close();
   }
 }

@@ -8,6 +8,8 @@ import type {
   ResolveRunInput,
   ToolOutcome,
 } from '../common/index.ts';
+import type { ToolCall } from '../common/messages.ts';
+import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
 import { toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
@@ -29,6 +31,17 @@ export function createActivities(registry: AgentRegistry) {
 
     invokeTool: (input: InvokeToolInput): Promise<ToolOutcome> =>
       atBoundary(() => invokeTool(lookupAgent(registry, input.agent), input, Context.current())),
+
+    /** Asks a tool's `needsApproval` function whether this call must wait for a person. */
+    needsApproval: (input: { agent: string; call: ToolCall; tenant?: string }): Promise<boolean> =>
+      atBoundary(() => {
+        const { workflowExecution } = Context.current().info;
+        return needsApproval(lookupAgent(registry, input.agent), {
+          ...input,
+          workflowId: workflowExecution?.workflowId ?? '',
+          runId: workflowExecution?.runId ?? '',
+        });
+      }),
 
     /** Where a session that is (re)started stands: how many turns and stored messages it has. */
     loadSession: (input: {

@@ -11,6 +11,8 @@ import { lookupModel, type RegisteredAgent } from './registry.ts';
 
 const PREVIEW_CHARS = 2_000;
 const MAX_EVENT_METADATA_CHARS = 4_000;
+/** Heartbeats carry cancellation to the activity; the worker throttles what reaches the server. */
+const HEARTBEAT_EVERY_MS = 1_000;
 
 /**
  * Runs one tool call inside the activity: looks the tool up, validates the arguments with its zod
@@ -58,7 +60,10 @@ export async function invokeTool(
         return answer.text;
       },
     };
-    const output = await tool.run(toolContext, parsed.data as Record<string, unknown>);
+    const output = await untilCancelled(
+      tool.run(toolContext, parsed.data as Record<string, unknown>),
+      context,
+    );
     const redacted = secrets.redact(String(output?.text ?? ''));
     const { text, truncated } = capText(redacted, agent.maxToolOutputChars);
     await agent.memoryStore.append(input.conversationId, input.seq, [
@@ -76,6 +81,31 @@ export async function invokeTool(
     };
   } catch (error) {
     throw toApplicationFailure(error, secrets);
+  }
+}
+
+/**
+ * Runs the tool while heartbeating (so that a cancellation reaches this activity even when the
+ * tool itself never heartbeats) and ends as soon as the activity is cancelled: the signal fires,
+ * the tool is told through it, and its late result is never stored.
+ */
+async function untilCancelled<T>(work: Promise<T>, context: Context): Promise<T> {
+  const signal = context.cancellationSignal;
+  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearInterval(beat);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    work.catch(() => undefined); // a tool that ignored the signal may still fail later
   }
 }
 

@@ -1,4 +1,12 @@
-import type { RunTimeouts, ToolSchema } from '../common/index.ts';
+import type {
+  ApprovalSettings,
+  ResolvedApproval,
+  RunLimits,
+  RunTimeouts,
+  ToolSchema,
+} from '../common/index.ts';
+import { resolveApproval } from './approval.ts';
+import { resolveLiveText, type LiveTextOption } from './live-text.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { ConfigurationError } from '../errors.ts';
 import { McpAgentTools } from '../mcp/agent-tools.ts';
@@ -44,6 +52,17 @@ export interface AgentDefinition extends SkillOptions {
    * With `skillsOnly: true` a server's tools are offered only in runs whose skills name it in `mcps`.
    */
   mcpServers?: McpServers;
+  /** Each run (each chat turn) ends with `stop_reason: 'deadline'` after this long, unless the run sets its own. */
+  timeoutMs?: number;
+  /** Budgets of each run (`stop_reason: 'budget'`); a run's own `limits` win field by field. */
+  limits?: RunLimits;
+  /** Tools that wait for a person's approval in this agent (instead of each tool's `needsApproval`). */
+  approval?: ApprovalSettings;
+  /**
+   * Live text (`text_delta` events) while the model writes, sent in batches (default every 100 ms,
+   * one history event per batch). `false` turns it off.
+   */
+  liveText?: LiveTextOption;
 }
 
 /** An agent's skill settings, resolved. */
@@ -91,6 +110,12 @@ export interface RegisteredAgent {
   timeouts: RunTimeouts;
   /** The agent's MCP servers on this worker, when it has any. */
   mcp?: McpAgentTools;
+  timeoutMs: number | undefined;
+  limits: RunLimits | undefined;
+  /** Undefined when no tool of the agent needs approval. */
+  approval: ResolvedApproval | undefined;
+  /** Undefined when live text is off. */
+  textDeltaBatchMs: number | undefined;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;
@@ -172,6 +197,13 @@ export function buildAgentRegistry(
       maxToolOutputChars: definition.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
       timeouts,
       ...(mcp ? { mcp } : {}),
+      timeoutMs: positive(name, 'timeoutMs', definition.timeoutMs),
+      limits: definition.limits && {
+        maxTotalTokens: positive(name, 'limits.maxTotalTokens', definition.limits.maxTotalTokens),
+        maxToolCalls: positive(name, 'limits.maxToolCalls', definition.limits.maxToolCalls, true),
+      },
+      approval: resolveApproval(name, definition.approval, tools, builtinTools),
+      textDeltaBatchMs: resolveLiveText(name, definition.liveText),
     });
   }
   return registry;
@@ -196,6 +228,23 @@ function mcpTools(
     callTimeoutMs: timeouts.toolStartToCloseMs,
     isTaken: (name) => name === TOOL_SEARCH_NAME || isTaken(name),
   });
+}
+
+/** A limit of the definition, checked: a number above 0 (a whole number from 0 when `whole`), or undefined. */
+export function positive(
+  agent: string,
+  field: string,
+  value: number | undefined,
+  whole = false,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const valid = typeof value === 'number' && (whole ? Number.isInteger(value) && value >= 0 : value > 0);
+  if (!valid) {
+    throw new ConfigurationError(
+      `Agent "${agent}": ${field} must be ${whole ? 'a whole number of at least 0' : 'a number above 0'} (got ${String(value)}).`,
+    );
+  }
+  return value;
 }
 
 /** Adds `tool_search` when asked for, and answers the names the model sees first. */

@@ -49,5 +49,9 @@ export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput)
     unavailable_skill_tools: skills.unavailableTools,
     unavailable_skill_mcps: mcp?.unavailable ?? [],
     timeouts: agent.timeouts,
+    ...(agent.timeoutMs !== undefined ? { timeoutMs: agent.timeoutMs } : {}),
+    ...(agent.limits ? { limits: agent.limits } : {}),
+    ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
+    ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
   };
 }

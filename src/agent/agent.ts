@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
-import { AgentClient, type StartRunOptions } from '../client/agent-client.ts';
+import { AgentClient, type AgentRunHandle, type StartRunOptions } from '../client/agent-client.ts';
 import { AgentChatSession } from '../client/chat-session.ts';
+import type { ApprovalSettings, RunLimits } from '../common/control.ts';
 import type { AgentEvent } from '../common/events.ts';
+import type { LiveTextOption } from '../activities/live-text.ts';
 import type { AgentResult } from '../common/run.ts';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
@@ -55,9 +57,20 @@ export interface AgentOptions extends SkillOptions {
   temporal?: TemporalConnectionOptions & { taskQueue?: string };
   /** Encrypts payloads in history with AES-256-GCM. Default: `TOOLKIT_PAYLOAD_KEYS` when set. */
   encryption?: PayloadEncryptionOptions;
+  /** Each run ends with `stop_reason: 'deadline'` after this long (a run's own `timeoutMs` wins). */
+  timeoutMs?: number;
+  /** Budgets of each run (`stop_reason: 'budget'`). */
+  limits?: RunLimits;
+  /** Tools that wait for a person's approval (instead of each tool's `needsApproval`). */
+  approval?: ApprovalSettings;
+  /** Live text (`text_delta` events) in batches; default every 100 ms; `false` turns it off. */
+  liveText?: LiveTextOption;
   /** Settings of the embedded server (used only without `temporal`). */
   embedded?: EmbeddedServerOptions;
 }
+
+/** Per-run options of {@link Agent.run}, {@link Agent.stream} and {@link Agent.startRun}. */
+export type AgentRunOptions = Pick<StartRunOptions, 'timeoutMs' | 'limits' | 'tenant' | 'workflowId'>;
 
 interface Started {
   agents: AgentClient;
@@ -149,24 +162,33 @@ export class Agent {
   }
 
   /** Runs the agent on `prompt` and resolves with its output and metadata. */
-  async run(prompt: string): Promise<AgentResult> {
+  async run(prompt: string, opts: AgentRunOptions = {}): Promise<AgentResult> {
     const started = await this.#start();
-    const handle = await started.agents.start(this.#name, prompt, this.#runOptions());
+    const handle = await started.agents.start(this.#name, prompt, { ...this.#runOptions(), ...opts });
     return Promise.race([handle.result(), started.serving]);
   }
 
   /** Runs the agent on `prompt`, yielding each event as it happens. */
-  async *stream(prompt: string): AsyncGenerator<AgentEvent> {
+  async *stream(prompt: string, opts: AgentRunOptions = {}): AsyncGenerator<AgentEvent> {
+    yield* (await this.startRun(prompt, opts)).events();
+  }
+
+  /**
+   * Starts a run and returns its handle at once: `result()`, `events()`, and the controls
+   * `cancel()`, `approve()`, `reject()`, `pendingApprovals()`.
+   */
+  async startRun(prompt: string, opts: AgentRunOptions = {}): Promise<AgentRunHandle> {
     const started = await this.#start();
-    const handle = await started.agents.start(this.#name, prompt, this.#runOptions());
-    yield* handle.events();
+    return started.agents.start(this.#name, prompt, { ...this.#runOptions(), ...opts });
   }
 
   /**
    * A conversation that keeps its context between `send` calls (spec 2.8), durable as a
    * long-running workflow. Reuse a `sessionId` to continue a session.
    */
-  chatSession(opts: { sessionId?: string; idleTimeoutMs?: number } = {}): AgentChatSession {
+  chatSession(
+    opts: { sessionId?: string; idleTimeoutMs?: number; timeoutMs?: number; limits?: RunLimits } = {},
+  ): AgentChatSession {
     return new AgentChatSession(
       async () => {
         const started = await this.#start();
@@ -276,6 +298,10 @@ export class Agent {
             skillMatchLimit: this.#options.skillMatchLimit,
             autoProjectSkills: this.#options.autoProjectSkills,
             projectRoot: this.#options.projectRoot,
+            timeoutMs: this.#options.timeoutMs,
+            limits: this.#options.limits,
+            approval: this.#options.approval,
+            liveText: this.#options.liveText,
           },
         },
       });

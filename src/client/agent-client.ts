@@ -10,7 +10,9 @@ import type { AgentResult } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
 import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
+import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
+import { ApprovalControls, RunControls } from './run-controls.ts';
 
 export interface StartRunOptions {
   /** Default: `agent-<name>-<uuid>`. */
@@ -25,14 +27,34 @@ export interface StartRunOptions {
   model?: string;
   /** Run as a DeepAgent: plan, execute, and with `verify` check and revise once. */
   deep?: { verify?: boolean };
+  /** End the run with `stop_reason: 'deadline'` after this long; in-flight work is cancelled. */
+  timeoutMs?: number;
+  /** End the run with `stop_reason: 'budget'` before a step would pass one of these. */
+  limits?: RunLimits;
 }
 
-/** A run started through {@link AgentClient}: its result and its events, from any process. */
-export class AgentRunHandle {
+/**
+ * A run started through {@link AgentClient}: its result, its events and its controls (cancel,
+ * approve, reject, pendingApprovals), from any process.
+ */
+export class AgentRunHandle extends ApprovalControls {
   readonly workflow: WorkflowHandle;
+  protected readonly controls: RunControls;
 
   constructor(workflow: WorkflowHandle) {
+    super();
     this.workflow = workflow;
+    this.controls = new RunControls(async () => workflow);
+  }
+
+  /**
+   * Stops the run: in-flight model and tool calls are cancelled (their `AbortSignal` fires), calls
+   * that did not finish are answered "Cancelled: <reason>" in the stored conversation, the last
+   * event is `run_cancelled`, and {@link AgentRunHandle.result} resolves with `stop_reason: 'cancelled'`.
+   * Refused ({@link ControlRefusedError}) when the run has already ended or is stopping.
+   */
+  cancel(reason?: string): Promise<void> {
+    return this.controls.cancel(reason);
   }
 
   get workflowId(): string {
@@ -120,6 +142,8 @@ export class AgentClient {
     if (opts.skills?.length) input.skills = opts.skills;
     if (opts.model !== undefined) input.model = opts.model;
     if (opts.deep?.verify) input.verify = true;
+    if (opts.timeoutMs !== undefined) input.timeoutMs = checkedTimeout(opts.timeoutMs);
+    if (opts.limits) input.limits = opts.limits;
     const workflow = await this.client.workflow.start(opts.deep ? 'deepAgentRun' : 'agentRun', {
       taskQueue: this.taskQueue,
       workflowId: opts.workflowId ?? `agent-${agent}-${randomUUID()}`,
@@ -154,6 +178,13 @@ export class AgentClient {
   async close(): Promise<void> {
     await this.#ownedConnection?.close();
   }
+}
+
+function checkedTimeout(timeoutMs: number): number {
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
+    throw new TypeError(`timeoutMs must be a number of milliseconds above 0 (got ${String(timeoutMs)}).`);
+  }
+  return timeoutMs;
 }
 
 /** Temporal wraps a run's failure in layers (workflow → activity → application); name the innermost. */

@@ -14,7 +14,9 @@ import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError, RunFailedError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { Skill } from '../skills/skill.ts';
+import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
+import { ApprovalControls, RunControls } from './run-controls.ts';
 
 export interface ChatSessionOptions {
   /** Default: a new random id. Reuse an id to continue a session from any process. */
@@ -27,6 +29,10 @@ export interface ChatSessionOptions {
   idleTimeoutMs?: number;
   /** Where `history()` reads the conversation: the store the workers use. */
   memoryStore?: MemoryStore;
+  /** Each turn ends with `stop_reason: 'deadline'` after this long. */
+  timeoutMs?: number;
+  /** Each turn's budget (`stop_reason: 'budget'`). */
+  limits?: RunLimits;
 }
 
 /** Where a session runs: resolved lazily, so an `Agent` can start its embedded server on first use. */
@@ -42,18 +48,32 @@ export type ChatTarget = () => Promise<{
  * workflow (`chat-<sessionId>`). `send` is an update-with-start, so the first message starts the
  * session and later ones (from any process) join it; turns run one at a time.
  */
-export class AgentChatSession {
+export class AgentChatSession extends ApprovalControls {
   readonly sessionId: string;
   readonly #target: ChatTarget;
   readonly #options: ChatSessionOptions;
+  protected readonly controls: RunControls;
 
   constructor(target: ChatTarget, options: ChatSessionOptions = {}) {
+    super();
     this.sessionId = options.sessionId ?? randomUUID();
     if (!/^[\w.:-]{1,200}$/.test(this.sessionId)) {
       throw new ConfigurationError('A sessionId is 1-200 letters, digits, or . _ : - characters.');
     }
     this.#target = target;
     this.#options = options;
+    this.controls = new RunControls(async () =>
+      (await this.#target()).client.workflow.getHandle(this.workflowId),
+    );
+  }
+
+  /**
+   * Stops the turn that is running (the session goes on): like `AgentRunHandle.cancel`, its turn
+   * resolves with `stop_reason: 'cancelled'` and its stream ends with `run_cancelled`. Refused when
+   * no turn is running.
+   */
+  cancelTurn(reason?: string): Promise<void> {
+    return this.controls.cancel(reason);
   }
 
   get workflowId(): string {
@@ -126,11 +146,11 @@ export class AgentChatSession {
   async #prepare(prompt: string, expectedTurn?: number) {
     const { client, taskQueue, agent } = await this.#target();
     const input: ChatSessionInput = { agent, sessionId: this.sessionId };
-    const { tenant, maxIterations, skills, model, idleTimeoutMs } = this.#options;
+    const { tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits } = this.#options;
     Object.assign(
       input,
       Object.fromEntries(
-        Object.entries({ tenant, maxIterations, skills, model, idleTimeoutMs }).filter(
+        Object.entries({ tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits }).filter(
           ([, v]) => v !== undefined,
         ),
       ),

@@ -5,3 +5,6 @@ export { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 export type { ChatTurnResult } from '../common/chat.ts';
 export type { TemporalConnectionOptions, TemporalTlsOptions } from '../connection/temporal-options.ts';
 export type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
+export type { PendingApproval, RunLimits } from '../common/control.ts';
+export { ControlRefusedError, RunFailedError } from '../errors.ts';
+export { eventStreamResponse, type EventStreamResponseOptions } from './event-stream-response.ts';

@@ -1,4 +1,5 @@
 import type { Skill } from '../skills/skill.ts';
+import type { RunLimits } from './control.ts';
 import type { AgentResult } from './run.ts';
 
 /** The input of the `chatSession` workflow (one per session, id `chat-<sessionId>`). */
@@ -9,6 +10,10 @@ export interface ChatSessionInput {
   maxIterations?: number;
   skills?: Array<string | Skill>;
   model?: string;
+  /** Each turn ends with `stop_reason: 'deadline'` after this long. */
+  timeoutMs?: number;
+  /** Each turn's budget (`stop_reason: 'budget'`). */
+  limits?: RunLimits;
   /** The session ends after this long without a turn; `send` resumes it from its stored history. Default 7 days. */
   idleTimeoutMs?: number;
   /** Carried across continue-as-new: references and counters only, never message texts. */

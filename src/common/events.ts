@@ -8,11 +8,18 @@ export type AgentEventType =
   | 'tool_failed'
   | 'reasoning_started'
   | 'reasoning_completed'
-  | 'run_completed';
+  | 'run_completed'
+  | 'run_cancelled'
+  | 'approval_requested'
+  | 'approval_granted'
+  | 'approval_rejected'
+  | 'text_delta';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
- * `tool_*.tool` and `.call_id`; `run_completed.output`. No event ever carries a secret.
+ * `tool_*.tool` and `.call_id`; `run_completed.output`; `run_cancelled.reason`, `.stop_reason` and
+ * `.output`; `approval_*.call_id` and `.tool` (`approval_requested.args`, `approval_granted.note`,
+ * `approval_rejected.reason`); `text_delta.text` (and `.attempt`). No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;

@@ -1,4 +1,5 @@
 import type { Skill } from '../skills/skill.ts';
+import type { ResolvedApproval, RunLimits } from './control.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 
 /**
@@ -19,9 +20,17 @@ export interface AgentRunInput {
   skills?: Array<string | Skill>;
   /** The model, by name (never an object or a key): the worker maps names to adapters. Default: the agent's. */
   model?: string;
+  /** End the run with `stop_reason: 'deadline'` after this long (in-flight work is cancelled). */
+  timeoutMs?: number;
+  /** End the run with `stop_reason: 'budget'` before a step would pass one of these. */
+  limits?: RunLimits;
 }
 
-export type StopReason = 'completed' | 'max_iterations';
+/**
+ * Why a run ended: it answered, hit `maxIterations`, was cancelled from outside, passed its
+ * `timeoutMs`, or would have passed one of its `limits`.
+ */
+export type StopReason = 'completed' | 'max_iterations' | 'cancelled' | 'deadline' | 'budget';
 
 export interface AgentResult {
   output: string;
@@ -89,6 +98,13 @@ export interface ResolvedRun {
   /** MCP servers the selected skills name that this worker does not have or could not reach. */
   unavailable_skill_mcps?: string[];
   timeouts: RunTimeouts;
+  /** The agent definition's deadline and limits; a run's own options take precedence. */
+  timeoutMs?: number;
+  limits?: RunLimits;
+  /** Tools that wait for approval; absent when none does. */
+  approval?: ResolvedApproval;
+  /** Batch interval of live text (`text_delta`); absent when the agent turned live text off. */
+  textDeltaBatchMs?: number;
 }
 
 export interface CallModelInput {
@@ -100,6 +116,8 @@ export interface CallModelInput {
   tools: string[];
   /** Whose credentials apply when MCP servers are listed for the tool schemas. */
   tenant?: string;
+  /** Send the text to the workflow in batches this long while the model writes (`text_delta`). */
+  textDeltaBatchMs?: number;
 }
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */

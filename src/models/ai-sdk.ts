@@ -78,7 +78,7 @@ export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = 
           return collect(result.content, toUsage(result.usage));
         }
         const { stream } = await v4.doStream(call);
-        return await collectStream(stream);
+        return await collectStream(stream, request.onTextDelta);
       } catch (error) {
         throw classifyModelError(error, name);
       }
@@ -99,7 +99,10 @@ function collect(content: readonly LanguageModelV4Content[], usage: Usage | unde
   return builder.build(usage);
 }
 
-async function collectStream(stream: ReadableStream<LanguageModelV4StreamPart>): Promise<ModelResponse> {
+async function collectStream(
+  stream: ReadableStream<LanguageModelV4StreamPart>,
+  onTextDelta: ((text: string) => void) | undefined,
+): Promise<ModelResponse> {
   const builder = new ResponseBuilder();
   const reasoning = new Map<
     string,
@@ -110,6 +113,7 @@ async function collectStream(stream: ReadableStream<LanguageModelV4StreamPart>):
     switch (part.type) {
       case 'text-delta':
         builder.text += part.delta;
+        onTextDelta?.(part.delta);
         break;
       case 'reasoning-start':
         reasoning.set(part.id, { text: '', providerOptions: part.providerMetadata });

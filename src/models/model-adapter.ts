@@ -6,6 +6,8 @@ export interface ModelRequest {
   tools: ToolSchema[];
   /** Aborted when the activity is cancelled or times out. */
   signal?: AbortSignal;
+  /** Called with each piece of answer text as the model writes it (adapters that stream). */
+  onTextDelta?: (text: string) => void;
 }
 
 /** One model step: text, tool calls (each with an id), optional reasoning and token usage. */

@@ -39,6 +39,19 @@ export interface ToolContext {
   askModel?(prompt: string): Promise<string>;
 }
 
+/** What a `needsApproval` function is told about the call it decides on. */
+export interface ApprovalContext {
+  agent: string;
+  tenant?: string;
+  workflowId: string;
+  runId: string;
+  callId: string;
+}
+
+/** `true`: every call waits for a person's approval; a function decides per call (on the worker). */
+export type NeedsApproval =
+  boolean | ((args: Record<string, unknown>, context: ApprovalContext) => boolean | Promise<boolean>);
+
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
@@ -67,12 +80,20 @@ export abstract class BaseConnectorTool {
   protected readonly defaultCredentialKey: string | undefined = undefined;
   /** The record types this tool can use; a record of another type fails before any network call. */
   protected readonly credentialTypes: readonly CredentialType[] | undefined = undefined;
+  /**
+   * Calls of this tool wait for a person's decision before they run (`approval_requested`;
+   * `run.approve` / `run.reject`). An agent's `approval.tools` overrides it.
+   */
+  needsApproval: NeedsApproval | undefined;
   readonly #credentialKey: string | undefined;
   readonly #credentialStore: CredentialStore | undefined;
 
-  constructor(opts: { credentialKey?: string; credentialStore?: CredentialStore } = {}) {
+  constructor(
+    opts: { credentialKey?: string; credentialStore?: CredentialStore; needsApproval?: NeedsApproval } = {},
+  ) {
     this.#credentialKey = opts.credentialKey;
     this.#credentialStore = opts.credentialStore;
+    this.needsApproval = opts.needsApproval;
   }
 
   /** The record name this tool reads: the constructor's `credentialKey`, else the tool's default, else its name. */

@@ -1,17 +1,25 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
+import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
+import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 
 /**
  * One agent run (DESIGN.md section 3): a single turn over a conversation of its own, with its events
  * readable while it runs. The conversation lives in the memory store; history holds only small deltas.
+ * It can be cancelled, bounded and asked for approvals from outside (DESIGN.md section 9).
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const events = new EventLog();
+  const control = new RunControl();
+  setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();
   events.emit('run_started', `Run started: agent "${input.agent}"`, { agent: input.agent });
-  const { messageCount, ...result } = await runTurn(input, input.conversationId ?? workflowId, events);
+  const { messageCount, ...result } = await runTurn(input, input.conversationId ?? workflowId, events, {
+    control,
+  });
+  control.finish();
   events.finish();
   await condition(allHandlersFinished);
   return result;

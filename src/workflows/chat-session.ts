@@ -18,8 +18,10 @@ import {
   type ChatTurnResult,
   type SendInput,
 } from '../common/chat.ts';
+import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
+import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 
 export const sendUpdate = defineUpdate<ChatTurnResult, [SendInput]>(SEND_UPDATE);
@@ -41,6 +43,9 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   let nextTicket = 0;
   let serving = 0;
   const busy = (): boolean => serving < nextTicket;
+  // The running turn's controls: `cancelTurn` stops it (the session goes on), approvals decide its calls.
+  let current: RunControl | undefined;
+  setControlHandlers(() => current, 'turn');
 
   setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }));
   setHandler(
@@ -48,6 +53,8 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     async ({ prompt, turnId }) => {
       const ticket = nextTicket++;
       await condition(() => ready && serving === ticket);
+      const control = new RunControl();
+      current = control;
       try {
         const turn = state.turns + 1;
         const result = await runTurn(
@@ -58,16 +65,20 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
             maxIterations: input.maxIterations,
             skills: input.skills,
             model: input.model,
+            ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+            ...(input.limits ? { limits: input.limits } : {}),
           },
           input.sessionId,
           events,
-          { startSeq: state.messageCount, tags: { turn_id: turnId } },
+          { startSeq: state.messageCount, tags: { turn_id: turnId }, control },
         );
         state.turns = turn;
         state.messageCount = result.messageCount;
         const { messageCount, ...answer } = result;
         return { ...answer, turn };
       } finally {
+        control.finish();
+        current = undefined;
         serving += 1;
       }
     },

@@ -1,4 +1,5 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import type { AgentResult } from '../common/run.ts';
 import {
   parseVerdict,
   PLAN_PROMPT,
@@ -7,7 +8,9 @@ import {
   type DeepAgentRunInput,
   type Verification,
 } from '../common/deep.ts';
+import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
+import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 
 /**
@@ -18,6 +21,8 @@ import { runTurn } from './turn.ts';
  */
 export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentResult> {
   const events = new EventLog();
+  const control = new RunControl();
+  setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();
   events.emit('run_started', `Deep run started: agent "${input.agent}"`, {
     agent: input.agent,
@@ -31,13 +36,34 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
     {
       noTools: true,
       tags: { phase: 'plan' },
+      control,
     },
   );
   const plan = planned.output.trim();
+  // A stop (cancel, deadline) ends the whole deep run after the phase it stopped.
+  const stopped = async (answer: AgentResult & { messageCount: number }): Promise<DeepAgentResult> => {
+    const { messageCount, ...result } = answer;
+    const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
+    events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {
+      reason: control.stopRequest?.message,
+      stop_reason: result.metadata.stop_reason,
+      output: result.output,
+    });
+    control.finish();
+    events.finish();
+    await condition(allHandlersFinished);
+    return { ...result, metadata: { ...result.metadata, plan, verification } };
+  };
+  if (control.stopRequest) return stopped(planned);
 
   const execute = { ...input, prompt: `${input.prompt}\n\nFollow this plan:\n${plan}` };
   // Laid out as a session (system message at 0) so that a revision can continue the conversation.
-  let result = await runTurn(execute, workflowId, events, { startSeq: 0, tags: { phase: 'execute' } });
+  let result = await runTurn(execute, workflowId, events, {
+    startSeq: 0,
+    tags: { phase: 'execute' },
+    control,
+  });
+  if (control.stopRequest) return stopped(result);
   let verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
 
   if (input.verify) {
@@ -49,8 +75,9 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
       },
       `${workflowId}/verify`,
       events,
-      { noTools: true, tags: { phase: 'verify' } },
+      { noTools: true, tags: { phase: 'verify' }, control },
     );
+    if (control.stopRequest) return stopped(check);
     const verdict = parseVerdict(check.output);
     verification = { verdict: verdict.pass ? 'pass' : 'fail', feedback: verdict.feedback, revised: false };
     if (!verdict.pass) {
@@ -61,14 +88,16 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
         },
         workflowId,
         events,
-        { startSeq: result.messageCount, tags: { phase: 'revise' } },
+        { startSeq: result.messageCount, tags: { phase: 'revise' }, control },
       );
+      if (control.stopRequest) return stopped(result);
       verification.revised = true;
     }
   }
 
   const { messageCount, ...answer } = result;
   events.emit('run_completed', 'Deep run completed', { output: answer.output, plan, verification });
+  control.finish();
   events.finish();
   await condition(allHandlersFinished);
   return { ...answer, metadata: { ...answer.metadata, plan, verification } };

@@ -1,18 +1,40 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.ts';
+import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Message, ToolCall, Usage } from '../common/messages.ts';
 import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
 import type { EventLog } from './event-log.ts';
+import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
 import { quickActivities } from './quick-activities.ts';
+import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
+import { askApproval, callNeedsApproval } from './tool-approval.ts';
 
 const { appendMessages } = quickActivities;
 
+/** How one turn's loop ended. */
+export interface LoopOutcome {
+  output: string;
+  stopReason: StopReason;
+  iterations: number;
+  /** Why a stop from outside (cancel, deadline) or a budget ended it. */
+  stopMessage?: string;
+}
+
 /**
  * The loop of one turn (DESIGN.md section 3): call the model and the tools it asks for until it
- * answers without tool calls or `maxIterations` is reached. Tool calls of a step run in parallel;
- * their results are stored in call order, so every call is followed by its result.
+ * answers without tool calls, `maxIterations` is reached, a budget would be passed, or the run is
+ * stopped from outside. Tool calls of a step run in parallel (each after its approval, when it
+ * needs one); their results are stored in call order, so every call is followed by its result —
+ * calls that never ran are answered with why.
  */
-export class RunLoop {
+export class RunLoop implements ControlledLoop {
   readonly usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
   readonly stepUsage: Usage[] = [];
   /** The latest plan the model wrote with `plan_task`. */
@@ -23,10 +45,20 @@ export class RunLoop {
   readonly plan: ResolvedRun;
   readonly conversationId: string;
   readonly events: EventLog;
+  readonly #control: RunControl;
+  readonly #limits: RunLimits | undefined;
   /** Position of the next message in the stored conversation. */
   #seq: number;
   /** The tools the model sees; grows when `tool_search` finds more. */
   readonly #tools: string[];
+  /** The text of the latest model step: a stopped run's output. */
+  #lastText = '';
+  #iterations = 0;
+  #toolCalls = 0;
+  /** Calls of the current step whose result is not stored yet, with their positions. */
+  readonly #unanswered = new Map<string, { call: ToolCall; seq: number }>();
+  /** Position of the model step in flight: live text of any other step is dropped. */
+  #modelSeq: number | undefined;
 
   /** Added to the payload of every event: a chat turn's `turn_id`, a deep run's `phase`. */
   readonly #tags: Record<string, unknown>;
@@ -36,6 +68,7 @@ export class RunLoop {
     plan: ResolvedRun,
     conversationId: string,
     events: EventLog,
+    control: RunControl,
     tags: Record<string, unknown> = {},
   ) {
     this.#tags = tags;
@@ -43,15 +76,21 @@ export class RunLoop {
     this.plan = plan;
     this.conversationId = conversationId;
     this.events = events;
+    this.#control = control;
+    this.#limits = mergeLimits(input.limits, plan.limits);
     this.#seq = plan.messageCount;
     this.#tools = [...plan.tools];
     const { timeouts } = plan;
+    // A stop waits until cancelled activities have really stopped, so what they store stays final.
+    const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
     this.#modelActivities = proxyActivities<AgentActivities>({
+      cancellationType,
       startToCloseTimeout: timeouts.modelStartToCloseMs,
       heartbeatTimeout: timeouts.modelHeartbeatMs,
       retry: { maximumAttempts: timeouts.modelMaxAttempts, initialInterval: '1 second' },
     });
     this.#toolActivities = proxyActivities<AgentActivities>({
+      cancellationType,
       startToCloseTimeout: timeouts.toolStartToCloseMs,
       retry: { maximumAttempts: timeouts.toolMaxAttempts, initialInterval: '1 second' },
     });
@@ -67,34 +106,107 @@ export class RunLoop {
     this.events.emit(type, message, { ...payload, ...this.#tags });
   }
 
-  async run(): Promise<{ output: string; stopReason: StopReason; iterations: number }> {
+  /** Runs the loop under the run's control; a stop answers what is left and ends it with its reason. */
+  async run(): Promise<LoopOutcome> {
+    this.#control.loop = this;
+    try {
+      return await this.#control.run(() => this.#loop());
+    } catch (error) {
+      const stop = this.#control.stopRequest;
+      if (!stop || !isCancellation(error)) throw error;
+      return await CancellationScope.nonCancellable(() => this.#stopped(stop));
+    } finally {
+      this.#control.loop = undefined;
+    }
+  }
+
+  /** Live text of the step in flight, as a `text_delta` event (dropped for any other step). */
+  acceptTextDelta(delta: TextDeltaSignal): void {
+    if (delta.seq !== this.#modelSeq || typeof delta.text !== 'string') return;
+    this.#emit('text_delta', 'The model is writing', { text: delta.text, attempt: delta.attempt });
+  }
+
+  async #loop(): Promise<LoopOutcome> {
     for (let iteration = 1; ; iteration++) {
+      const tokens = tokenBudgetSpent(this.#limits, this.usage, this.stepUsage.at(-1));
+      if (tokens) return this.#ended('budget', tokens);
+      this.#iterations = iteration;
       this.#emit('step_started', `Step ${iteration} of at most ${this.plan.maxIterations}`, {
         iteration,
       });
       const step = await this.#callModel();
-      if (step.toolCalls.length === 0)
-        return { output: step.text, stopReason: 'completed', iterations: iteration };
+      if (step.toolCalls.length === 0) return this.#ended('completed');
       if (iteration >= this.plan.maxIterations) {
-        await this.#refuse(step.toolCalls);
-        return { output: step.text, stopReason: 'max_iterations', iterations: iteration };
+        await this.#answer(
+          step.toolCalls.map((call, i) => ({ call, seq: this.#seq + i })),
+          `Not run: the agent reached its limit of ${this.plan.maxIterations} iterations.`,
+        );
+        this.#seq += step.toolCalls.length;
+        return this.#ended('max_iterations');
       }
-      const first = this.#seq;
-      this.#seq += step.toolCalls.length;
-      await Promise.all(step.toolCalls.map((call, i) => this.#runTool(call, first + i)));
+      const calls = step.toolCalls.map((call, i) => ({ call, seq: this.#seq + i }));
+      this.#seq += calls.length;
+      const over = toolBudgetSpent(this.#limits, this.#toolCalls, calls.length);
+      if (over) {
+        await this.#answer(calls, `Not run: ${over}`);
+        return this.#ended('budget', over);
+      }
+      this.#toolCalls += calls.length;
+      for (const entry of calls) this.#unanswered.set(entry.call.id, entry);
+      const settled = await Promise.allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
+      const failed = settled.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     }
   }
 
+  #ended(stopReason: StopReason, stopMessage?: string): LoopOutcome {
+    return {
+      output: this.#lastText,
+      stopReason,
+      iterations: this.#iterations,
+      ...(stopMessage ? { stopMessage } : {}),
+    };
+  }
+
+  /** After a stop: the calls that did not finish get a result saying so, so the conversation stays paired. */
+  async #stopped(stop: StopRequest): Promise<LoopOutcome> {
+    const verb = stop.reason === 'deadline' ? 'Stopped at the deadline' : 'Cancelled';
+    await this.#answer([...this.#unanswered.values()], `${verb}: ${stop.message}`);
+    return this.#ended(stop.reason, stop.message);
+  }
+
+  /** Stores `content` as the result of each call, at the call's position. */
+  async #answer(calls: Array<{ call: ToolCall; seq: number }>, content: string): Promise<void> {
+    await Promise.all(
+      calls.map(({ call, seq }) =>
+        appendMessages({
+          agent: this.input.agent,
+          conversationId: this.conversationId,
+          seq,
+          messages: [toolErrorMessage(call, content)],
+        }),
+      ),
+    );
+    for (const { call } of calls) this.#unanswered.delete(call.id);
+  }
+
   async #callModel(): Promise<ModelStep> {
-    const step = await this.#modelActivities.callModel({
-      agent: this.input.agent,
-      model: this.plan.model,
-      conversationId: this.conversationId,
-      seq: this.#seq,
-      tools: this.#tools,
-      ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
-    });
+    this.#modelSeq = this.#seq;
+    const step = await this.#modelActivities
+      .callModel({
+        agent: this.input.agent,
+        model: this.plan.model,
+        conversationId: this.conversationId,
+        seq: this.#seq,
+        tools: this.#tools,
+        ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
+        ...(this.plan.textDeltaBatchMs ? { textDeltaBatchMs: this.plan.textDeltaBatchMs } : {}),
+      })
+      .finally(() => {
+        this.#modelSeq = undefined;
+      });
     this.#seq += 1;
+    this.#lastText = step.text;
     if (step.reasoning) {
       this.#emit('reasoning_started', 'The model is reasoning');
       this.#emit('reasoning_completed', 'The model finished reasoning', { reasoning: step.reasoning });
@@ -110,6 +222,14 @@ export class RunLoop {
 
   async #runTool(call: ToolCall, seq: number): Promise<void> {
     const ids = { tool: call.name, call_id: call.id };
+    if (await callNeedsApproval(this.plan, call, this.input)) {
+      const emit = this.#emit.bind(this);
+      const decision = await askApproval(this.#control.approvals, call, this.plan.approval!.timeoutMs, emit);
+      if (!decision.approved) {
+        await this.#answer([{ call, seq }], `declined: ${decision.reason}`);
+        return;
+      }
+    }
     this.#emit('tool_called', `Calling ${call.name}`, { ...ids, args: call.args });
     try {
       const outcome = await this.#toolActivities.invokeTool({
@@ -132,8 +252,10 @@ export class RunLoop {
         truncated: outcome.truncated,
         ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
       });
+      this.#unanswered.delete(call.id);
     } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
+      // A cancelled call is answered by the stop (#stopped), not as a failure.
+      if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
       const cause = error.cause;
       const message = cause?.message ?? error.message;
       const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
@@ -148,19 +270,8 @@ export class RunLoop {
         error: message,
         error_type: errorType,
       });
+      this.#unanswered.delete(call.id);
     }
-  }
-
-  /** Answers the calls the run will not make, so the stored conversation stays validly paired. */
-  async #refuse(calls: ToolCall[]): Promise<void> {
-    const note = `Not run: the agent reached its limit of ${this.plan.maxIterations} iterations.`;
-    await appendMessages({
-      agent: this.input.agent,
-      conversationId: this.conversationId,
-      seq: this.#seq,
-      messages: calls.map((call) => toolErrorMessage(call, note)),
-    });
-    this.#seq += calls.length;
   }
 }
 

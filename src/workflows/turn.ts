@@ -2,6 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
 import type { EventLog } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
+import { RunControl } from './run-control.ts';
 import { RunLoop } from './run-loop.ts';
 
 export interface TurnOptions {
@@ -11,11 +12,14 @@ export interface TurnOptions {
   tags?: Record<string, unknown>;
   /** A turn that only writes (a plan, a verdict): the model gets no tools. */
   noTools?: boolean;
+  /** The run's outside controls (cancel, deadline, approvals); default: a control of this turn alone. */
+  control?: RunControl;
 }
 
 /**
  * One prompt answered: resolve the turn (model, skills, tools, limits, opening messages), run the
- * loop, emit `run_completed`. A run is one turn; a chat session runs one per `send`, continuing its
+ * loop under the run's control (its deadline starts here), emit `run_completed` — or `run_cancelled`
+ * when it was cancelled or passed its deadline. A run is one turn; a chat session runs one per `send`, continuing its
  * stored conversation from `session.startSeq`.
  */
 export async function runTurn(
@@ -37,16 +41,31 @@ export async function runTurn(
     ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
     ...(options.noTools ? { noTools: true } : {}),
   });
-  const loop = new RunLoop(input, plan, conversationId, events, tags);
-  const { output, stopReason, iterations } = await loop.run();
-  events.emit('run_completed', 'Run completed', {
-    output,
-    stop_reason: stopReason,
-    iterations,
-    used_skills: plan.used_skills,
-    used_skill_tools: plan.used_skill_tools,
-    ...tags,
-  });
+  const control = options.control ?? new RunControl();
+  control.watchDeadline(input.timeoutMs ?? plan.timeoutMs);
+  const loop = new RunLoop(input, plan, conversationId, events, control, tags);
+  const { output, stopReason, iterations, stopMessage } = await loop.run();
+  if (!options.control) control.finish();
+  if (stopReason === 'cancelled' || stopReason === 'deadline') {
+    // The last event of a stopped turn: in-flight work was cancelled, its calls answered.
+    events.emit('run_cancelled', stopMessage ?? 'Run cancelled', {
+      reason: stopMessage,
+      stop_reason: stopReason,
+      output,
+      iterations,
+      ...tags,
+    });
+  } else {
+    events.emit('run_completed', stopMessage ? `Run stopped: ${stopMessage}` : 'Run completed', {
+      output,
+      stop_reason: stopReason,
+      iterations,
+      used_skills: plan.used_skills,
+      used_skill_tools: plan.used_skill_tools,
+      ...(stopMessage ? { reason: stopMessage } : {}),
+      ...tags,
+    });
+  }
   return {
     output,
     messageCount: loop.seq,

@@ -25,20 +25,25 @@ describe('a run survives its worker being killed', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('resumes on a new worker after SIGKILL, without running the completed tool again', async () => {
+  /** A worker process in `mode` on a task queue of its own, polling; and a client for that queue. */
+  async function firstWorker(mode: string) {
     const taskQueue = `durable-${randomUUID()}`;
     const env = {
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       TASK_QUEUE: taskQueue,
       MEMORY_DB: join(dir, 'memory.sqlite'),
-      MARKER_FILE: join(dir, 'marker.log'),
+      MARKER_FILE: join(dir, `marker-${taskQueue}.log`),
     };
-    const first = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'crash-first' });
+    const first = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: mode });
     processes.push(first);
     await first.waitForLine(/^READY$/);
-
     const agents = new AgentClient({ client: new Client({ connection }), taskQueue });
+    return { env, first, agents };
+  }
+
+  it('resumes on a new worker after SIGKILL, without running the completed tool again', async () => {
+    const { env, first, agents } = await firstWorker('crash-first');
     const handle = await agents.start('durable', 'Leave a mark, then finish');
     const events: AgentEvent[] = [];
     const streaming = (async () => {
@@ -73,6 +78,51 @@ describe('a run survives its worker being killed', () => {
     expect(events.at(-1)).toMatchObject({
       type: 'run_completed',
       payload: { output: 'finished after the restart' },
+    });
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+
+  it('waits, loses its worker, is approved from another process, and a new worker runs the tool once', async () => {
+    const { env, first, agents } = await firstWorker('approval-first');
+    const handle = await agents.start('careful', 'Leave a mark once someone approves');
+    const events: AgentEvent[] = [];
+    for await (const event of handle.events()) {
+      events.push(event);
+      if (event.type === 'approval_requested') break;
+    }
+    expect(await handle.pendingApprovals()).toMatchObject([{ call_id: 'mark_1', tool: 'mark' }]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    // Another process decides while no worker runs; the update waits for the next worker.
+    const approver = startNodeProcess('test/fixtures/approve-process.ts', {
+      ...env,
+      WORKFLOW_ID: handle.workflowId,
+      CALL_ID: 'mark_1',
+    });
+    processes.push(approver);
+    const second = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'approval-second' });
+    processes.push(second);
+    await approver.waitForLine(/^APPROVED$/);
+    const result = await handle.result();
+
+    expect(result.output).toBe('marked after approval');
+    expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(`approved pid=${second.child.pid}\n`);
+    for await (const event of handle.events({ afterSeq: events.at(-1)!.seq })) events.push(event);
+    expect(events.map((e) => e.type)).toEqual([
+      'run_started',
+      'step_started',
+      'approval_requested',
+      'approval_granted',
+      'tool_called',
+      'tool_completed',
+      'step_started',
+      'run_completed',
+    ]);
+    expect(events.find((e) => e.type === 'approval_granted')?.payload).toMatchObject({
+      call_id: 'mark_1',
+      note: 'approved from another process',
     });
     second.child.kill('SIGTERM');
     await second.exited;

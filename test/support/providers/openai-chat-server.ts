@@ -91,7 +91,8 @@ export function startOpenAIChatServer(turns: ProviderTurn[]): Promise<ProviderSe
         },
       });
       const events: Array<{ data: unknown }> = [chunk({ role: 'assistant', content: '' })];
-      for (const piece of (turn.text ?? '').match(/.{1,8}/gs) ?? []) events.push(chunk({ content: piece }));
+      for (const piece of turn.chunks ?? (turn.text ?? '').match(/.{1,8}/gs) ?? [])
+        events.push(chunk({ content: piece }));
       toolCalls.forEach((call, index) => {
         events.push(
           chunk({
@@ -108,7 +109,7 @@ export function startOpenAIChatServer(turns: ProviderTurn[]): Promise<ProviderSe
       events.push({
         data: { id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageBody },
       });
-      sse(response, events, '[DONE]');
+      sse(response, events, '[DONE]', turn.chunkDelayMs);
     },
   });
 }

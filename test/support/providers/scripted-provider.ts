@@ -8,6 +8,10 @@ export type ProviderTurn =
       thinking?: string;
       toolCalls?: Array<{ id: string; name: string; args: Record<string, unknown> }>;
       usage?: { input: number; output: number };
+      /** Stream the text in these pieces (default: the provider's own split). */
+      chunks?: string[];
+      /** Pause this long between streamed pieces (a model writing in real time). */
+      chunkDelayMs?: number;
     }
   | { status: number; headers?: Record<string, string>; body: unknown };
 
@@ -16,6 +20,8 @@ export interface ProviderServer extends RecordingServer {
   bodies: Array<Record<string, unknown>>;
   /** Answers still to give. */
   turns: ProviderTurn[];
+  /** Answers written completely so far. */
+  finished: number;
 }
 
 /**
@@ -43,20 +49,36 @@ export async function startProviderServer(options: {
     const turn = options.turns.shift();
     if (!turn) return json(response, 500, { error: 'the test script has no more turns' });
     if ('status' in turn) return json(response, turn.status, turn.body, turn.headers);
+    response.on('finish', () => (result.finished += 1));
     options.answer(turn, body, response);
   });
-  return Object.assign(server, { bodies, turns: options.turns });
+  const result = Object.assign(server, { bodies, turns: options.turns, finished: 0 });
+  return result;
 }
 
 export function sse(
   response: ServerResponse,
   events: Array<{ event?: string; data: unknown }>,
   done?: string,
+  delayMs = 0,
 ): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const { event, data } of events) {
+  const write = ({ event, data }: { event?: string; data: unknown }) =>
     response.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+  const end = () => {
+    if (done) response.write(`data: ${done}\n\n`);
+    response.end();
+  };
+  if (!delayMs) {
+    events.forEach(write);
+    return end();
   }
-  if (done) response.write(`data: ${done}\n\n`);
-  response.end();
+  let next = 0;
+  const tick = () => {
+    if (response.destroyed) return;
+    if (next >= events.length) return end();
+    write(events[next++]!);
+    setTimeout(tick, delayMs);
+  };
+  tick();
 }

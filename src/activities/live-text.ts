@@ -1,0 +1,72 @@
+import type { Context } from '@temporalio/activity';
+import { DEFAULT_TEXT_DELTA_BATCH_MS, TEXT_DELTA_SIGNAL, type TextDeltaSignal } from '../common/control.ts';
+import { ConfigurationError } from '../errors.ts';
+
+/** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
+export type LiveTextOption = boolean | { batchMs?: number };
+
+export function resolveLiveText(agent: string, option: LiveTextOption | undefined): number | undefined {
+  if (option === false) return undefined;
+  const batchMs =
+    typeof option === 'object'
+      ? (option.batchMs ?? DEFAULT_TEXT_DELTA_BATCH_MS)
+      : DEFAULT_TEXT_DELTA_BATCH_MS;
+  if (!(typeof batchMs === 'number' && batchMs >= 1)) {
+    throw new ConfigurationError(`Agent "${agent}": liveText.batchMs must be a number of at least 1.`);
+  }
+  return batchMs;
+}
+
+/**
+ * Gathers the text a model writes and sends it to the run's workflow as one signal per batch
+ * (`batchMs` after the first character of a batch), in order. Each signal is one history event, so
+ * a batch, not a token, is what live text costs (DESIGN.md section 9). Live text is best effort: a
+ * signal that fails is dropped, since the step's result, not its deltas, is what the run keeps.
+ */
+export class TextDeltaBatcher {
+  readonly #send: (text: string) => Promise<void>;
+  readonly #batchMs: number;
+  #buffer = '';
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #sending: Promise<void> = Promise.resolve();
+  /** Batches sent so far. */
+  batches = 0;
+
+  constructor(send: (text: string) => Promise<void>, batchMs: number) {
+    this.#send = send;
+    this.#batchMs = batchMs;
+  }
+
+  /** The delta signals of one model step, sent to the workflow run that scheduled the activity. */
+  static forActivity(context: Context, seq: number, batchMs: number): TextDeltaBatcher {
+    const { workflowExecution, attempt } = context.info;
+    if (!workflowExecution) throw new Error('Live text needs the activity to belong to a workflow.');
+    const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
+    return new TextDeltaBatcher(
+      (text) => handle.signal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL, { seq, attempt, text }),
+      batchMs,
+    );
+  }
+
+  push(text: string): void {
+    if (!text) return;
+    this.#buffer += text;
+    this.#timer ??= setTimeout(() => this.#flush(), this.#batchMs);
+  }
+
+  /** Sends what is left and waits until every batch has been sent (before the step returns). */
+  async close(): Promise<void> {
+    this.#flush();
+    await this.#sending;
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const text = this.#buffer;
+    this.#buffer = '';
+    if (!text) return;
+    this.batches += 1;
+    this.#sending = this.#sending.then(() => this.#send(text)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,121 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/common/events.ts';
+import { ControlRefusedError } from '../../src/errors.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import { startTestWorker, type TestWorker } from './helpers.ts';
+import { AddTool } from './tools.ts';
+
+/** Resolves with the first event of `type` a reader sees. */
+async function firstEvent(events: AsyncIterable<AgentEvent>, type: AgentEvent['type']): Promise<AgentEvent> {
+  for await (const event of events) if (event.type === type) return event;
+  throw new Error(`The run ended without a ${type} event.`);
+}
+
+describe('tool approval', () => {
+  const workers: TestWorker[] = [];
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop();
+  });
+
+  it('a rejected call reaches the model as declined and the tool never runs; decisions are validated', async () => {
+    const add = new AddTool({ needsApproval: true });
+    const llm = new ScriptedModel([
+      { toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'add_1' }] },
+      { text: 'I was not allowed to add.' },
+    ]);
+    const env = await startTestWorker({ agent: { llm, tools: [add] } });
+    workers.push(env);
+    const handle = await env.agents.start('agent', 'Add 1 and 2');
+    const requested = await firstEvent(handle.events(), 'approval_requested');
+    expect(requested.payload).toMatchObject({ call_id: 'add_1', tool: 'add', args: { a: 1, b: 2 } });
+    expect(await handle.pendingApprovals()).toEqual([
+      expect.objectContaining({ call_id: 'add_1', tool: 'add', args: { a: 1, b: 2 } }),
+    ]);
+
+    await expect(handle.approve('nope')).rejects.toThrow(
+      /No tool call "nope" is waiting for approval in this run\. Waiting: add_1\./,
+    );
+    await expect(handle.reject('add_1', '  ')).rejects.toThrow(/needs a reason/);
+    await handle.reject('add_1', 'adding is not allowed today');
+    await expect(handle.approve('add_1')).rejects.toThrow(ControlRefusedError);
+    await expect(handle.approve('add_1')).rejects.toThrow(/already rejected; a decision cannot be changed/);
+
+    const result = await handle.result();
+    expect(result.output).toBe('I was not allowed to add.');
+    expect(add.ran).toEqual([]);
+    expect(llm.calls[1]!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      toolCallId: 'add_1',
+      content: 'declined: adding is not allowed today',
+    });
+    const types: string[] = [];
+    for await (const event of handle.events()) types.push(event.type);
+    expect(types).toEqual([
+      'run_started',
+      'step_started',
+      'approval_requested',
+      'approval_rejected',
+      'step_started',
+      'run_completed',
+    ]);
+    // Deciding on a finished run is refused too.
+    await expect(handle.approve('add_1')).rejects.toThrow(/No run is running|already ended/);
+  });
+
+  it('an agent lists the tools that need approval; a timeout declines; approval runs the tool once', async () => {
+    const add = new AddTool();
+    const llm = new ScriptedModel([
+      { toolCalls: [{ name: 'add', args: { a: 2, b: 2 }, id: 'first' }] },
+      { toolCalls: [{ name: 'add', args: { a: 3, b: 3 }, id: 'second' }] },
+      { text: 'done' },
+    ]);
+    const env = await startTestWorker({
+      agent: { llm, tools: [add], approval: { tools: ['add'], timeoutMs: 1000 } },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('agent', 'Add twice', { maxIterations: 3 });
+    // The first call times out; the second is approved.
+    for await (const event of handle.events()) {
+      if (event.type === 'approval_requested' && event.payload.call_id === 'second') {
+        await handle.approve('second', { note: 'fine by me' });
+      }
+    }
+    const events: string[] = [];
+    for await (const event of handle.events()) {
+      if (event.type.startsWith('approval_')) events.push(`${event.type} ${String(event.payload.call_id)}`);
+    }
+    expect(events).toEqual([
+      'approval_requested first',
+      'approval_rejected first',
+      'approval_requested second',
+      'approval_granted second',
+    ]);
+    expect(add.ran).toEqual([{ a: 3, b: 3 }]);
+    expect(llm.calls[1]!.messages.at(-1)).toMatchObject({ content: 'declined: no decision within 1 s' });
+    expect((await handle.result()).output).toBe('done');
+  });
+
+  it('a needsApproval function decides per call, on the worker', async () => {
+    const add = new AddTool({ needsApproval: (args) => Number(args.a) > 100 });
+    const llm = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'add', args: { a: 1, b: 1 }, id: 'small' },
+          { name: 'add', args: { a: 500, b: 1 }, id: 'large' },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const env = await startTestWorker({ agent: { llm, tools: [add] } });
+    workers.push(env);
+    const handle = await env.agents.start('agent', 'Add');
+    await firstEvent(handle.events(), 'approval_requested');
+    expect((await handle.pendingApprovals()).map((p) => p.call_id)).toEqual(['large']);
+    await handle.approve('large');
+    await handle.result();
+    expect(add.ran).toEqual([
+      { a: 1, b: 1 },
+      { a: 500, b: 1 },
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ToolkitError } from '../errors.ts';
 import type { SecretSet } from '../redaction.ts';
 
@@ -33,4 +34,15 @@ export function toApplicationFailure(error: unknown, secrets?: SecretSet): Appli
         : 'Error';
   const nonRetryable = error instanceof ApplicationFailure ? Boolean(error.nonRetryable) : false;
   return ApplicationFailure.create({ message, type, nonRetryable });
+}
+
+/**
+ * An activity that ends because it was cancelled reports a cancellation (so the workflow sees a
+ * cancelled call, not a failed one), whatever the aborted work threw; other errors go through `convert`.
+ */
+export function cancelledOr(error: unknown, convert: () => Error): Error {
+  if (error instanceof CancelledFailure) return error;
+  if (Context.current().cancellationSignal.aborted)
+    return new CancelledFailure('The activity was cancelled.');
+  return convert();
 }

@@ -11,7 +11,7 @@ import type {
 import type { ToolCall } from '../common/messages.ts';
 import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
-import { toApplicationFailure } from './failures.ts';
+import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
 import { lookupAgent, type AgentRegistry } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
@@ -71,6 +71,6 @@ async function atBoundary<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw toApplicationFailure(error);
+    throw cancelledOr(error, () => toApplicationFailure(error));
   }
 }

@@ -6,7 +6,7 @@ import { ToolInputError } from '../errors.ts';
 import { mcpToolFor } from '../mcp/run-tools.ts';
 import { SecretSet } from '../redaction.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
-import { toApplicationFailure } from './failures.ts';
+import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
 
 const PREVIEW_CHARS = 2_000;
@@ -80,7 +80,7 @@ export async function invokeTool(
       ...(loadTools.length ? { loadTools } : {}),
     };
   } catch (error) {
-    throw toApplicationFailure(error, secrets);
+    throw cancelledOr(error, () => toApplicationFailure(error, secrets));
   }
 }
 

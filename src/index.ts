@@ -46,6 +46,8 @@ export {
 export type { CredentialRecord, CredentialStore, CredentialType } from './credentials/types.ts';
 export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { FileCredentialStore, type FileCredentialStoreOptions } from './credentials/file-store.ts';
+export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './credentials/postgres.ts';
+export { listCredentialStatus, type CredentialStatus } from './credentials/status.ts';
 export { CustomAPITool, type CustomAPIToolOptions } from './tools/custom-api.ts';
 export { ToolSearchTool } from './tools/tool-search.ts';
 export * from './mcp/index.ts';
@@ -88,7 +90,11 @@ export { OAuthHelper, type OAuthHelperOptions } from './oauth/helper.ts';
 export { DriveSuiteOAuthHelper, DRIVE_SUITE_SCOPES, type DriveSuiteService } from './oauth/drive-suite.ts';
 export { ChatOAuthHelper, CHAT_BOT_SCOPES, CHAT_USER_SCOPES } from './oauth/chat.ts';
 export { loopbackLogin, type LoopbackLoginOptions } from './oauth/loopback-login.ts';
-export { refreshCredential } from './oauth/refresh.ts';
+export { refreshCredential, REFRESH_BACKOFF_MS, NEEDS_REAUTH } from './oauth/refresh.ts';
+export {
+  PostgresOAuthStateStore,
+  type PostgresOAuthStateStoreOptions,
+} from './oauth/postgres-state-store.ts';
 export {
   ToolkitError,
   CredentialError,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CredentialRecord, CredentialStore, CredentialType } from '../credentials/types.ts';
 import { secretValuesOf } from '../credentials/types.ts';
 import { CredentialError } from '../errors.ts';
-import { canRefresh, needsRefresh, refreshCredential } from '../oauth/refresh.ts';
+import { assertUsable, canRefresh, needsRefresh, refreshCredential } from '../oauth/refresh.ts';
 import type { SecretSet } from '../redaction.ts';
 import type { ToolSchema } from '../common/messages.ts';
 
@@ -135,6 +135,7 @@ export abstract class BaseConnectorTool {
       );
     }
     for (const value of secretValuesOf(record)) context.secrets.add(value);
+    assertUsable(record);
     if (this.credentialTypes && !this.credentialTypes.includes(record.type)) {
       throw new CredentialError(
         `The credential "${key}" has type "${record.type}", which ${this.name} cannot use. ` +

@@ -1,0 +1,58 @@
+import pg from 'pg';
+import { ConfigurationError } from '../errors.ts';
+
+/** How every PostgreSQL store is given its database. */
+export interface PostgresConnectionOptions {
+  /** e.g. `postgres://user:password@db.internal:5432/agents`. */
+  connectionString?: string;
+  /** A pool you already have; closed by you, not by the store's `close()`. */
+  pool?: pg.Pool;
+  /** Table name; created on first use. */
+  table?: string;
+}
+
+/** The pool, table and one-time table creation of a PostgreSQL store. */
+export class PostgresTable {
+  readonly pool: pg.Pool;
+  readonly name: string;
+  readonly #ownsPool: boolean;
+  readonly #ddl: string;
+  #ready: Promise<void> | undefined;
+
+  /** `columns`: the body of `CREATE TABLE` (columns and keys). */
+  constructor(
+    store: string,
+    options: PostgresConnectionOptions,
+    defaults: { table: string; columns: string; max: number },
+  ) {
+    if (!options?.pool && !options?.connectionString)
+      throw new ConfigurationError(`${store} needs a connectionString or a pool.`);
+    this.name = options.table ?? defaults.table;
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.name))
+      throw new ConfigurationError(
+        `Invalid table name ${JSON.stringify(this.name)} for ${store}: use a-z, 0-9 and _.`,
+      );
+    this.pool =
+      options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: defaults.max });
+    this.#ownsPool = !options.pool;
+    this.#ddl = `CREATE TABLE IF NOT EXISTS ${this.name} (${defaults.columns})`;
+  }
+
+  /** Creates the table once per store; call before every statement. */
+  ready(): Promise<void> {
+    this.#ready ??= this.pool
+      .query(this.#ddl)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // Two hosts creating the table at once: the loser sees a duplicate, which is fine.
+        if (['23505', '42P07'].includes((error as { code?: string }).code ?? '')) return;
+        this.#ready = undefined;
+        throw error;
+      });
+    return this.#ready;
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsPool) await this.pool.end();
+  }
+}

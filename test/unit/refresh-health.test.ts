@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
+import { listCredentialStatus } from '../../src/credentials/status.ts';
+import type { CredentialRecord } from '../../src/credentials/types.ts';
+import { CredentialError, UpstreamError } from '../../src/errors.ts';
+import { REFRESH_BACKOFF_MS, refreshCredential } from '../../src/oauth/refresh.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
+import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
+import { toolContext } from '../support/tool-context.ts';
+
+class InboxTool extends BaseConnectorTool {
+  readonly name = 'inbox';
+  readonly description = 'Reads the inbox';
+  readonly parameters = z.object({});
+  protected override readonly defaultCredentialKey = 'mail';
+  async run(context: ToolContext, _args: Record<string, unknown>): Promise<ToolOutput> {
+    return { text: (await this.getCredential(context)).token, metadata: {} };
+  }
+}
+
+describe('refresh health', () => {
+  /** What the token endpoint answers next: 503, invalid_grant, or fresh tokens. */
+  let answer: 'unavailable' | 'invalid_grant' | 'ok' = 'unavailable';
+  let server: RecordingServer;
+  beforeAll(async () => {
+    server = await startRecordingServer((_request, response) => {
+      if (answer === 'unavailable') json(response, 503, { error: 'temporarily_unavailable' });
+      else if (answer === 'invalid_grant')
+        json(response, 400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
+      else json(response, 200, { access_token: 'fresh-token', token_type: 'Bearer', expires_in: 3600 });
+    });
+  });
+  afterAll(async () => server?.close());
+
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  async function expiredStore(tenant?: string): Promise<InMemoryCredentialStore> {
+    const store = new InMemoryCredentialStore();
+    const record: CredentialRecord = {
+      name: 'mail',
+      type: 'oauth2',
+      token: 'old-token',
+      refresh_token: 'refresh-secret',
+      metadata: {
+        expires_at: new Date(start - 1000).toISOString(),
+        token_endpoint: `${server.url}/token`,
+        client_id: 'app',
+        client_secret: 'app-secret',
+      },
+    };
+    await store.put(record, { tenant });
+    return store;
+  }
+  const tokenRequests = () => server.requests.filter((r) => r.path === '/token').length;
+
+  it('asks a token endpoint that answers 503 at most once per 30 s per record', async () => {
+    answer = 'unavailable';
+    const store = await expiredStore();
+    const other = await expiredStore('tenant-b');
+    let clock = start;
+    const now = () => clock;
+    const before = tokenRequests();
+
+    const first = await refreshCredential(store, 'mail', undefined, now).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(UpstreamError);
+    expect((first as UpstreamError).retryable).toBe(true);
+    expect(tokenRequests() - before).toBe(1);
+
+    for (const after of [1_000, 10_000, REFRESH_BACKOFF_MS - 1]) {
+      clock = start + after;
+      const error = await refreshCredential(store, 'mail', undefined, now).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect((error as UpstreamError).retryable).toBe(true);
+      expect((error as UpstreamError).retryAfterMs).toBe(REFRESH_BACKOFF_MS - after);
+      expect((error as Error).message).toMatch(
+        /failed recently \(HTTP 503 from the token endpoint\).*tried again after/,
+      );
+    }
+    expect(tokenRequests() - before).toBe(1);
+    // Another record (here: the same name for another tenant) has its own back-off.
+    await refreshCredential(other, 'mail', 'tenant-b', now).catch(() => undefined);
+    expect(tokenRequests() - before).toBe(2);
+
+    clock = start + REFRESH_BACKOFF_MS;
+    answer = 'ok';
+    const refreshed = await refreshCredential(store, 'mail', undefined, now);
+    expect(tokenRequests() - before).toBe(3);
+    expect(refreshed.token).toBe('fresh-token');
+    expect(refreshed.metadata).not.toHaveProperty('refresh_retry_at');
+    expect(refreshed.metadata).not.toHaveProperty('refresh_error');
+  });
+
+  it('marks the record needs_reauth after invalid_grant; connectors then fail without a request until a new exchange', async () => {
+    answer = 'invalid_grant';
+    const store = await expiredStore();
+    const before = tokenRequests();
+    const first = await refreshCredential(store, 'mail', undefined, () => start).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(CredentialError);
+    expect((first as Error).message).toMatch(/invalid_grant.*Authorize again/);
+    expect(tokenRequests() - before).toBe(1);
+    expect((await store.get('mail'))!.metadata).toMatchObject({ status: 'needs_reauth' });
+
+    // Later, with a token endpoint that would answer: still no request, the same advice.
+    answer = 'ok';
+    const later = () => start + 10 * REFRESH_BACKOFF_MS;
+    const again = await refreshCredential(store, 'mail', undefined, later).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(CredentialError);
+    expect((again as CredentialError).retryable).toBe(false);
+    expect((again as Error).message).toMatch(/needs to be authorized again.*Authorize again/);
+    const tool = await new InboxTool().run(toolContext(store), {}).catch((e: unknown) => e);
+    expect(tool).toBeInstanceOf(CredentialError);
+    expect((tool as Error).message).toMatch(/"mail" needs to be authorized again/);
+    expect(tokenRequests() - before).toBe(1);
+
+    // The status is visible without secrets.
+    const statuses = await listCredentialStatus(store);
+    expect(statuses).toEqual([
+      expect.objectContaining({
+        name: 'mail',
+        type: 'oauth2',
+        status: 'needs_reauth',
+        refresh_error: 'invalid_grant',
+      }),
+    ]);
+    expect(JSON.stringify(statuses)).not.toMatch(/old-token|refresh-secret|app-secret/);
+
+    // A new code exchange writes a fresh record (no status): the connector works again.
+    await store.put({
+      name: 'mail',
+      type: 'oauth2',
+      token: 'reauthorized-token',
+      metadata: { expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect((await new InboxTool().run(toolContext(store), {})).text).toBe('reauthorized-token');
+  });
+});

@@ -50,6 +50,7 @@ const expected = {
     'PostgresCredentialStore',
     'PostgresOAuthStateStore',
     'listCredentialStatus',
+    'serveMcp',
   ],
   'toolkit-agent/client': ['AgentClient', 'AgentRunHandle', 'ControlRefusedError', 'eventStreamResponse'],
   'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],
@@ -65,7 +66,7 @@ const expected = {
   'toolkit-agent/tools/mail': ['MailTool'],
   'toolkit-agent/tools/file_drive': ['FileDriveTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
-  'toolkit-agent/mcp': ['McpToolError'],
+  'toolkit-agent/mcp': ['McpToolError', 'serveMcp'],
 };
 
 for (const [specifier, names] of Object.entries(expected)) {

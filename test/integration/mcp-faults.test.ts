@@ -2,23 +2,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { createSkill } from '../../src/skills/index.ts';
 import { FAULT_SERVER } from '../support/mcp-servers.ts';
+import { queuedModel } from '../support/queued-model.ts';
 import { collect, startTestWorker, type TestWorker } from './helpers.ts';
-
-/** A scripted model whose steps the tests add as they go. */
-function queuedModel(): ScriptedModel & { push(...steps: ScriptedStep[]): void } {
-  const queue: ScriptedStep[] = [];
-  const next = (): ScriptedStep => {
-    const step = queue.shift();
-    if (!step) throw new Error('The test queued no step for this model call.');
-    return step;
-  };
-  return Object.assign(new ScriptedModel(Array.from({ length: 100 }, () => next)), {
-    push: (...steps: ScriptedStep[]) => void queue.push(...steps),
-  });
-}
 
 /** Our fault-staging MCP server (test/support/mcp-fault-server.ts), a real child process. */
 describe('MCP calls whose answer is lost, list changes and skills', () => {

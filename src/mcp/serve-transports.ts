@@ -1,0 +1,89 @@
+import { timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ConfigurationError } from '../errors.ts';
+
+/** Streamable HTTP on `host:port` (path `/mcp`), for clients that send `Authorization: Bearer <bearerToken>`. */
+export interface McpHttpTransport {
+  /** 0 picks a free port (read it from `url`). */
+  port: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Every request must carry it; others get 401. */
+  bearerToken: string;
+}
+
+interface Serving {
+  url?: string;
+  close(): Promise<void>;
+}
+
+/** Serves one MCP server over this process's stdin/stdout. */
+export async function serveStdio(create: () => McpServer): Promise<Serving> {
+  const server = create();
+  await server.connect(new StdioServerTransport());
+  return { close: () => server.close() };
+}
+
+/**
+ * Serves over Streamable HTTP, stateless: each POST gets a fresh MCP server and transport, so a
+ * client that disconnects leaves nothing behind (its run goes on in Temporal). Requests without the
+ * bearer token get 401 before any MCP code sees them.
+ */
+export async function serveHttp(create: () => McpServer, options: McpHttpTransport): Promise<Serving> {
+  if (typeof options.bearerToken !== 'string' || options.bearerToken.length < 16) {
+    throw new ConfigurationError(
+      'serveMcp over HTTP needs a `bearerToken` of at least 16 characters (e.g. crypto.randomUUID()); ' +
+        'clients send it as `Authorization: Bearer <token>`.',
+    );
+  }
+  const expected = Buffer.from(`Bearer ${options.bearerToken}`);
+  const host = options.host ?? '127.0.0.1';
+  const http = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) reply(response, 500, error instanceof Error ? error.message : String(error));
+    });
+  });
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const given = Buffer.from(request.headers.authorization ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      response.setHeader('www-authenticate', 'Bearer');
+      return reply(response, 401, 'Unauthorized: send Authorization: Bearer <token>.');
+    }
+    if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/mcp') {
+      return reply(response, 404, 'Not found: the MCP endpoint is /mcp.');
+    }
+    if (request.method !== 'POST') {
+      response.setHeader('allow', 'POST');
+      return reply(response, 405, 'This server is stateless: send requests with POST.');
+    }
+    const server = create();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response);
+  }
+  http.listen(options.port, host);
+  await once(http, 'listening');
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
+    async close() {
+      http.closeAllConnections();
+      http.close();
+      await once(http, 'close').catch(() => undefined);
+    },
+  };
+}
+
+function reply(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { serveMcp, type McpServing } from '../../src/mcp/serve.ts';
+import { queuedModel } from '../support/queued-model.ts';
+import { AddTool } from './tools.ts';
+
+const TOKEN = `mcp-serve-token-${randomUUID()}`;
+
+/** serveMcp over Streamable HTTP, driven by the MCP SDK's own Client. */
+describe('serveMcp: our agents as an MCP server', () => {
+  const llm = queuedModel();
+  const taskQueue = `mcp-serve-${randomUUID()}`;
+  let serving: McpServing;
+  let connection: Connection;
+  let agents: AgentClient;
+  const clients: McpClient[] = [];
+
+  async function connect(token = TOKEN): Promise<McpClient> {
+    const client = new McpClient({ name: 'serve-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(serving.url!), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(client);
+    return client;
+  }
+
+  beforeAll(async () => {
+    const address = inject('temporalAddress');
+    serving = await serveMcp({
+      agents: { helper: { llm, tools: [new AddTool()], autoProjectSkills: false } },
+      temporal: { address, taskQueue },
+      transport: { port: 0, bearerToken: TOKEN },
+      worker: {
+        memoryStore: new InMemoryMemoryStore(),
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      },
+    });
+    connection = await Connection.connect({ address });
+    agents = new AgentClient({ client: new Client({ connection }), taskQueue });
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await serving?.close();
+    await connection?.close();
+  });
+
+  it('refuses requests without the bearer token with 401', async () => {
+    const response = await fetch(serving.url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    await expect(connect('not-the-token')).rejects.toMatchObject({ code: 401 });
+  });
+
+  it('lists run_<agent>, runs it with progress from the run events, and answers', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['run_helper']);
+    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['prompt', 'session_id']);
+
+    llm.push({ toolCalls: [{ name: 'add', args: { a: 20, b: 22 }, id: 'add' }] }, { text: 'It is 42.' });
+    const progress: Progress[] = [];
+    const result = await client.callTool(
+      { name: 'run_helper', arguments: { prompt: 'What is 20 + 22?' } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: 'It is 42.' }]);
+    const workflowId = (result.structuredContent as { workflow_id: string }).workflow_id;
+    expect(progress[0]?.message).toBe(`Run started: workflow ${workflowId}`);
+    const messages = progress.map((p) => p.message);
+    expect(messages).toContain('tool_completed: add completed (2 characters)');
+    expect(messages.at(-1)).toMatch(/^run_completed: /);
+    expect((await agents.getHandle(workflowId).result()).output).toBe('It is 42.');
+  });
+
+  it('keeps the run going when the client disconnects; the first progress message names it', async () => {
+    const client = await connect();
+    llm.push({ text: 'Finished without you.', delayMs: 1_500 });
+    let first: string | undefined;
+    const disconnected = new Promise<void>((resolve) => {
+      client
+        .callTool({ name: 'run_helper', arguments: { prompt: 'Take your time.' } }, undefined, {
+          onprogress: (p) => {
+            if (first) return;
+            first = p.message;
+            void client.close().then(resolve);
+          },
+        })
+        .catch(() => resolve());
+    });
+    await disconnected;
+    const workflowId = /workflow (\S+)/.exec(first ?? '')?.[1];
+    expect(workflowId).toMatch(/^agent-helper-/);
+    expect((await agents.getHandle(workflowId!).result()).output).toBe('Finished without you.');
+  });
+
+  it('continues a chat session given session_id', async () => {
+    const client = await connect();
+    const sessionId = `mcp-${randomUUID()}`;
+    llm.push({ text: 'Noted: blue.' }, { text: 'You said blue.' });
+    const first = await client.callTool({
+      name: 'run_helper',
+      arguments: { prompt: 'My favourite colour is blue.', session_id: sessionId },
+    });
+    expect(first.structuredContent).toMatchObject({
+      workflow_id: `chat-${sessionId}`,
+      session_id: sessionId,
+    });
+    const second = await client.callTool({
+      name: 'run_helper',
+      arguments: { prompt: 'What did I say?', session_id: sessionId },
+    });
+    expect(second.content).toEqual([{ type: 'text', text: 'You said blue.' }]);
+    const seen = JSON.stringify(llm.calls.at(-1)!.messages);
+    expect(seen).toContain('My favourite colour is blue.');
+    expect(seen).toContain('Noted: blue.');
+  });
+
+  it('serves over stdio when a client starts it as a process', async () => {
+    const client = new McpClient({ name: 'serve-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [new URL('../fixtures/mcp-serve-stdio.ts', import.meta.url).pathname],
+        env: {
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          TASK_QUEUE: `mcp-stdio-${randomUUID()}`,
+          WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+        },
+        stderr: 'ignore',
+      }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['run_echo']);
+    const result = await client.callTool({ name: 'run_echo', arguments: { prompt: 'hello over stdio' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'You said: hello over stdio' }]);
+  });
+});

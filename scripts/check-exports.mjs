@@ -33,6 +33,8 @@ const expected = {
     'aiSdkModel',
     'LocalLlamaModel',
     'ModelError',
+    'ContextOverflowError',
+    'DEFAULT_MAX_INPUT_TOKENS',
     'PostgresMemoryStore',
     'AgentChatSession',
     'DeepAgent',

@@ -60,6 +60,26 @@ export class ModelError extends ToolkitError {
   }
 }
 
+/**
+ * The request did not fit the model's context window (the provider said "prompt is too long", or the
+ * local model's context is full). Agents with a `context` budget compact the conversation and retry
+ * the step once instead of failing.
+ */
+export class ContextOverflowError extends ModelError {
+  /** Tokens the provider counted in the prompt, when it said. */
+  readonly tokens: number | undefined;
+  /** The provider's limit, when it said. */
+  readonly limit: number | undefined;
+  constructor(
+    message: string,
+    options: { status?: number; tokens?: number; limit?: number; cause?: unknown } = {},
+  ) {
+    super(message, { status: options.status, retryable: false, cause: options.cause });
+    this.tokens = options.tokens;
+    this.limit = options.limit;
+  }
+}
+
 /** The upstream service rate-limited the call; retried after Retry-After. */
 export class RateLimitError extends ToolkitError {
   constructor(message: string, options: { retryAfterMs?: number; cause?: unknown } = {}) {

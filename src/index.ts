@@ -79,6 +79,7 @@ export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts
 export { findLocalModel, LOCAL_MODEL_PACKAGE } from './models/local-model-file.ts';
 export { SecretSet, REDACTED } from './redaction.ts';
 export * from './skills/index.ts';
+export * from './context/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
 export {
   InMemoryOAuthStateStore,
@@ -107,6 +108,7 @@ export {
   RunFailedError,
   ModelError,
   ControlRefusedError,
+  ContextOverflowError,
 } from './errors.ts';
 export {
   EmbeddedTemporalServer,

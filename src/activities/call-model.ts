@@ -1,25 +1,38 @@
 import type { Context } from '@temporalio/activity';
 import type { CallModelInput, ModelStep, ToolSchema } from '../common/index.ts';
+import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
 import { TextDeltaBatcher } from './live-text.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
 
 /**
- * One model step: loads the conversation before `seq` from the memory store, asks the model,
- * stores its answer at `seq` (replacing what a failed attempt may have stored) and returns the small
- * delta the workflow needs. Heartbeats while the model thinks, so a dead worker is noticed quickly.
+ * One model step: builds what the model sees from the conversation before `seq` in the memory store
+ * (within the agent's context budget, see src/context), asks the model, stores its answer at `seq`
+ * (replacing what a failed attempt may have stored) and returns the small delta the workflow needs.
+ * A request over the budget is not sent, and a provider's "prompt too long" is not thrown: both come
+ * back as `overflow`, which the workflow answers by compacting. Heartbeats while the model thinks,
+ * so a dead worker is noticed quickly.
  */
 export async function callModel(
   agent: RegisteredAgent,
   input: CallModelInput,
   context: Context,
 ): Promise<ModelStep> {
-  const messages = await agent.memoryStore.read(input.conversationId, { before: input.seq });
   const mcp = await mcpSchemas(agent, input.tools, input.tenant);
   const tools = input.tools
     .map((name) => agent.schemas.get(name) ?? mcp.get(name))
     .filter((s): s is ToolSchema => s !== undefined);
+  const model = lookupModel(agent, input.model);
+  const view = await StepContext.load({
+    ...input,
+    context: agent.context,
+    store: agent.memoryStore,
+    model,
+    tools,
+  });
+  const overBudget = input.sendOverBudget ? undefined : view.overBudget();
+  if (overBudget) return { text: '', toolCalls: [], overflow: overBudget, context: view.report() };
   // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
   const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   const interval = setInterval(() => context.heartbeat(), every);
@@ -27,12 +40,19 @@ export async function callModel(
     ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs)
     : undefined;
   try {
-    const response = await lookupModel(agent, input.model).generate({
-      messages,
-      tools,
-      signal: context.cancellationSignal,
-      ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
-    });
+    const response = await model
+      .generate({
+        messages: view.messages,
+        tools,
+        signal: context.cancellationSignal,
+        ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
+      })
+      .catch(async (error: unknown) => {
+        const overflow = await view.overflowFrom(error);
+        if (!overflow) throw error;
+        return overflow;
+      });
+    if ('reason' in response) return { text: '', toolCalls: [], overflow: response, context: view.report() };
     // The live text reaches the workflow before the step's result does.
     await deltas?.close();
     const ids = new Set<string>();
@@ -57,11 +77,13 @@ export async function callModel(
         ...(response.providerData ? { providerData: response.providerData } : {}),
       },
     ]);
+    await view.settle(response.usage);
     return {
       text: response.text,
       toolCalls: response.toolCalls,
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
       ...(response.usage ? { usage: response.usage } : {}),
+      context: view.report(),
     };
   } finally {
     clearInterval(interval);

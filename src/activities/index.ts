@@ -9,8 +9,10 @@ import type {
   ToolOutcome,
 } from '../common/index.ts';
 import type { ToolCall } from '../common/messages.ts';
+import type { CompactContextInput, CompactionResult } from '../context/types.ts';
 import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
+import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
 import { lookupAgent, type AgentRegistry } from './registry.ts';
@@ -28,6 +30,10 @@ export function createActivities(registry: AgentRegistry) {
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
       atBoundary(() => callModel(lookupAgent(registry, input.agent), input, Context.current())),
+
+    /** Summarizes (or drops) the oldest turns of a conversation that outgrew the context budget. */
+    compactContext: (input: CompactContextInput): Promise<CompactionResult> =>
+      atBoundary(() => compactContext(lookupAgent(registry, input.agent), input, Context.current())),
 
     invokeTool: (input: InvokeToolInput): Promise<ToolOutcome> =>
       atBoundary(() => invokeTool(lookupAgent(registry, input.agent), input, Context.current())),

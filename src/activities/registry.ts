@@ -7,6 +7,8 @@ import type {
 } from '../common/index.ts';
 import { resolveApproval } from './approval.ts';
 import { resolveLiveText, type LiveTextOption } from './live-text.ts';
+import { validateContextOptions } from '../context/options.ts';
+import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { ConfigurationError } from '../errors.ts';
 import { McpAgentTools } from '../mcp/agent-tools.ts';
@@ -63,6 +65,8 @@ export interface AgentDefinition extends SkillOptions {
    * one history event per batch). `false` turns it off.
    */
   liveText?: LiveTextOption;
+  /** Keeps long conversations inside the model's context window (budget and compaction). */
+  context?: ContextOptions;
 }
 
 /** An agent's skill settings, resolved. */
@@ -116,6 +120,8 @@ export interface RegisteredAgent {
   approval: ResolvedApproval | undefined;
   /** Undefined when live text is off. */
   textDeltaBatchMs: number | undefined;
+  /** The context budget as the definition set it; defaults are filled in per model. */
+  context: ContextOptions | undefined;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;
@@ -169,6 +175,7 @@ export function buildAgentRegistry(
     if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1)) {
       throw new ConfigurationError(`Agent "${name}": maxIterations must be a whole number of at least 1.`);
     }
+    validateContextOptions(name, definition.context);
     const matchLimit = definition.skillMatchLimit ?? DEFAULT_SKILL_MATCH_LIMIT;
     if (!Number.isInteger(matchLimit) || matchLimit < 0) {
       throw new ConfigurationError(`Agent "${name}": skillMatchLimit must be a whole number of at least 0.`);
@@ -204,6 +211,7 @@ export function buildAgentRegistry(
       },
       approval: resolveApproval(name, definition.approval, tools, builtinTools),
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
+      context: definition.context,
     });
   }
   return registry;

@@ -15,8 +15,10 @@ import {
   type ResolvedTemporalConnection,
   type TemporalConnectionOptions,
 } from '../connection/temporal-options.ts';
+import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { acquireEmbeddedServer, type EmbeddedServerOptions } from '../embedded/dev-server.ts';
+import { validateContextOptions } from '../context/options.ts';
 import { ConfigurationError } from '../errors.ts';
 import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import type { McpServers } from '../mcp/options.ts';
@@ -65,6 +67,8 @@ export interface AgentOptions extends SkillOptions {
   approval?: ApprovalSettings;
   /** Live text (`text_delta` events) in batches; default every 100 ms; `false` turns it off. */
   liveText?: LiveTextOption;
+  /** Keeps long conversations inside the model's context window: budget and compaction (README "Long conversations"). */
+  context?: ContextOptions;
   /** Settings of the embedded server (used only without `temporal`). */
   embedded?: EmbeddedServerOptions;
 }
@@ -129,6 +133,7 @@ export class Agent {
     ) {
       throw new ConfigurationError('`maxIterations` must be a whole number of at least 1.');
     }
+    validateContextOptions('Agent', opts.context);
     this.#options = opts;
     this.#skills = [...(opts.skills ?? [])];
     this.#registry = opts.skillRegistry ?? new FileSkillRegistry(opts.skillSource);
@@ -292,6 +297,7 @@ export class Agent {
             maxToolOutputChars: this.#options.maxToolOutputChars,
             toolSearch: this.#options.toolSearch,
             mcpServers: this.#options.mcpServers,
+            context: this.#options.context,
             skillRegistry: this.#registry,
             defaultSkillIds: this.#options.defaultSkillIds,
             autoUseSkills: this.#options.autoUseSkills,

@@ -1,3 +1,4 @@
+import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { ResolvedApproval, RunLimits } from './control.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
@@ -53,6 +54,8 @@ export interface AgentResult {
     step_usage: Usage[];
     /** The latest plan written with the `plan_task` tool (a DeepAgent's own plan is text). */
     plan?: unknown;
+    /** The conversation against the context budget after the last step (input tokens, compactions). */
+    context?: ContextMetadata;
   };
 }
 
@@ -118,6 +121,8 @@ export interface CallModelInput {
   tenant?: string;
   /** Send the text to the workflow in batches this long while the model writes (`text_delta`). */
   textDeltaBatchMs?: number;
+  /** Send the step even when it is over the context budget (after a compaction that could not cut enough). */
+  sendOverBudget?: boolean;
 }
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */
@@ -126,6 +131,10 @@ export interface ModelStep {
   toolCalls: ToolCall[];
   reasoning?: string;
   usage?: Usage;
+  /** What the step sent, against the context budget. */
+  context?: ContextReport;
+  /** Set when the step was not answered because its request does not fit: compact and call again. */
+  overflow?: ContextOverflow;
 }
 
 export interface InvokeToolInput {

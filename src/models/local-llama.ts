@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError, ContextOverflowError } from '../errors.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema } from './local-prompt.ts';
 
@@ -20,6 +20,9 @@ export interface LocalLlamaOptions {
   maxTokens?: number;
   temperature?: number;
 }
+
+const DEFAULT_CONTEXT_SIZE = 4096;
+const DEFAULT_MAX_TOKENS = 256;
 
 interface Loaded {
   llama: { createGrammarForJsonSchema(schema: unknown): Promise<unknown> };
@@ -48,6 +51,19 @@ export class LocalLlamaModel implements ModelAdapter {
     this.modelId = `local:${basename(options.modelPath)}`;
   }
 
+  /** The context size minus the room kept for the reply. */
+  get maxInputTokens(): number {
+    return (
+      (this.#options.contextSize ?? DEFAULT_CONTEXT_SIZE) - (this.#options.maxTokens ?? DEFAULT_MAX_TOKENS)
+    );
+  }
+
+  /** Input tokens of a request by the model's own tokenizer (loads the model on first use). */
+  async countTokens(request: Pick<ModelRequest, 'messages' | 'tools'>): Promise<number> {
+    const { model } = await this.#load();
+    return model.tokenize(renderLocalPrompt(request.messages, request.tools)).length;
+  }
+
   generate(request: ModelRequest): Promise<ModelResponse> {
     const next = this.#queue.then(() => this.#generate(request));
     this.#queue = next.catch(() => undefined);
@@ -57,18 +73,26 @@ export class LocalLlamaModel implements ModelAdapter {
   async #generate(request: ModelRequest): Promise<ModelResponse> {
     const { llama, model, sequence, completion } = await this.#load();
     const prompt = renderLocalPrompt(request.messages, request.tools);
+    const input = model.tokenize(prompt).length;
+    if (input > this.maxInputTokens) {
+      throw new ContextOverflowError(
+        `The prompt is too long for the local model: ${input} tokens > ${this.maxInputTokens} maximum ` +
+          `(a context of ${this.#options.contextSize ?? DEFAULT_CONTEXT_SIZE} tokens, ` +
+          `${this.#options.maxTokens ?? DEFAULT_MAX_TOKENS} kept for the reply).`,
+        { tokens: input, limit: this.maxInputTokens },
+      );
+    }
     const force = mustCallTool(request.messages, request.tools, this.#options.toolChoice ?? 'auto');
     const grammar = await llama.createGrammarForJsonSchema(replySchema(request.tools, force));
     await sequence.clearHistory();
     const text = await completion.generateCompletion(prompt, {
       grammar,
-      maxTokens: this.#options.maxTokens ?? 256,
+      maxTokens: this.#options.maxTokens ?? DEFAULT_MAX_TOKENS,
       temperature: this.#options.temperature ?? 0,
       signal: request.signal,
     });
     this.#steps += 1;
     const reply = parseLocalReply(text, `local_${this.#steps}`);
-    const input = model.tokenize(prompt).length;
     const output = model.tokenize(text).length;
     return { ...reply, usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } };
   }
@@ -86,7 +110,7 @@ export class LocalLlamaModel implements ModelAdapter {
       const llama = await llamaCpp.getLlama({ gpu: false });
       const model = await llama.loadModel({ modelPath: this.#options.modelPath });
       const context = await model.createContext({
-        contextSize: this.#options.contextSize ?? 4096,
+        contextSize: this.#options.contextSize ?? DEFAULT_CONTEXT_SIZE,
         threads: this.#options.threads ?? availableParallelism(),
       });
       const sequence = context.getSequence();

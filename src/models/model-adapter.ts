@@ -30,6 +30,13 @@ export interface ModelAdapter {
   /** A name for logs and metadata, e.g. `openai:gpt-5` or `scripted`. */
   readonly modelId: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * The most input tokens one request may carry (the context window minus room for the answer), when
+   * the adapter knows it; agents use it as their default `context.maxInputTokens`.
+   */
+  readonly maxInputTokens?: number;
+  /** The input tokens of a request by the model's own tokenizer, for adapters that have it. */
+  countTokens?(request: Pick<ModelRequest, 'messages' | 'tools'>): Promise<number>;
 }
 
 export function isModelAdapter(value: unknown): value is ModelAdapter {

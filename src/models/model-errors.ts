@@ -1,6 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import { capText } from '../common/text.ts';
-import { ModelError, RateLimitError } from '../errors.ts';
+import { parsePromptTooLong } from '../context/overflow.ts';
+import { ContextOverflowError, ModelError, RateLimitError } from '../errors.ts';
 import { parseRetryAfter } from '../http/retry-after.ts';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
@@ -21,6 +22,9 @@ export function classifyModelError(error: unknown, model: string): unknown {
   const body = error.responseBody ? `: ${capText(error.responseBody.trim(), 1000).text}` : '';
   const message = `The model ${model} answered ${status ?? 'no response'}${body || `: ${error.message}`}`;
   const retryAfterMs = parseRetryAfter(headers);
+  const tooLong =
+    status === 400 || status === 413 ? parsePromptTooLong(error.responseBody ?? error.message) : undefined;
+  if (tooLong) return new ContextOverflowError(message, { status, ...tooLong });
   if (status === 429 && retryable) return new RateLimitError(message, { retryAfterMs });
   const advice = retryable ? '' : ' This is not retried: fix the request or the model settings.';
   return new ModelError(`${message}${advice}`, { status, retryable, retryAfterMs });

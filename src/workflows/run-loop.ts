@@ -10,6 +10,7 @@ import type { AgentActivities } from '../activities/index.ts';
 import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Message, ToolCall, Usage } from '../common/messages.ts';
 import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
+import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
 import { quickActivities } from './quick-activities.ts';
@@ -39,6 +40,8 @@ export class RunLoop implements ControlledLoop {
   readonly stepUsage: Usage[] = [];
   /** The latest plan the model wrote with `plan_task`. */
   taskPlan: unknown;
+  /** Keeps each step's request within the context budget (compacts, recovers from "prompt too long"). */
+  readonly context: ContextKeeper;
   readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly input: AgentRunInput;
@@ -89,6 +92,9 @@ export class RunLoop implements ControlledLoop {
       heartbeatTimeout: timeouts.modelHeartbeatMs,
       retry: { maximumAttempts: timeouts.modelMaxAttempts, initialInterval: '1 second' },
     });
+    this.context = new ContextKeeper(this.#modelActivities, (type, message, payload) =>
+      this.#emit(type, message, payload),
+    );
     this.#toolActivities = proxyActivities<AgentActivities>({
       cancellationType,
       startToCloseTimeout: timeouts.toolStartToCloseMs,
@@ -192,7 +198,7 @@ export class RunLoop implements ControlledLoop {
 
   async #callModel(): Promise<ModelStep> {
     this.#modelSeq = this.#seq;
-    const step = await this.#modelActivities
+    const step = await this.context
       .callModel({
         agent: this.input.agent,
         model: this.plan.model,

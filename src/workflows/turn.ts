@@ -82,6 +82,7 @@ export async function runTurn(
       usage: loop.usage,
       step_usage: loop.stepUsage,
       ...(loop.taskPlan ? { plan: loop.taskPlan } : {}),
+      ...(loop.context.metadata ? { context: loop.context.metadata } : {}),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ContextOverflowError } from '../../src/errors.ts';
 import { findLocalModel } from '../../src/models/local-model-file.ts';
 import { LocalLlamaModel } from '../../src/models/local-llama.ts';
 import { AddTool } from './tools.ts';
@@ -30,6 +31,30 @@ describe.skipIf(!modelPath)('a local GGUF model (Gemma 3 270M through node-llama
       );
     } finally {
       await env.stop();
+      await llm.close();
+    }
+  }, 180_000);
+
+  it('counts a request with its real tokenizer, and refuses one larger than its context with ContextOverflowError', async () => {
+    const llm = new LocalLlamaModel({ modelPath: modelPath!, contextSize: 1024, maxTokens: 64 });
+    try {
+      expect(llm.maxInputTokens).toBe(960);
+      const request = {
+        messages: [
+          { role: 'system' as const, content: 'Answer briefly.' },
+          { role: 'user' as const, content: 'Say hello.' },
+        ],
+        tools: [],
+      };
+      const counted = await llm.countTokens(request);
+      const answered = await llm.generate(request);
+      expect(answered.usage!.input_tokens).toBe(counted);
+      const tooLong = { ...request, messages: [{ role: 'user' as const, content: 'word '.repeat(2_000) }] };
+      const error = await llm.generate(tooLong).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ContextOverflowError);
+      expect((error as ContextOverflowError).limit).toBe(960);
+      expect((error as ContextOverflowError).tokens).toBe(await llm.countTokens(tooLong));
+    } finally {
       await llm.close();
     }
   }, 180_000);

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { sse, startProviderServer, type ProviderServer, type ProviderTurn } from './scripted-provider.ts';
+import {
+  sse,
+  startProviderServer,
+  type ContextLimit,
+  type ProviderScript,
+  type ProviderServer,
+} from './scripted-provider.ts';
 
 interface Block {
   type: string;
@@ -16,13 +22,23 @@ interface AnthropicMessage {
  * Anthropic Messages (`POST /v1/messages`). Refuses, with Anthropic's own 400 bodies, `tool_use`
  * blocks without `tool_result` blocks in the next message, `tool_result` blocks that answer no
  * `tool_use` of the previous message, and, when thinking is enabled, an assistant turn with tool use
- * that does not start with a thinking block this server signed.
+ * that does not start with a thinking block this server signed. With a `limit`, refuses a request
+ * over it with Anthropic's own "prompt is too long" body.
  */
-export function startAnthropicServer(turns: ProviderTurn[]): Promise<ProviderServer> {
+export function startAnthropicServer(turns: ProviderScript, limit?: ContextLimit): Promise<ProviderServer> {
   const signatures = new Set<string>();
   return startProviderServer({
     path: '/v1/messages',
     turns,
+    ...(limit
+      ? {
+          limit: {
+            ...limit,
+            refuse: (tokens: number, max: number) =>
+              invalid(`prompt is too long: ${tokens} tokens > ${max} maximum`),
+          },
+        }
+      : {}),
     validate(body) {
       const messages = body.messages as AnthropicMessage[];
       const thinking = (body.thinking as { type?: string } | undefined)?.type === 'enabled';

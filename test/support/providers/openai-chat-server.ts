@@ -1,4 +1,10 @@
-import { sse, startProviderServer, type ProviderServer, type ProviderTurn } from './scripted-provider.ts';
+import {
+  sse,
+  startProviderServer,
+  type ContextLimit,
+  type ProviderScript,
+  type ProviderServer,
+} from './scripted-provider.ts';
 
 interface ChatMessage {
   role: string;
@@ -10,12 +16,33 @@ interface ChatMessage {
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`), as vLLM, Ollama and OpenAI speak it.
  * Refuses, with OpenAI's own 400 bodies, an assistant `tool_calls` message not followed by a `tool`
- * message for each id, and a `tool` message that answers no preceding call.
+ * message for each id, and a `tool` message that answers no preceding call. With a `limit`, refuses
+ * a request over it with OpenAI's own `context_length_exceeded` body.
  */
-export function startOpenAIChatServer(turns: ProviderTurn[]): Promise<ProviderServer> {
+export function startOpenAIChatServer(turns: ProviderScript, limit?: ContextLimit): Promise<ProviderServer> {
   return startProviderServer({
     path: '/v1/chat/completions',
     turns,
+    ...(limit
+      ? {
+          limit: {
+            ...limit,
+            refuse: (tokens: number, max: number) => ({
+              status: 400,
+              body: {
+                error: {
+                  message:
+                    `This model's maximum context length is ${max} tokens. However, your messages resulted in ` +
+                    `${tokens} tokens. Please reduce the length of the messages.`,
+                  type: 'invalid_request_error',
+                  param: 'messages',
+                  code: 'context_length_exceeded',
+                },
+              },
+            }),
+          },
+        }
+      : {}),
     validate(body) {
       const messages = body.messages as ChatMessage[];
       for (let i = 0; i < messages.length; i++) {

@@ -15,13 +15,34 @@ export type ProviderTurn =
     }
   | { status: number; headers?: Record<string, string>; body: unknown };
 
+/** A scripted answer, or a function that answers from the request it gets (a model that reads its prompt). */
+export type ProviderScript = Array<ProviderTurn | ((body: Record<string, unknown>) => ProviderTurn)>;
+
+/** A hard context window: requests over it get the provider's own "prompt too long" error. */
+export interface ContextLimit {
+  maxInputTokens: number;
+}
+
 export interface ProviderServer extends RecordingServer {
   /** The request bodies the server accepted or refused, parsed. */
   bodies: Array<Record<string, unknown>>;
   /** Answers still to give. */
-  turns: ProviderTurn[];
+  turns: ProviderScript;
   /** Answers written completely so far. */
   finished: number;
+  /** The status the server answered each request with, in order. */
+  statuses: number[];
+  /** The input tokens of each request, counted as {@link requestTokens} does. */
+  inputTokens: number[];
+}
+
+/**
+ * The input tokens of a request as the stand-in providers count them: one per three characters of
+ * the JSON of its system prompt, messages and tools. Not any real tokenizer, but the same count
+ * every time, and not the library's own estimate (which is four characters per token).
+ */
+export function requestTokens(body: Record<string, unknown>): number {
+  return Math.ceil(JSON.stringify([body.system ?? null, body.messages, body.tools ?? null]).length / 3);
 }
 
 /**
@@ -37,22 +58,47 @@ export async function startProviderServer(options: {
     body: Record<string, unknown>,
     response: ServerResponse,
   ): void;
-  turns: ProviderTurn[];
+  turns: ProviderScript;
+  /** A hard context window, and the provider's own refusal of a request over it. */
+  limit?: ContextLimit & { refuse(tokens: number, max: number): { status: number; body: unknown } };
 }): Promise<ProviderServer> {
   const bodies: Array<Record<string, unknown>> = [];
+  const statuses: number[] = [];
+  const inputTokens: number[] = [];
+  const reply = (
+    response: ServerResponse,
+    status: number,
+    body: unknown,
+    headers?: Record<string, string>,
+  ) => {
+    statuses.push(status);
+    json(response, status, body, headers);
+  };
   const server = await startRecordingServer((request: RecordedRequest, response) => {
     if (request.path !== options.path) return json(response, 404, { error: `no route ${request.path}` });
     const body = JSON.parse(request.body) as Record<string, unknown>;
     bodies.push(body);
+    const tokens = requestTokens(body);
+    inputTokens.push(tokens);
     const refusal = options.validate(body);
-    if (refusal) return json(response, refusal.status, refusal.body);
-    const turn = options.turns.shift();
-    if (!turn) return json(response, 500, { error: 'the test script has no more turns' });
-    if ('status' in turn) return json(response, turn.status, turn.body, turn.headers);
+    if (refusal) return reply(response, refusal.status, refusal.body);
+    if (options.limit && tokens > options.limit.maxInputTokens) {
+      const tooLong = options.limit.refuse(tokens, options.limit.maxInputTokens);
+      return reply(response, tooLong.status, tooLong.body);
+    }
+    const entry = options.turns.shift();
+    const turn = typeof entry === 'function' ? entry(body) : entry;
+    if (!turn) return reply(response, 500, { error: 'the test script has no more turns' });
+    if ('status' in turn) return reply(response, turn.status, turn.body, turn.headers);
+    statuses.push(200);
     response.on('finish', () => (result.finished += 1));
-    options.answer(turn, body, response);
+    options.answer(
+      options.limit && !turn.usage ? { ...turn, usage: { input: tokens, output: 5 } } : turn,
+      body,
+      response,
+    );
   });
-  const result = Object.assign(server, { bodies, turns: options.turns, finished: 0 });
+  const result = Object.assign(server, { bodies, turns: options.turns, statuses, inputTokens, finished: 0 });
   return result;
 }
 

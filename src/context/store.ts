@@ -1,0 +1,73 @@
+import type { Message } from '../common/messages.ts';
+import type { MemoryStore } from '../memory/types.ts';
+
+/**
+ * What the context room keeps beside a conversation, under keys of its own in the same memory store
+ * (`<id>#summary`, `<id>#calibration`): the conversation itself is never rewritten, and `history()`
+ * still reads every message. Any memory store works, including one an application wrote itself.
+ */
+
+/** The latest compaction: the view of the conversation starts at `throughSeq`, after this summary. */
+export interface StoredSummary {
+  /** Messages before this position are summarized (or dropped, with `truncate`). */
+  throughSeq: number;
+  /** The summary text; empty when the oldest turns were dropped without one. */
+  text: string;
+  mode: 'summarize' | 'truncate';
+  /** Compactions of this conversation so far. */
+  compactions: number;
+  /** Messages summarized over all compactions. */
+  messages: number;
+}
+
+/** Real tokens per estimated unit, from the provider's count of an earlier step. */
+export interface Calibration {
+  ratio: number;
+  /** A prompt limit the provider stated in a "prompt too long" error. */
+  providerLimit?: number;
+}
+
+const summaryKey = (conversationId: string) => `${conversationId}#summary`;
+const calibrationKey = (conversationId: string) => `${conversationId}#calibration`;
+
+/** The latest summary (position 0; every compaction's summary is also kept at its own number). */
+export async function readSummary(
+  store: MemoryStore,
+  conversationId: string,
+): Promise<StoredSummary | undefined> {
+  return readRecord<StoredSummary>(store, summaryKey(conversationId));
+}
+
+export async function writeSummary(
+  store: MemoryStore,
+  conversationId: string,
+  summary: StoredSummary,
+): Promise<void> {
+  const message = record(summary);
+  await store.append(summaryKey(conversationId), summary.compactions, [message]);
+  await store.append(summaryKey(conversationId), 0, [message]);
+}
+
+export async function readCalibration(
+  store: MemoryStore,
+  conversationId: string,
+): Promise<Calibration | undefined> {
+  return readRecord<Calibration>(store, calibrationKey(conversationId));
+}
+
+export async function writeCalibration(
+  store: MemoryStore,
+  conversationId: string,
+  calibration: Calibration,
+): Promise<void> {
+  await store.append(calibrationKey(conversationId), 0, [record(calibration)]);
+}
+
+function record(value: object): Message {
+  return { role: 'system', content: JSON.stringify(value) };
+}
+
+async function readRecord<T>(store: MemoryStore, key: string): Promise<T | undefined> {
+  const [message] = await store.read(key, { before: 1 });
+  return message ? (JSON.parse(message.content) as T) : undefined;
+}

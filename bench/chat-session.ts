@@ -4,14 +4,9 @@
  * history bytes per turn (target: flat), measured in the same run.
  * Writes bench/results/chat-session.json and .md.
  */
-import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../src/client/agent-client.ts';
-import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
-import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { ModelAdapter, ModelResponse } from '../src/models/model-adapter.ts';
-import { createAgentWorker } from '../src/worker.ts';
+import { startBenchWorker } from './embedded-worker.ts';
 import { writeResults } from './write-results.ts';
 
 const TURNS = 1_000;
@@ -28,20 +23,9 @@ const instant: ModelAdapter = {
   },
 };
 
-const server = await EmbeddedTemporalServer.start();
-const nativeConnection = await NativeConnection.connect({ address: server.address });
-const connection = await Connection.connect({ address: server.address });
-const taskQueue = `bench-chat-${randomUUID()}`;
-const memoryStore = new InMemoryMemoryStore();
-const worker = await createAgentWorker({
-  connection: nativeConnection,
-  taskQueue,
-  memoryStore,
-  agents: { chat: { llm: instant } },
-});
-const running = worker.run();
-const client = new Client({ connection });
-const session = new AgentClient({ client, taskQueue }).chatSession('chat', { memoryStore });
+const bench = await startBenchWorker({ chat: { llm: instant } });
+const { client, memoryStore } = bench;
+const session = bench.agents.chatSession('chat', { memoryStore });
 const handle = client.workflow.getHandle(session.workflowId);
 
 async function historyBytes(): Promise<{ runId: string; bytes: number }> {
@@ -100,9 +84,5 @@ try {
   ].join('\n');
   await writeResults('chat-session', results, table);
 } finally {
-  worker.shutdown();
-  await running;
-  await connection.close();
-  await nativeConnection.close();
-  await server.close();
+  await bench.stop();
 }

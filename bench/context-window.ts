@@ -6,15 +6,10 @@
  * it as `usage.input_tokens`, which calibrates the library's estimate. Both sessions run in the same
  * process on the embedded server. Writes bench/results/context-window.json and .md.
  */
-import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../src/client/agent-client.ts';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { DEFAULT_SUMMARY_PROMPT } from '../src/context/options.ts';
-import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
-import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from '../src/models/model-adapter.ts';
-import { createAgentWorker } from '../src/worker.ts';
+import { startBenchWorker } from './embedded-worker.ts';
 import { writeResults } from './write-results.ts';
 
 const TURNS = 1_000;
@@ -46,24 +41,13 @@ class CountingModel implements ModelAdapter {
   }
 }
 
-const server = await EmbeddedTemporalServer.start();
-const nativeConnection = await NativeConnection.connect({ address: server.address });
-const connection = await Connection.connect({ address: server.address });
-const taskQueue = `bench-context-${randomUUID()}`;
-const memoryStore = new InMemoryMemoryStore();
 const unbounded = new CountingModel();
 const bounded = new CountingModel();
-const worker = await createAgentWorker({
-  connection: nativeConnection,
-  taskQueue,
-  memoryStore,
-  agents: {
-    unbounded: { llm: unbounded, context: { compaction: false } },
-    bounded: { llm: bounded, context: { maxInputTokens: BUDGET } },
-  },
+const bench = await startBenchWorker({
+  unbounded: { llm: unbounded, context: { compaction: false } },
+  bounded: { llm: bounded, context: { maxInputTokens: BUDGET } },
 });
-const running = worker.run();
-const agents = new AgentClient({ client: new Client({ connection }), taskQueue });
+const { agents, memoryStore } = bench;
 
 async function converse(agent: string): Promise<number> {
   const session = agents.chatSession(agent, { memoryStore });
@@ -117,9 +101,5 @@ try {
   ].join('\n');
   await writeResults('context-window', results, table);
 } finally {
-  worker.shutdown();
-  await running;
-  await connection.close();
-  await nativeConnection.close();
-  await server.close();
+  await bench.stop();
 }

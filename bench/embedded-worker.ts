@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { AgentClient } from '../src/client/agent-client.ts';
+import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
+import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
+import { createAgentWorker, type AgentDefinition } from '../src/worker.ts';
+
+/** The embedded server, a worker serving `agents` on a task queue of its own, and a client. */
+export async function startBenchWorker(agents: Record<string, AgentDefinition>) {
+  const server = await EmbeddedTemporalServer.start();
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const taskQueue = `bench-${randomUUID()}`;
+  const memoryStore = new InMemoryMemoryStore();
+  const worker = await createAgentWorker({ connection: nativeConnection, taskQueue, memoryStore, agents });
+  const running = worker.run();
+  const client = new Client({ connection });
+  return {
+    client,
+    memoryStore,
+    agents: new AgentClient({ client, taskQueue }),
+    async stop(): Promise<void> {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+      await server.close();
+    },
+  };
+}

@@ -71,9 +71,8 @@ export class LiveView {
     process.stdout.write(delta);
   }
 
-  /** A line of progress on standard error (above the spinner). */
+  /** A line of progress on standard error (the spinner moves below it by itself). */
   progress(line: string): void {
-    if (this.#spinner) this.#spinner.clear();
     process.stderr.write(`${line}\n`);
     this.#refresh();
   }

@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { CLI, ROOT } from './cli.ts';
+
+const exec = promisify(execFile);
+
+/** Whether tmux is installed (`.ci/run` installs Debian's package). */
+export async function hasTmux(): Promise<boolean> {
+  return exec('tmux', ['-V']).then(
+    () => true,
+    () => false,
+  );
+}
+
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A real terminal: `toolkit-agent <args>` in a detached tmux session of its own (own socket), with
+ * keystrokes sent by `send-keys` and the screen read by `capture-pane`. The pane stays after the
+ * command exits and shows `[exit N]`.
+ */
+export class TmuxTerminal {
+  readonly #socket = `toolkit-agent-test-${randomUUID().slice(0, 8)}`;
+
+  private constructor() {}
+
+  /** Starts the CLI with `args`; `pipe` is appended to the command line (e.g. `| cat -v`). */
+  static async start(args: string[], env: Record<string, string>, pipe = ''): Promise<TmuxTerminal> {
+    const terminal = new TmuxTerminal();
+    const assignments = Object.entries(env).map(([key, value]) => `${key}=${quote(value)}`);
+    const command = [
+      // yocto-spinner draws only when CI is unset; the test runner's colour switches are dropped too.
+      'env -u CI -u FORCE_COLOR -u NO_COLOR TERM=xterm-256color',
+      ...assignments,
+      quote(process.execPath),
+      quote(CLI),
+      ...args.map(quote),
+      pipe,
+      '; echo "[exit $?]"',
+    ].join(' ');
+    await terminal.#tmux('new-session', '-d', '-s', 'cli', '-x', '160', '-y', '50', '-c', ROOT, command);
+    await terminal.#tmux('set-option', '-t', 'cli', 'remain-on-exit', 'on');
+    return terminal;
+  }
+
+  /** Types keys (tmux key names like `Enter` or `C-c`, or literal text). */
+  async send(...keys: string[]): Promise<void> {
+    await this.#tmux('send-keys', '-t', 'cli', ...keys);
+  }
+
+  /** Types a line and presses Enter. */
+  async type(line: string): Promise<void> {
+    await this.#tmux('send-keys', '-t', 'cli', '-l', line);
+    await this.send('Enter');
+  }
+
+  /** The screen and its scrollback as text (wrapped lines joined). */
+  async screen(): Promise<string> {
+    return (await this.#tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'cli')).trimEnd();
+  }
+
+  /** Waits until the screen matches `pattern` (fails after `timeoutMs`, showing the screen). */
+  async waitFor(pattern: RegExp, timeoutMs = 45_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = await this.screen();
+      if (pattern.test(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`The screen never showed ${pattern}:\n${screen}`);
+      await sleep(100);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#tmux('kill-server').catch(() => undefined);
+  }
+
+  async #tmux(...args: string[]): Promise<string> {
+    const { stdout } = await exec('tmux', ['-L', this.#socket, ...args]);
+    return stdout;
+  }
+}

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { freePort } from '../../src/embedded/free-port.ts';
-import { CLI_CONFIG, runCli, startCli } from '../support/cli.ts';
+import { findLocalModel } from '../../src/models/local-model-file.ts';
+import { CLI_CONFIG, ROOT, runCli, startCli } from '../support/cli.ts';
 import { ONE_TOOL_CALL_RUN } from './helpers.ts';
 
 let home: string;
@@ -153,4 +154,33 @@ describe('toolkit-agent server', () => {
       await rm(serverHome, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+const localModel = await findLocalModel();
+describe.skipIf(!localModel)('from toolkit-agent init to a run', () => {
+  it('runs the example agent that init wrote, on the offline model, without writing code', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-first-'));
+    try {
+      // Where `model pull` put the model (the cache of this checkout, not the new project's).
+      const env = {
+        ...clusterEnv(),
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        TOOLKIT_AGENT_LOCAL_MODEL: localModel!,
+      };
+      expect((await runCli(['init'], { env, cwd: dir })).code).toBe(0);
+      // The config imports the installed package; here the package is this repository's source.
+      const path = join(dir, 'toolkit-agent.config.ts');
+      const text = await readFile(path, 'utf8');
+      await writeFile(path, text.replace("from 'toolkit-agent'", `from '${join(ROOT, 'src/index.ts')}'`));
+      const run = await runCli(['run', 'Say hello in one short sentence.'], { env, cwd: dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).not.toBe('');
+      expect(run.stderr).toMatch(/(completed|max_iterations) in [\d.]+s · \d+ steps/);
+      const skills = await runCli(['skills', 'list', '--json'], { env, cwd: dir });
+      expect((JSON.parse(skills.stdout) as Array<{ id: string }>).some((s) => s.id === 'example')).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

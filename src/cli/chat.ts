@@ -31,12 +31,22 @@ async function printHistory(session: AgentChatSession): Promise<void> {
 }
 
 /** One turn, streamed: tool calls and text as they happen, then the answer. */
-async function turn(session: AgentChatSession, prompt: string): Promise<void> {
+async function turn(session: AgentChatSession, prompt: string, waiting: Set<string>): Promise<void> {
   const view = new LiveView('human');
   try {
     for await (const event of session.stream(prompt)) {
       view.event(event);
+      if (event.type === 'approval_requested') {
+        waiting.add(asText(event.payload.call_id));
+        view.progress(
+          `${asText(event.payload.tool)}(${asText(event.payload.args)}) waits for approval: /approve or /reject`,
+        );
+      }
+      if (event.type === 'approval_granted' || event.type === 'approval_rejected') {
+        waiting.delete(asText(event.payload.call_id));
+      }
       if (event.type === 'run_completed') view.answer(asText(event.payload.output));
+      if (event.type === 'run_cancelled') view.answer(asText(event.payload.output) || '(cancelled)');
     }
   } finally {
     view.stop();
@@ -45,7 +55,9 @@ async function turn(session: AgentChatSession, prompt: string): Promise<void> {
 
 export function registerChat(program: Command): void {
   withTargetOptions(program.command('chat'))
-    .description('An interactive session with an agent: /history, /cancel, /exit; --session resumes one')
+    .description(
+      'An interactive session with an agent: /history, /cancel, /approve, /reject, /exit; --session resumes one',
+    )
     .option('--session <id>', 'resume (or name) a session')
     .option('-a, --agent <name>', "the config's agent (default: its defaultAgent or first)")
     .option('-m, --model <name>', "one of the agent's models, by name")
@@ -68,7 +80,9 @@ export function registerChat(program: Command): void {
         terminal: Boolean(process.stdin.isTTY),
       });
       rl.setPrompt(paint('cyan', 'you› '));
-      note(`Chat with ${agent} · session ${session.sessionId} · /history /cancel /exit`);
+      note(
+        `Chat with ${agent} · session ${session.sessionId} · /history /cancel /exit (/approve, /reject when a tool asks)`,
+      );
       const queue: string[] = [];
       let busy: Promise<void> | undefined;
       const next = (): void => {
@@ -78,16 +92,27 @@ export function registerChat(program: Command): void {
           queue.length = 0;
           return rl.close();
         }
-        busy = (item === '/history' ? printHistory(session) : turn(session, item))
+        busy = (item === '/history' ? printHistory(session) : turn(session, item, waiting))
           .catch((error: unknown) => note(`The turn failed: ${(error as Error).message}`))
           .finally(() => {
             busy = undefined;
             next();
           });
       };
+      const waiting = new Set<string>();
       const cancel = (): void => {
         if (!busy) return note('No turn is running.');
-        note('Cancelling a turn needs the run controls of the "Control a run from outside" issue.');
+        session.cancelTurn('cancelled in the chat').catch((error: unknown) => note((error as Error).message));
+      };
+      /** Decides every call of the turn that waits for approval. */
+      const decide = (approve: boolean): void => {
+        if (!waiting.size) return note('No tool call waits for approval.');
+        for (const callId of waiting) {
+          const sent = approve
+            ? session.approve(callId, { note: 'approved in the chat' })
+            : session.reject(callId, 'declined in the chat');
+          sent.catch((error: unknown) => note((error as Error).message));
+        }
       };
       let isClosed = false;
       const closed = new Promise<void>((resolve) =>
@@ -100,8 +125,9 @@ export function registerChat(program: Command): void {
       rl.on('line', (line) => {
         const text = line.trim();
         if (text === '/cancel') return cancel();
+        if (text === '/approve' || text === '/reject') return decide(text === '/approve');
         if (text.startsWith('/') && !['/history', '/exit'].includes(text)) {
-          return note('Commands: /history, /cancel, /exit.');
+          return note('Commands: /history, /cancel, /approve, /reject, /exit.');
         }
         if (!text) return busy ? undefined : rl.prompt();
         // In order: typed (or piped) while a turn runs, a line waits for it.

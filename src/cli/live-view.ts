@@ -56,11 +56,25 @@ export class LiveView {
         this.#label = 'thinking';
         break;
       }
+      case 'approval_requested':
+        this.#label = `${asText(payload.tool)} waits for approval`;
+        break;
+      case 'approval_granted':
+      case 'approval_rejected':
+        this.progress(
+          `${event.type === 'approval_granted' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.message}`,
+        );
+        break;
+      case 'text_delta':
+        this.text(asText(payload.text));
+        break;
+      case 'run_cancelled':
+        this.#label = 'cancelled';
+        break;
       case 'run_completed':
         if (payload.phase === undefined) this.#label = 'done';
         break;
       default:
-        if ((event.type as string) === 'text_delta') this.text(asText(payload.text));
     }
     this.#refresh();
   }

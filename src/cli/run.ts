@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { AgentRunHandle } from '../client/agent-client.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { targetOf, withTargetOptions } from './target.ts';
+import { decideApproval } from './approvals.ts';
 import { LiveView } from './live-view.ts';
 import { CliError, EXIT, note } from './output.ts';
 
@@ -35,10 +35,8 @@ export function cancelOnInterrupt(cancel: () => Promise<void>): () => void {
   return () => process.off('SIGINT', onInterrupt);
 }
 
-/** Asks Temporal to cancel the run. */
-export async function cancelRun(handle: AgentRunHandle): Promise<void> {
-  await handle.workflow.cancel();
-}
+/** Stop reasons that make `run` exit with 1: the run did not get to answer. */
+const FAILED_STOPS = new Set(['cancelled', 'deadline', 'budget']);
 
 export function registerRun(program: Command): void {
   withTargetOptions(program.command('run <prompt>'))
@@ -53,7 +51,7 @@ export function registerRun(program: Command): void {
     .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 the run completed, 1 it failed or was cancelled (Ctrl-C), 2 usage.',
+      '\nExit codes: 0 the run answered (completed or max_iterations), 1 it failed, was cancelled (Ctrl-C),\npassed its deadline or budget, 2 usage. Tool calls that need approval are asked y/n on a terminal.',
     )
     .action(async (prompt: string, opts: RunOptions, cmd: Command) => {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
@@ -69,13 +67,24 @@ export function registerRun(program: Command): void {
           ...(opts.tenant ? { tenant: opts.tenant } : {}),
           ...(opts.id ? { workflowId: opts.id } : {}),
         });
-        release = cancelOnInterrupt(() => cancelRun(handle));
+        release = cancelOnInterrupt(() => handle.cancel('cancelled at the terminal (Ctrl-C)'));
         const follow = async () => {
-          for await (const event of handle.events()) view.event(event);
+          for await (const event of handle.events()) {
+            view.event(event);
+            if (event.type === 'approval_requested') {
+              await decideApproval(event, handle, {
+                approveAll: opts.approveAll,
+                workflowId: handle.workflowId,
+                view,
+                ask: !opts.json,
+              });
+            }
+          }
           return handle.result();
         };
         const result = await Promise.race([follow(), serving.running.then(() => never())]);
         view.finish(result);
+        if (FAILED_STOPS.has(result.metadata.stop_reason)) process.exitCode = EXIT.failure;
       } catch (error) {
         view.stop();
         throw error instanceof CliError ? error : new CliError((error as Error).message);

@@ -4,6 +4,7 @@ import { connectWorkerConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection } from '../connection/temporal-options.ts';
 import { InMemoryMemoryStore } from '../memory/in-memory.ts';
 import { createAgentWorker } from '../worker.ts';
+import { installCliRuntime } from './serving.ts';
 import type { Target } from './target.ts';
 
 /**
@@ -19,6 +20,7 @@ export async function withReader<T>(
 ): Promise<T> {
   const description = await handle.workflow.describe();
   if (description.status.name === 'RUNNING') return work();
+  installCliRuntime();
   const connection = await connectWorkerConnection(resolveTemporalConnection(target.temporal));
   try {
     const worker = await createAgentWorker({

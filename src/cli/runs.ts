@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { AgentClient } from '../client/agent-client.ts';
+import type { AgentClient, AgentRunHandle } from '../client/agent-client.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { loadOptionalConfig } from './config.ts';
@@ -54,10 +54,12 @@ export function registerRuns(program: Command): void {
           start_time: description.startTime.toISOString(),
           close_time: description.closeTime?.toISOString() ?? null,
         };
-        if (description.status.name === 'COMPLETED') {
+        if (description.status.name === 'RUNNING') {
+          info.pending_approvals = await handle.pendingApprovals().catch(() => []);
+        } else if (description.status.name === 'COMPLETED') {
           const result = await handle.result();
           Object.assign(info, { output: result.output, metadata: result.metadata });
-        } else if (description.status.name !== 'RUNNING') {
+        } else {
           info.error = await handle.result().then(
             () => null,
             (error: Error) => error.message,
@@ -66,6 +68,7 @@ export function registerRuns(program: Command): void {
         if (opts.json) return printJson(info);
         for (const [key, value] of Object.entries(info)) {
           if (key === 'metadata' || value === null) continue;
+          if (Array.isArray(value) && !value.length) continue;
           process.stdout.write(`${paint('bold', `${key}:`.padEnd(12))} ${asText(value)}\n`);
         }
       } finally {
@@ -96,16 +99,55 @@ export function registerRuns(program: Command): void {
       }
     });
 
-  withTargetOptions(runs.command('cancel <id>').description('Cancel a run'))
+  withTargetOptions(
+    runs.command('cancel <id>').description('Cancel a run: it stops cleanly and ends as cancelled'),
+  )
+    .option('--reason <text>', 'why (shown in its run_cancelled event)', 'cancelled from the command line')
     .option('--json', 'print JSON')
-    .action(async (id: string, opts: ConnectOptions, cmd: Command) => {
-      const { agents } = await connect(opts, cmd);
-      try {
-        await agents.getHandle(id).workflow.cancel();
-        if (opts.json) printJson({ workflow_id: id, cancelled: true });
-        else process.stdout.write(`${paint('green', '✓')} asked ${id} to cancel\n`);
-      } finally {
-        await agents.close();
-      }
+    .action(async (id: string, opts: ConnectOptions & { reason: string }, cmd: Command) => {
+      await control(id, opts, cmd, { cancelled: true }, (handle) => handle.cancel(opts.reason));
     });
+
+  withTargetOptions(
+    runs.command('approve <id> <call>').description('Approve a tool call that waits for approval'),
+  )
+    .option('--note <text>', 'a note kept in its approval_granted event')
+    .option('--json', 'print JSON')
+    .action(async (id: string, call: string, opts: ConnectOptions & { note?: string }, cmd: Command) => {
+      await control(id, opts, cmd, { call_id: call, approved: true }, (handle) =>
+        handle.approve(call, opts.note === undefined ? {} : { note: opts.note }),
+      );
+    });
+
+  withTargetOptions(
+    runs.command('reject <id> <call>').description('Decline a tool call that waits for approval'),
+  )
+    .option('--reason <text>', 'why (the model is told)', 'declined from the command line')
+    .option('--json', 'print JSON')
+    .action(async (id: string, call: string, opts: ConnectOptions & { reason: string }, cmd: Command) => {
+      await control(id, opts, cmd, { call_id: call, approved: false }, (handle) =>
+        handle.reject(call, opts.reason),
+      );
+    });
+}
+
+/** Sends one control (cancel, approve, reject) to a run; a refusal (e.g. an unknown call) exits 1. */
+async function control(
+  id: string,
+  opts: ConnectOptions,
+  cmd: Command,
+  done: Record<string, unknown>,
+  send: (handle: AgentRunHandle) => Promise<void>,
+): Promise<void> {
+  const { agents } = await connect(opts, cmd);
+  try {
+    await send(agents.getHandle(id));
+    if (opts.json) printJson({ workflow_id: id, ...done });
+    else
+      process.stdout.write(
+        `${paint('green', '✓')} ${id}: ${Object.keys(done).includes('cancelled') ? 'cancelling' : done.approved ? `approved ${asText(done.call_id)}` : `declined ${asText(done.call_id)}`}\n`,
+      );
+  } finally {
+    await agents.close();
+  }
 }

@@ -21,12 +21,17 @@ export interface Serving {
   close(): Promise<void>;
 }
 
+/** A quiet Temporal runtime that leaves Ctrl-C to the CLI (it cancels a run; the runtime would stop the worker). */
+export function installCliRuntime(): void {
+  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+}
+
 /** Starts what `run`, `chat` and `worker` need. Close it when done (it stops the worker and what it started). */
 export async function serve(
   loaded: LoadedConfig,
   options: TargetOptions & { worker: boolean; temporary: boolean },
 ): Promise<Serving> {
-  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
+  installCliRuntime();
   const target = await resolveTarget(options, loaded.config, options.temporary);
   const cleanup: Array<() => Promise<void>> = [() => target.release()];
   const closeAll = async () => {

@@ -91,6 +91,9 @@ export class EmbeddedTemporalServer {
     }
     const child = spawn('sh', ['-c', GUARDIAN, 'temporal-guardian', cli.path, ...args], {
       stdio: ['pipe', 'ignore', 'pipe'],
+      // Its own process group: a Ctrl-C at the terminal goes to this process, which decides (a CLI
+      // cancels its run first); the server still ends when this process does (standard input).
+      detached: true,
     });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {

@@ -56,8 +56,18 @@ describe.skipIf(!tmux)('toolkit-agent in a terminal (tmux)', { timeout: 120_000 
     await terminal.send('C-c');
     const screen = await terminal.waitFor(/\[exit \d+\]/);
     expect(screen).toMatch(/Cancelling the run/);
-    expect(screen).toMatch(/cancel/i);
+    expect(screen).toMatch(/cancelled in [\d.]+s · 1 steps/);
     expect(screen).toContain('[exit 1]');
+  });
+
+  it('run asks y/n before a tool call that needs approval, and goes on after y', async () => {
+    const terminal = await open(['run', 'add 6 and 7', '--agent', 'careful'], env());
+    await terminal.waitFor(/Allow add\(\{"a":6,"b":7\}\)\? \[y\/n\]/);
+    await terminal.type('y');
+    const screen = await terminal.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/✓ add was approved/);
+    expect(screen).toMatch(/^The sum is 13\.$/m);
+    expect(screen).toContain('[exit 0]');
   });
 
   it('piped output has no escape codes: only the answer goes down the pipe', async () => {
@@ -76,8 +86,14 @@ describe.skipIf(!tmux)('toolkit-agent in a terminal (tmux)', { timeout: 120_000 
     await chat.waitFor(/^You said: hello there$/m);
     await chat.type('please add 1 and 2');
     await chat.waitFor(/^The sum is 3\.$/m);
+    // A turn that would take a minute, cancelled: the session goes on.
+    await chat.type('slow thoughts');
+    await chat.waitFor(/step 1: thinking/);
+    await chat.type('/cancel');
+    await chat.waitFor(/^\(cancelled\)$|cancelled in the chat/m);
     await chat.type('/history');
     const history = await chat.waitFor(/agent: The sum is 3\./);
+    expect(history).not.toMatch(/agent: You said: slow/);
     expect(history).toMatch(
       /you: hello there\nagent: You said: hello there\nyou: please add 1 and 2\n {2}tool: 3\nagent: The sum is 3\./,
     );

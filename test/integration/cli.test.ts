@@ -8,7 +8,7 @@ import type { AgentEvent } from '../../src/common/events.ts';
 import { freePort } from '../../src/embedded/free-port.ts';
 import { findLocalModel } from '../../src/models/local-model-file.ts';
 import { CLI_CONFIG, ROOT, runCli, startCli } from '../support/cli.ts';
-import { ONE_TOOL_CALL_RUN } from './helpers.ts';
+import { APPROVED_TOOL_CALL_RUN, ONE_TOOL_CALL_RUN } from './helpers.ts';
 
 let home: string;
 beforeAll(async () => {
@@ -87,17 +87,82 @@ describe('toolkit-agent run and runs', () => {
     const cancel = await runCli(['runs', 'cancel', id], { env });
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(await run.exited).toBe(1);
-    expect(run.stderr).toMatch(/cancel/i);
+    expect(JSON.parse(run.lines.at(-1)!)).toMatchObject({
+      type: 'run_cancelled',
+      payload: { stop_reason: 'cancelled', reason: 'cancelled from the command line' },
+    });
     await follow.exited;
     const show = await runCli(['runs', 'show', id, '--json'], { env });
-    expect(JSON.parse(show.stdout)).toMatchObject({ workflow_id: id, status: 'CANCELLED' });
+    expect(JSON.parse(show.stdout)).toMatchObject({
+      workflow_id: id,
+      status: 'COMPLETED',
+      metadata: { stop_reason: 'cancelled' },
+    });
+  });
+
+  it('run --json streams the answer as text_delta events that add up to it', async () => {
+    const result = await runCli(['-c', CLI_CONFIG, 'run', 'hello streaming world', '--json'], {
+      env: clusterEnv(),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const events = parseLines(result.stdout);
+    const deltas = events.filter((e) => e.type === 'text_delta').map((e) => e.payload.text as string);
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.join('')).toBe('You said: hello streaming world');
+    expect(events.at(-1)).toMatchObject({
+      type: 'run_completed',
+      payload: { output: 'You said: hello streaming world' },
+    });
+  });
+
+  it('approvals: --approve-all approves; without a terminal the call waits for runs approve / runs reject', async () => {
+    const env = clusterEnv();
+    const all = await runCli(
+      ['-c', CLI_CONFIG, 'run', 'add 3 and 4', '--agent', 'careful', '--approve-all', '--json'],
+      {
+        env,
+      },
+    );
+    expect(all.code, all.stderr).toBe(0);
+    expect(parseLines(all.stdout).map((e) => e.type)).toEqual(APPROVED_TOOL_CALL_RUN);
+
+    for (const decision of ['approve', 'reject'] as const) {
+      const id = `cli-approval-${decision}-${randomUUID()}`;
+      const run = startCli(
+        ['-c', CLI_CONFIG, 'run', 'add 3 and 4', '--agent', 'careful', '--id', id, '--json'],
+        {
+          env,
+        },
+      );
+      const requested = JSON.parse(await run.waitForLine(/"approval_requested"/)) as AgentEvent;
+      const call = requested.payload.call_id as string;
+      const show = await runCli(['runs', 'show', id, '--json'], { env });
+      expect(JSON.parse(show.stdout)).toMatchObject({
+        status: 'RUNNING',
+        pending_approvals: [{ call_id: call, tool: 'add', args: { a: 3, b: 4 } }],
+      });
+      const decided = await runCli(['runs', decision, id, call, '--json'], { env });
+      expect(decided.code, decided.stderr).toBe(0);
+      expect(JSON.parse(decided.stdout)).toEqual({
+        workflow_id: id,
+        call_id: call,
+        approved: decision === 'approve',
+      });
+      expect(await run.exited).toBe(0);
+      const types = run.lines.map((line) => (JSON.parse(line) as AgentEvent).type);
+      expect(types).toContain(decision === 'approve' ? 'approval_granted' : 'approval_rejected');
+      expect(types.includes('tool_completed')).toBe(decision === 'approve');
+      expect(run.stderr).toContain(`toolkit-agent runs approve ${id} ${call}`);
+      // A second decision of the same call is refused by the run: exit 1.
+      expect((await runCli(['runs', decision, id, call], { env })).code).toBe(1);
+    }
   });
 
   it('worker serves the config on its task queue; run --no-worker uses it; SIGTERM stops it', async () => {
     const env = clusterEnv();
     const worker = startCli(['-c', CLI_CONFIG, 'worker', '--json'], { env });
     const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
-    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper'] });
+    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper', 'careful'] });
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('The sum is 2.\n');

@@ -9,6 +9,7 @@ import { AgentClient } from '../../src/client/agent-client.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
+import { APPROVED_TOOL_CALL_RUN } from './helpers.ts';
 
 describe('a run survives its worker being killed', () => {
   let dir: string;
@@ -110,16 +111,7 @@ describe('a run survives its worker being killed', () => {
     expect(result.output).toBe('marked after approval');
     expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(`approved pid=${second.child.pid}\n`);
     for await (const event of handle.events({ afterSeq: events.at(-1)!.seq })) events.push(event);
-    expect(events.map((e) => e.type)).toEqual([
-      'run_started',
-      'step_started',
-      'approval_requested',
-      'approval_granted',
-      'tool_called',
-      'tool_completed',
-      'step_started',
-      'run_completed',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(APPROVED_TOOL_CALL_RUN);
     expect(events.find((e) => e.type === 'approval_granted')?.payload).toMatchObject({
       call_id: 'mark_1',
       note: 'approved from another process',

@@ -61,6 +61,18 @@ export const ONE_TOOL_CALL_RUN = [
   'run_completed',
 ];
 
+/** The event types of a run whose one tool call waited for approval and was approved. */
+export const APPROVED_TOOL_CALL_RUN = [
+  'run_started',
+  'step_started',
+  'approval_requested',
+  'approval_granted',
+  'tool_called',
+  'tool_completed',
+  'step_started',
+  'run_completed',
+];
+
 export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
   const all: AgentEvent[] = [];
   for await (const event of events) all.push(event);

@@ -23,6 +23,8 @@ const COMMANDS = [
   ['runs', 'show'],
   ['runs', 'events'],
   ['runs', 'cancel'],
+  ['runs', 'approve'],
+  ['runs', 'reject'],
   ['creds'],
   ['creds', 'set'],
   ['creds', 'list'],

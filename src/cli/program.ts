@@ -4,6 +4,7 @@ import { registerAuth } from './auth.ts';
 import { registerChat } from './chat.ts';
 import { registerCreds } from './creds.ts';
 import { registerInit } from './init.ts';
+import { registerMcp } from './mcp.ts';
 import { registerModel } from './model.ts';
 import { registerRun } from './run.ts';
 import { registerRuns } from './runs.ts';
@@ -33,6 +34,7 @@ export function createProgram(): Command {
   registerCreds(program);
   registerAuth(program);
   registerSkills(program);
+  registerMcp(program);
   registerModel(program);
   return program;
 }

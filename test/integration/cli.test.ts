@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { freePort } from '../../src/embedded/free-port.ts';
@@ -168,6 +170,39 @@ describe('toolkit-agent run and runs', () => {
     expect(result.stdout).toBe('The sum is 2.\n');
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
+  });
+});
+
+describe('toolkit-agent mcp serve', () => {
+  it("offers the config's agents as run_<agent> tools over HTTP with the token from the environment", async () => {
+    const token = `mcp-${randomUUID()}`;
+    const env = { ...clusterEnv(), TOOLKIT_AGENT_MCP_TOKEN: token };
+    const missing = await runCli(['-c', CLI_CONFIG, 'mcp', 'serve'], {
+      env: { ...env, TOOLKIT_AGENT_MCP_TOKEN: '' },
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Set TOOLKIT_AGENT_MCP_TOKEN/);
+    const serve = startCli(['-c', CLI_CONFIG, 'mcp', 'serve', '--agent', 'helper', '--port', '0', '--json'], {
+      env,
+    });
+    const client = new McpClient({ name: 'cli-test', version: '1.0.0' });
+    try {
+      const { url, tools } = JSON.parse(await serve.waitForLine(/"url"/)) as { url: string; tools: string[] };
+      expect(tools).toEqual(['run_helper']);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['run_helper']);
+      const result = await client.callTool({ name: 'run_helper', arguments: { prompt: 'add 8 and 9' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'The sum is 17.' }]);
+      expect((await fetch(url, { method: 'POST' })).status).toBe(401);
+    } finally {
+      await client.close();
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
+    }
   });
 });
 

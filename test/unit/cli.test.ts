@@ -37,6 +37,8 @@ const COMMANDS = [
   ['skills', 'search'],
   ['skills', 'show'],
   ['skills', 'new'],
+  ['mcp'],
+  ['mcp', 'serve'],
   ['model'],
   ['model', 'pull'],
 ];

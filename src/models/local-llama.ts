@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { ConfigurationError, ContextOverflowError } from '../errors.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema } from './local-prompt.ts';
+import { LocalAnswerStream } from './local-answer-stream.ts';
 
 export interface LocalLlamaOptions {
   /** A GGUF model file (e.g. the Gemma 3 270M that `npm run model:local` assembles). */
@@ -90,6 +91,7 @@ export class LocalLlamaModel implements ModelAdapter {
       maxTokens: this.#options.maxTokens ?? DEFAULT_MAX_TOKENS,
       temperature: this.#options.temperature ?? 0,
       signal: request.signal,
+      ...(request.onTextDelta ? { onTextChunk: answerStream(request.onTextDelta) } : {}),
     });
     this.#steps += 1;
     const reply = parseLocalReply(text, `local_${this.#steps}`);
@@ -129,4 +131,10 @@ export class LocalLlamaModel implements ModelAdapter {
     this.#loading = undefined;
     if (loading) await (await loading.catch(() => undefined))?.model.dispose();
   }
+}
+
+/** Hands on the answer's text while the model writes its JSON reply. */
+function answerStream(onText: (text: string) => void): (chunk: string) => void {
+  const stream = new LocalAnswerStream(onText);
+  return (chunk) => stream.push(chunk);
 }

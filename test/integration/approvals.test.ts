@@ -1,4 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { Agent } from '../../src/agent/agent.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { ControlRefusedError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
@@ -118,4 +121,69 @@ describe('tool approval', () => {
       { a: 500, b: 1 },
     ]);
   });
+
+  it('works from the Agent facade: approve and cancel through agent.startRun', async () => {
+    const add = new AddTool();
+    const agent = new Agent({
+      llm: new ScriptedModel([
+        { toolCalls: [{ name: 'add', args: { a: 20, b: 22 }, id: 'add_1' }] },
+        { text: 'It is 42.' },
+        { text: 'Thinking for a long time...', delayMs: 60_000 },
+      ]),
+      tools: [add],
+      approval: { tools: ['add'] },
+      memoryStore: new InMemoryMemoryStore(),
+      temporal: { address: inject('temporalAddress'), taskQueue: `approval-facade-${Date.now()}` },
+    });
+    try {
+      const run = await agent.startRun('Add 20 and 22', { timeoutMs: 60_000 });
+      await firstEvent(run.events(), 'approval_requested');
+      await run.approve('add_1', { note: 'go' });
+      expect((await run.result()).output).toBe('It is 42.');
+      expect(add.ran).toEqual([{ a: 20, b: 22 }]);
+
+      const slow = await agent.startRun('Think hard');
+      await firstEvent(slow.events(), 'step_started');
+      await slow.cancel('enough');
+      expect((await slow.result()).metadata.stop_reason).toBe('cancelled');
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a chat session decides its turn's calls, also after it has continued as new", async () => {
+    const add = new AddTool({ needsApproval: true });
+    const answer = (request: ModelRequest) => {
+      const last = request.messages.at(-1)!;
+      if (last.role === 'user' && last.content === 'please add') {
+        return { toolCalls: [{ name: 'add', args: { a: 1, b: 1 }, id: `add_${request.messages.length}` }] };
+      }
+      return { text: last.role === 'tool' ? `result: ${last.content}` : 'ok' };
+    };
+    const env = await startTestWorker({
+      chatty: { llm: new ScriptedModel(Array.from({ length: 200 }, () => answer)), tools: [add] },
+    });
+    workers.push(env);
+    const chat = env.agents.chatSession('chatty');
+    await chat.send('hello');
+    const workflow = env.client.workflow.getHandle(chat.workflowId);
+    const firstRun = (await workflow.describe()).runId;
+    // Quick turns until Temporal has continued the session as new (the test server suggests it at 200 events).
+    for (let i = 0; i < 100 && (await workflow.describe()).runId === firstRun; i++)
+      await chat.send(`turn ${i}`);
+    expect((await workflow.describe()).runId).not.toBe(firstRun);
+
+    const turn = chat.send('please add');
+    let pending = await chat.pendingApprovals();
+    while (pending.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      pending = await chat.pendingApprovals();
+    }
+    expect(pending).toMatchObject([{ tool: 'add', args: { a: 1, b: 1 } }]);
+    await expect(chat.approve('unknown')).rejects.toThrow(/No tool call "unknown" is waiting/);
+    await chat.approve(pending[0]!.call_id);
+    expect((await turn).output).toBe('result: 2');
+    expect(add.ran).toEqual([{ a: 1, b: 1 }]);
+    await expect(chat.approve(pending[0]!.call_id)).rejects.toThrow(/No turn is running/);
+  }, 120_000);
 });

@@ -1,6 +1,16 @@
 import MiniSearch from 'minisearch';
 import type { Skill } from './skill.ts';
 
+/** The part of a prompt used to rank skills. */
+const MAX_RANK_CHARS = 4_000;
+const STOP_WORDS = new Set(
+  (
+    'the and for with that this from are was were have has had not but you your our can will would ' +
+    'should could into about what which when where who how why all any some then than them they ' +
+    "its it's his her their there here also just only use using make please want need help"
+  ).split(' '),
+);
+
 /**
  * Fuzzy discovery over skills (name, tags, description, use cases), typo-tolerant and ranked, with
  * MiniSearch (SKILLS.md: it ranked best and answered in ~10 ms on 10,000 skills). Results are for
@@ -36,6 +46,26 @@ export class SkillSearchIndex {
         use_cases: skill.use_cases.join(' '),
       })),
     );
+  }
+
+  /**
+   * Ids of the skills most relevant to a longer text (a run's prompt), best first: whole words only
+   * and common words left out, so it stays fast on 10,000 skills. For ordering, not for choosing.
+   */
+  rank(text: string, limit = 200): string[] {
+    const query = text.slice(0, MAX_RANK_CHARS);
+    if (!query.trim()) return [];
+    return this.#index
+      .search(query, {
+        fuzzy: false,
+        prefix: false,
+        processTerm: (term) => {
+          const folded = term.toLowerCase();
+          return folded.length < 3 || STOP_WORDS.has(folded) ? null : folded;
+        },
+      })
+      .slice(0, limit)
+      .map((hit) => String(hit.id));
   }
 
   search(query: string, limit = 10): Skill[] {

@@ -60,7 +60,7 @@ describe('parseSkillMd on a corpus of messy real-world files', () => {
       mcps: ['github', 'postgres'],
     });
     expect((await parseCase('tools-comma')).skill?.tools).toEqual(['read_file', 'grep_files', 'bash']);
-    expect((await parseCase('tools-space')).skill?.tools).toEqual(['Read', 'Grep', 'Bash']);
+    expect((await parseCase('tools-space')).skill?.tools).toEqual(['read_file', 'grep_files', 'bash']);
   });
 
   it('reads `trigger` as a scalar', async () => {
@@ -89,7 +89,7 @@ describe('parseSkillMd on a corpus of messy real-world files', () => {
     const result = await parseCase('folder-name');
     expect(result.skill?.id).toBe('other-name');
     expect(warnings(result).join('\n')).toMatch(/differs from its folder "folder-name"/);
-    expect(warnings(result).join('\n')).toMatch(/Unknown keys ignored: extra_key/);
+    expect(warnings(result).join('\n')).toMatch(/Unknown key `extra_key` ignored/);
   });
 
   it('takes the description from the body when the frontmatter has none', async () => {

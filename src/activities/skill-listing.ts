@@ -40,16 +40,14 @@ export async function skillListingFor(
 ): Promise<{ text: string; tools: string[] }> {
   if (!agent.tools.has(LOAD_SKILL_TOOL)) return { text: '', tools: [] };
   const active = new Set(opts.selected.map((skill) => skill.id));
-  const candidates: Skill[] = [];
-  for (const skill of pool.byId.values()) {
-    if (active.has(skill.id)) continue;
-    if (!opts.listPackaged && skill.source !== 'project' && isPackagedCatalog(agent.skills.registry))
-      continue;
-    candidates.push(skill);
-  }
-  const listing = await skillListing(candidates, agent.skills.listingChars, () =>
-    rankPool(agent.skills, pool, opts.prompt),
-  );
+  const projectOnly = !opts.listPackaged && isPackagedCatalog(agent.skills.registry);
+  const listable = (skill: Skill | undefined): skill is Skill =>
+    skill !== undefined && !active.has(skill.id) && (!projectOnly || skill.source === 'project');
+  const candidates = [...pool.byId.values()].filter(listable);
+  const listing = await skillListing(candidates, agent.skills.listingChars, async () => {
+    const ids = new Set(await rankPool(agent.skills, pool, opts.prompt));
+    return [...ids].map((id) => pool.byId.get(id)).filter(listable);
+  });
   return listing.text
     ? { text: listing.text, tools: [LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL] }
     : { text: '', tools: [] };

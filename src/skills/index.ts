@@ -15,6 +15,7 @@ export { discoverProjectSkills, PROJECT_SKILL_ROOTS, type ProjectSkills } from '
 export { DEFAULT_SKILL_LISTING_CHARS, type SkillActivation, type SkillOptions } from './options.ts';
 export { ALLOWED_TOOL_NAMES, mapAllowedTools } from './allowed-tools.ts';
 export { skillListing, LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL, type SkillListing } from './listing.ts';
+export { lintSkills, type SkillLintDiagnostic } from './lint.ts';
 export { LoadSkillTool, ReadSkillFileTool, type SkillToolHost } from './skill-tools.ts';
 export { selectSkills, DEFAULT_SKILL_MATCH_LIMIT, type SkillChoice } from './selection.ts';
 export {

@@ -33,36 +33,27 @@ export function listingEntry(skill: Skill): string {
 
 /**
  * The skills a model may load, within `budget` characters (header and footer included). When they
- * all fit they are listed in the given order; when they do not, `rank()` (called only then) says
- * which are most relevant to the prompt, and those come first. The cost follows the budget, not the
+ * all fit they are listed in the given order; when they do not, `rank()` (called only then) gives
+ * the most relevant to the prompt (some of `skills`, best first, no repeats), and those come first. The cost follows the budget, not the
  * number of skills: entries are formatted only until the budget is spent.
  */
 export async function skillListing(
   skills: readonly Skill[],
   budget: number,
-  rank: () => Promise<readonly string[]>,
+  rank: () => Promise<readonly Skill[]>,
 ): Promise<SkillListing> {
   const empty: SkillListing = { text: '', listed: [], omitted: skills.length };
   if (skills.length === 0 || budget <= HEADER.length) return empty;
   const all = fill(skills, budget - HEADER.length);
   if (all.count === skills.length) return { text: HEADER + all.text, listed: all.ids, omitted: 0 };
 
-  const byId = new Map(skills.map((skill) => [skill.id, skill]));
-  const ordered: Skill[] = [];
-  const placed = new Set<string>();
-  for (const id of await rank()) {
-    const skill = byId.get(id);
-    if (skill && !placed.has(id)) {
-      placed.add(id);
-      ordered.push(skill);
-    }
-  }
-  const footerRoom = footer(skills.length).length;
+  const ranked = await rank();
+  const placed = new Set(ranked.map((skill) => skill.id));
   const rest = function* (): Generator<Skill> {
-    yield* ordered;
+    yield* ranked;
     for (const skill of skills) if (!placed.has(skill.id)) yield skill;
   };
-  const some = fill(rest(), budget - HEADER.length - footerRoom);
+  const some = fill(rest(), budget - HEADER.length - footer(skills.length).length);
   if (some.count === 0) return empty;
   const omitted = skills.length - some.count;
   return { text: HEADER + some.text + footer(omitted), listed: some.ids, omitted };

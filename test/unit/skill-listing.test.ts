@@ -30,14 +30,16 @@ describe('the skill listing of the system prompt', () => {
   it('stays within its budget with 10,000 skills, the most relevant to the prompt first', async () => {
     const skills = many(10_000);
     const index = new SkillSearchIndex(skills);
+    const byId = new Map(skills.map((skill) => [skill.id, skill]));
+    const ranked = (prompt: string) => async () => index.rank(prompt).map((id) => byId.get(id)!);
     for (const budget of [8_000, 2_000, 500]) {
-      const listing = await skillListing(skills, budget, async () => index.rank('the topic9876 invoices'));
+      const listing = await skillListing(skills, budget, ranked('the topic9876 invoices'));
       expect(listing.text.length).toBeLessThanOrEqual(budget);
       expect(listing.listed.length + listing.omitted).toBe(10_000);
       expect(listing.listed[0]).toBe('skill-number-9876');
       expect(listing.text).toMatch(/\(\d+ more skills are not listed/);
     }
-    const full = await skillListing(skills, 8_000, async () => index.rank('topic9876 invoices'));
+    const full = await skillListing(skills, 8_000, ranked('topic9876 invoices'));
     // After the best match come the other invoice skills (every seventh), then the rest in order.
     expect(full.listed.slice(1, 4).every((id) => Number(id.split('-').at(-1)) % 7 === 0)).toBe(true);
     expect(full.listed.length).toBeGreaterThan(50);

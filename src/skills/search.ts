@@ -2,7 +2,7 @@ import MiniSearch from 'minisearch';
 import type { Skill } from './skill.ts';
 
 /** Distinct words of a prompt (the first ones, common words left out) used to rank skills. */
-const MAX_RANK_TERMS = 40;
+const MAX_RANK_TERMS = 24;
 const STOP_WORDS = new Set(
   (
     'the and for with that this from are was were have has had not but you your our can will would ' +
@@ -49,7 +49,7 @@ export class SkillSearchIndex {
   }
 
   /**
-   * Ids of the skills most relevant to a longer text (a run's prompt), best first: its first 40
+   * Ids of the skills most relevant to a longer text (a run's prompt), best first: its first 24
    * distinct words (common words left out), whole words only, so it stays fast on 10,000 skills.
    * For ordering, not for choosing.
    */

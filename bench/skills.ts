@@ -4,12 +4,15 @@
  *    Aho–Corasick matcher vs one precompiled regular expression per phrase, same run, same answers.
  * 2. Fuzzy search over 10,000 skills with typo'd queries: MiniSearch (what SkillSearchIndex uses)
  *    vs Fuse.js, latency and hit@1.
+ * 3. Skills the model loads: run start with the skill listing and load_skill at 10,000 skills
+ *    (bench/skill-activation.ts), against run start with triggers only.
  * Writes bench/results/skills.json and .md.
  */
 import Fuse from 'fuse.js';
 import { SkillSearchIndex } from '../src/skills/search.ts';
 import { createSkill, type Skill } from '../src/skills/skill.ts';
 import { TriggerMatcher } from '../src/skills/triggers.ts';
+import { activationTable, measureActivation } from './skill-activation.ts';
 import { writeResults } from './write-results.ts';
 
 const SKILLS = 10_000;
@@ -133,6 +136,9 @@ const fuse = time(() => queries.map((query) => fuseBuild.value.search(query, { l
 const hits = (found: Array<string | undefined>) =>
   found.filter((id, i) => id === targets[i]!.id).length / QUERIES;
 
+// 3. Skills the model loads.
+const activation = await measureActivation(skills, prompts);
+
 const results = {
   date: new Date().toISOString(),
   node: process.version,
@@ -153,6 +159,7 @@ const results = {
     minisearch: { build_ms: miniBuild.ms, ms_per_query: mini.ms / QUERIES, hit_at_1: hits(mini.value) },
     fuse: { build_ms: fuseBuild.ms, ms_per_query: fuse.ms / QUERIES, hit_at_1: hits(fuse.value) },
   },
+  activation,
 };
 const f = (n: number) => n.toFixed(3);
 const table = [
@@ -176,5 +183,6 @@ const table = [
   `| MiniSearch (used) | ${f(mini.ms / QUERIES)} ms | ${(hits(mini.value) * 100).toFixed(1)}% | ${f(miniBuild.ms)} ms |`,
   `| Fuse.js | ${f(fuse.ms / QUERIES)} ms | ${(hits(fuse.value) * 100).toFixed(1)}% | ${f(fuseBuild.ms)} ms |`,
   '',
+  ...activationTable(activation),
 ].join('\n');
 await writeResults('skills', results, table);

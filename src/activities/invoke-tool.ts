@@ -5,6 +5,7 @@ import { capText } from '../common/text.ts';
 import { ToolInputError } from '../errors.ts';
 import { mcpToolFor } from '../mcp/run-tools.ts';
 import { SecretSet } from '../redaction.ts';
+import { LOAD_SKILL_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
@@ -78,6 +79,7 @@ export async function invokeTool(
       truncated,
       ...eventMetadata(output?.metadata, secrets),
       ...(loadTools.length ? { loadTools } : {}),
+      ...(call.name === LOAD_SKILL_TOOL && output?.loadedSkill ? { loadedSkill: output.loadedSkill } : {}),
     };
   } catch (error) {
     throw cancelledOr(error, () => toApplicationFailure(error, secrets));

@@ -18,12 +18,13 @@ import { searchableMcpSchemas } from '../mcp/run-tools.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import { toModelAdapter, type LlmOption } from '../models/to-adapter.ts';
-import type { SkillOptions } from '../skills/options.ts';
+import { DEFAULT_SKILL_LISTING_CHARS, type SkillActivation, type SkillOptions } from '../skills/options.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
 import { DEFAULT_SKILL_MATCH_LIMIT } from '../skills/selection.ts';
 import type { Skill } from '../skills/skill.ts';
 import { assertValidTool, type BaseConnectorTool } from '../tools/connector-base.ts';
 import { TOOL_SEARCH_NAME, ToolSearchTool } from '../tools/tool-search.ts';
+import { addSkillActivationTools } from './skill-activation.ts';
 
 /** Everything a worker knows about one named agent: the parts with secrets and side effects. */
 export interface AgentDefinition extends SkillOptions {
@@ -78,6 +79,9 @@ export interface AgentSkillSettings {
   matchLimit: number;
   /** Undefined when project discovery is off. */
   projectRoot: string | undefined;
+  /** As set; undefined means `'both'` when the agent has skills of its own available, else `'triggers'`. */
+  activation: SkillActivation | undefined;
+  listingChars: number;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 4;
@@ -176,10 +180,8 @@ export function buildAgentRegistry(
       throw new ConfigurationError(`Agent "${name}": maxIterations must be a whole number of at least 1.`);
     }
     validateContextOptions(name, definition.context);
-    const matchLimit = definition.skillMatchLimit ?? DEFAULT_SKILL_MATCH_LIMIT;
-    if (!Number.isInteger(matchLimit) || matchLimit < 0) {
-      throw new ConfigurationError(`Agent "${name}": skillMatchLimit must be a whole number of at least 0.`);
-    }
+    const skills = skillSettings(name, definition);
+    addSkillActivationTools(name, skills, tools, builtinTools, initialTools, schemas);
     registry.set(name, {
       name,
       models,
@@ -192,15 +194,7 @@ export function buildAgentRegistry(
       memoryStore: definition.memoryStore ?? defaultMemoryStore,
       systemPrompt: definition.systemPrompt,
       maxIterations,
-      skills: {
-        registry: definition.skillRegistry ?? new FileSkillRegistry(definition.skillSource),
-        fixed: definition.skills ?? [],
-        defaultSkillIds: definition.defaultSkillIds ?? [],
-        autoUse: definition.autoUseSkills ?? false,
-        matchLimit,
-        projectRoot:
-          definition.autoProjectSkills === false ? undefined : (definition.projectRoot ?? process.cwd()),
-      },
+      skills,
       maxToolOutputChars: definition.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
       timeouts,
       ...(mcp ? { mcp } : {}),
@@ -253,6 +247,35 @@ export function positive(
     );
   }
   return value;
+}
+
+/** The skill options of a definition, checked. */
+function skillSettings(name: string, definition: AgentDefinition): AgentSkillSettings {
+  const matchLimit = definition.skillMatchLimit ?? DEFAULT_SKILL_MATCH_LIMIT;
+  if (!Number.isInteger(matchLimit) || matchLimit < 0) {
+    throw new ConfigurationError(`Agent "${name}": skillMatchLimit must be a whole number of at least 0.`);
+  }
+  const listingChars = definition.skillListingChars ?? DEFAULT_SKILL_LISTING_CHARS;
+  if (!Number.isInteger(listingChars) || listingChars < 0) {
+    throw new ConfigurationError(`Agent "${name}": skillListingChars must be a whole number of at least 0.`);
+  }
+  const activation = definition.skillActivation;
+  if (activation !== undefined && !['triggers', 'model', 'both'].includes(activation)) {
+    throw new ConfigurationError(
+      `Agent "${name}": skillActivation must be 'triggers', 'model' or 'both' (got ${JSON.stringify(activation)}).`,
+    );
+  }
+  return {
+    registry: definition.skillRegistry ?? new FileSkillRegistry(definition.skillSource),
+    fixed: definition.skills ?? [],
+    defaultSkillIds: definition.defaultSkillIds ?? [],
+    autoUse: definition.autoUseSkills ?? false,
+    matchLimit,
+    projectRoot:
+      definition.autoProjectSkills === false ? undefined : (definition.projectRoot ?? process.cwd()),
+    activation,
+    listingChars,
+  };
 }
 
 /** Adds `tool_search` when asked for, and answers the names the model sees first. */

@@ -13,17 +13,18 @@ export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
 
 /**
  * The start of a run: which model, which skills (and the tools they attach), how many iterations
- * (8 when skills are active and no limit was set, spec 8), and the opening messages: the system
- * prompt with the skills' instruction blocks, then the user's prompt. Recorded in history, so
+ * (8 when skills are active or listed for the model to load and no limit was set, spec 8), and the
+ * opening messages: the system prompt with the skills' instruction blocks and the listing of skills
+ * the model may load, then the user's prompt. Recorded in history, so
  * replay sees the same decisions.
  */
 export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput): Promise<ResolvedRun> {
   const model = input.model ?? agent.defaultModel;
   lookupModel(agent, model); // an unknown name fails the run here, clearly
-  const skills = await resolveSkills(agent, input.prompt, input.skills);
+  const skills = await resolveSkills(agent, input.prompt, input.skills, { listing: !input.noTools });
   const mcp = input.noTools ? undefined : await mcpToolsForRun(agent, skills.skills, input.tenant);
   const skillTools = [...skills.tools, ...(mcp?.skillTools ?? [])];
-  const system = [agent.systemPrompt, ...skills.prompts].filter(Boolean).join('\n\n');
+  const system = [agent.systemPrompt, ...skills.prompts, skills.listing].filter(Boolean).join('\n\n');
   const user: Message = { role: 'user', content: input.prompt };
   let messageCount: number;
   if (input.startSeq === undefined) {
@@ -41,8 +42,12 @@ export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput)
   const explicit = input.maxIterations ?? agent.maxIterations;
   return {
     model,
-    tools: input.noTools ? [] : [...new Set([...agent.initialTools, ...skillTools, ...(mcp?.tools ?? [])])],
-    maxIterations: explicit ?? (skills.skills.length > 0 ? SKILL_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS),
+    tools: input.noTools
+      ? []
+      : [...new Set([...agent.initialTools, ...skillTools, ...(mcp?.tools ?? []), ...skills.listingTools])],
+    maxIterations:
+      explicit ??
+      (skills.skills.length > 0 || skills.listing ? SKILL_MAX_ITERATIONS : DEFAULT_MAX_ITERATIONS),
     messageCount,
     used_skills: skills.skills.map((skill) => skill.id),
     used_skill_tools: skillTools,

@@ -1,10 +1,10 @@
 import { ConfigurationError } from '../errors.ts';
-import { discoverProjectSkills } from '../skills/project.ts';
 import type { FileSkillRegistry } from '../skills/registry.ts';
 import { selectSkills, type SkillChoice } from '../skills/selection.ts';
 import { skillPrompt, type Skill } from '../skills/skill.ts';
 import { toolsForSkills } from '../skills/tool-bundles.ts';
 import { TriggerMatcher } from '../skills/triggers.ts';
+import { activationFor, skillListingFor } from './skill-listing.ts';
 import type { RegisteredAgent } from './registry.ts';
 
 export interface ResolvedSkills {
@@ -16,6 +16,10 @@ export interface ResolvedSkills {
   tools: string[];
   /** Attached tools this worker does not have: reported, never faked. */
   unavailableTools: string[];
+  /** The skills the model may load (`skillActivation` `'model'` or `'both'`), for the system prompt; '' when none. */
+  listing: string;
+  /** `load_skill` and `read_skill_file` when there is a listing; none otherwise. */
+  listingTools: string[];
 }
 
 /** Compiled catalog triggers, once per registry: a catalog does not change while a worker runs. */
@@ -44,18 +48,19 @@ export async function resolveSkills(
   agent: RegisteredAgent,
   prompt: string,
   runSkills: ReadonlyArray<string | Skill> = [],
+  opts: { listing?: boolean } = {},
 ): Promise<ResolvedSkills> {
   const settings = agent.skills;
   const fixed = [...settings.fixed, ...runSkills];
   const needsCatalog =
     settings.autoUse || settings.defaultSkillIds.length > 0 || fixed.some((s) => typeof s === 'string');
-  const catalog = needsCatalog ? await settings.registry.list() : [];
-  const project = settings.projectRoot ? await discoverProjectSkills(settings.projectRoot) : undefined;
-  const available = new Map<string, Skill>(catalog.map((skill) => [skill.id, skill]));
-  for (const skill of project?.skills ?? []) available.set(skill.id, skill);
+  const { pool, activation, listPackaged } = await activationFor(settings, needsCatalog);
+  const { project } = pool;
+  const available = pool.byId;
+  const autoUse = settings.autoUse && activation !== 'model';
 
   const matchers: TriggerMatcher[] = [];
-  if (settings.autoUse) {
+  if (autoUse) {
     matchers.push(await catalogMatcher(settings.registry));
     if (project?.skills.length) {
       matchers.push(
@@ -70,7 +75,7 @@ export async function resolveSkills(
     defaultSkillIds: settings.defaultSkillIds,
     available,
     prompt,
-    autoUse: settings.autoUse,
+    autoUse,
     matchLimit: settings.matchLimit,
     matchers,
   });
@@ -81,7 +86,13 @@ export async function resolveSkills(
     );
   }
   const attached = toolsForSkills(skills);
+  const listing =
+    activation !== 'triggers' && opts.listing !== false
+      ? await skillListingFor(agent, pool, { selected: skills, prompt, listPackaged })
+      : { text: '', tools: [] };
   return {
+    listing: listing.text,
+    listingTools: listing.tools,
     skills,
     choices,
     prompts: skills.map(skillPrompt),

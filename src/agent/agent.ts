@@ -303,6 +303,8 @@ export class Agent {
             autoUseSkills: this.#options.autoUseSkills,
             skillMatchLimit: this.#options.skillMatchLimit,
             autoProjectSkills: this.#options.autoProjectSkills,
+            skillActivation: this.#options.skillActivation,
+            skillListingChars: this.#options.skillListingChars,
             projectRoot: this.#options.projectRoot,
             timeoutMs: this.#options.timeoutMs,
             limits: this.#options.limits,

@@ -158,6 +158,8 @@ export interface ToolOutcome {
   metadata?: Record<string, unknown>;
   /** Tools the model may call from the next step on (found by `tool_search`). */
   loadTools?: string[];
+  /** A skill the model loaded with `load_skill`: used from now on, its tools from the next step. */
+  loadedSkill?: { id: string; tools: string[]; unavailableTools: string[] };
 }
 
 export interface AppendMessagesInput {

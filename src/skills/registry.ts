@@ -31,6 +31,11 @@ export class FileSkillRegistry {
     return (await this.#load()).index.search(query, opts.limit);
   }
 
+  /** Ids of the skills most relevant to a longer text (a prompt), best first: see `SkillSearchIndex.rank`. */
+  async rank(text: string, opts: { limit?: number } = {}): Promise<string[]> {
+    return (await this.#load()).index.rank(text, opts.limit);
+  }
+
   #load(): Promise<{ skills: Skill[]; index: SkillSearchIndex }> {
     this.#loaded ??= readCatalogFile(this.path).then((skills) => ({
       skills,

@@ -1,5 +1,5 @@
-import matter from 'gray-matter';
-import YAML from 'yaml';
+import { mapAllowedTools, splitAllowedTools } from './allowed-tools.ts';
+import { readFrontMatter, type FrontMatter } from './front-matter.ts';
 import { skillIdFromName, type Skill } from './skill.ts';
 
 /** Something a reader of SKILL.md files should know: a problem that was worked around, or why a file was skipped. */
@@ -7,6 +7,10 @@ export interface SkillDiagnostic {
   path: string;
   level: 'warning' | 'error';
   message: string;
+  /** Line in the file (1-based), when the problem has one. */
+  line?: number;
+  /** A stable name for the kind of problem, e.g. `duplicate-key` or `unknown-tool`. */
+  code?: string;
 }
 
 const KNOWN_KEYS = new Set([
@@ -35,67 +39,79 @@ const KNOWN_KEYS = new Set([
   'user-invocable',
   'argument-hint',
 ]);
-const NAME_RULE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** The Agent Skills name rule: lower-case letters and digits, single hyphens, none at the ends. */
+export const SKILL_NAME_RULE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
-/**
- * YAML 1.2 with the failsafe schema: every scalar stays a string, so `on`, `yes`, `2026-02-27` and
- * `1.0` arrive as written (SKILLS.md: YAML 1.1 coercions are a known trap in real files).
- */
-const engines = {
-  yaml: (text: string): object => (YAML.parse(text, { schema: 'failsafe' }) as object | null) ?? {},
-};
+/** A SKILL.md read: the skill (when usable), every diagnostic, and the parts `lintSkills` checks further. */
+export interface SkillMdReading {
+  skill?: Skill;
+  diagnostics: SkillDiagnostic[];
+  frontMatter?: FrontMatter;
+}
 
 /**
  * Parses one SKILL.md (the Agent Skills format plus our keys `id`, `tools`, `mcps`, `tags`,
- * `triggers`). Messy real-world files are read where they can be: BOM, CRLF, unquoted colons,
- * lists written as strings, `trigger` as a scalar, `allowed-tools`; each workaround is a warning.
- * Answers `skill: undefined` with an error diagnostic only when nothing usable can be read.
+ * `triggers`). Messy real-world files are read where they can be (see `readFrontMatter`), lists
+ * written as strings, `trigger` as a scalar, `allowed-tools` in Agent Skills names; each workaround
+ * is a warning with its line. Answers `skill: undefined` with an error diagnostic only when nothing
+ * usable can be read. Nothing in the file is executed.
  */
 export function parseSkillMd(
   text: string,
   path: string,
   directoryName: string,
 ): { skill?: Skill; diagnostics: SkillDiagnostic[] } {
+  const { skill, diagnostics } = readSkillMd(text, path, directoryName);
+  return skill ? { skill, diagnostics } : { diagnostics };
+}
+
+/** {@link parseSkillMd} with the front matter kept, for the linter. */
+export function readSkillMd(text: string, path: string, directoryName: string): SkillMdReading {
   const diagnostics: SkillDiagnostic[] = [];
-  const warn = (message: string) => diagnostics.push({ path, level: 'warning', message });
-  const fail = (message: string) => ({
-    diagnostics: [...diagnostics, { path, level: 'error' as const, message }],
+  const read = readFrontMatter(text);
+  for (const note of read.notes) diagnostics.push({ path, ...note });
+  if ('error' in read) return { diagnostics: [...diagnostics, { path, ...read.error }] };
+  const { data, body, keyLines } = read;
+  const lineOf = (key: string) => keyLines.get(key) ?? 1;
+  const warn = (code: string, key: string, message: string) =>
+    diagnostics.push({ path, level: 'warning', code, line: lineOf(key), message });
+  const fail = (code: string, key: string, message: string): SkillMdReading => ({
+    diagnostics: [...diagnostics, { path, level: 'error', code, line: lineOf(key), message }],
+    frontMatter: read,
   });
 
-  const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  if (!/^---\s*\n/.test(normalized))
-    return fail('No frontmatter: a SKILL.md starts with a --- block holding at least name and description.');
-  let data: Record<string, unknown>;
-  let body: string;
-  try {
-    ({ data, content: body } = parse(normalized));
-  } catch (first) {
-    const requoted = requoteColons(normalized);
-    try {
-      ({ data, content: body } = parse(requoted));
-      warn('The frontmatter has an unquoted ": " inside a value; it was read as text. Quote such values.');
-    } catch {
-      return fail(`The frontmatter is not valid YAML: ${firstLine((first as Error).message)}`);
-    }
-  }
-
-  const unknown = Object.keys(data).filter((key) => !KNOWN_KEYS.has(key));
-  if (unknown.length) warn(`Unknown keys ignored: ${unknown.join(', ')}.`);
+  for (const key of Object.keys(data).filter((key) => !KNOWN_KEYS.has(key)))
+    warn('unknown-key', key, `Unknown key \`${key}\` ignored.`);
 
   const name = scalar(data.name);
   const description = scalar(data.description) ?? firstParagraph(body);
-  const id =
-    scalar(data.id) ?? (name ? normalizeId(name, warn) : undefined) ?? normalizeId(directoryName, warn);
-  if (!id) return fail('No id, name or usable folder name to identify the skill.');
-  if (!description) return fail('No description: add `description:` to the frontmatter.');
+  const idFrom = (text: string, key: string) => normalizeId(text, (m) => warn('invalid-name', key, m));
+  const id = scalar(data.id) ?? (name ? idFrom(name, 'name') : undefined) ?? idFrom(directoryName, 'name');
+  if (!id) return fail('no-id', 'name', 'No id, name or usable folder name to identify the skill.');
+  if (!description)
+    return fail('no-description', 'description', 'No description: add `description:` to the frontmatter.');
   if (!scalar(data.description))
-    warn('No description in the frontmatter; the first paragraph of the body was used.');
-  if (name && name.length > 64)
-    warn(`The name is ${name.length} characters; the Agent Skills format allows 64.`);
-  if (description.length > 1024)
-    warn(`The description is ${description.length} characters; the Agent Skills format allows 1024.`);
-  if (name && NAME_RULE.test(name) && name !== directoryName) {
     warn(
+      'description-from-body',
+      'description',
+      'No description in the frontmatter; the first paragraph of the body was used.',
+    );
+  if (name && name.length > 64)
+    warn(
+      'name-too-long',
+      'name',
+      `The name is ${name.length} characters; the Agent Skills format allows 64.`,
+    );
+  if (description.length > 1024)
+    warn(
+      'description-too-long',
+      'description',
+      `The description is ${description.length} characters; the Agent Skills format allows 1024.`,
+    );
+  if (name && SKILL_NAME_RULE.test(name) && name !== directoryName) {
+    warn(
+      'name-folder-mismatch',
+      'name',
       `The name "${name}" differs from its folder "${directoryName}"; the Agent Skills format expects them equal.`,
     );
   }
@@ -103,53 +119,54 @@ export function parseSkillMd(
   const metadata = (
     typeof data.metadata === 'object' && data.metadata !== null ? data.metadata : {}
   ) as Record<string, unknown>;
+  const list = (key: string, separator?: RegExp) =>
+    listOf(data[key], key, (m) => warn('list-shape', key, m), separator);
+  const triggerKey = ['triggers', 'trigger_phrases', 'trigger'].find((key) => data[key] !== undefined);
   const skill: Skill = {
     id,
     name: name ?? id,
     display_name: scalar(data.display_name) ?? scalar(metadata.display_name) ?? name ?? id,
     description,
     category: scalar(data.category),
-    tags: listOf(data.tags, 'tags', warn),
+    tags: list('tags'),
     features: [],
-    use_cases: listOf(data.use_cases, 'use_cases', warn),
+    use_cases: list('use_cases'),
     how_to_use: scalar(data.how_to_use),
-    trigger_phrases: listOf(
-      data.triggers ?? data.trigger_phrases ?? data.trigger,
-      'triggers',
-      warn,
-      /[,;\n]/,
-    ),
+    trigger_phrases: triggerKey ? list(triggerKey, /[,;\n]/) : [],
     prompt_template: body.trim() || undefined,
-    tools: listOf(data.tools ?? data['allowed-tools'] ?? data.allowed_tools, 'tools', warn, /[,\s]+/),
+    tools: readTools(data, warn),
     requirements: [],
-    mcps: listOf(data.mcps, 'mcps', warn, /[,\s]+/),
+    mcps: list('mcps', /[,\s]+/),
     source: 'project',
     path,
   };
-  return { skill, diagnostics };
+  return { skill, diagnostics, frontMatter: read };
 }
 
-function parse(text: string): { data: Record<string, unknown>; content: string } {
-  const { data, content } = matter(text, { engines, language: 'yaml' });
-  if (typeof data !== 'object' || Array.isArray(data))
-    throw new Error('The frontmatter is not a mapping of keys.');
-  return { data: data, content };
-}
-
-/** Quotes top-level values that contain `: ` (the most common way real files break YAML). */
-function requoteColons(text: string): string {
-  const end = text.indexOf('\n---', 3);
-  if (end < 0) return text;
-  const head = text
-    .slice(0, end)
-    .split('\n')
-    .map((line) => {
-      const match = /^([A-Za-z_][\w-]*):[ \t]+(.*\S)[ \t]*$/.exec(line);
-      if (!match || !match[2]!.includes(': ') || /^["'[{|>]/.test(match[2]!)) return line;
-      return `${match[1]}: ${JSON.stringify(match[2])}`;
-    })
-    .join('\n');
-  return head + text.slice(end);
+/** `tools` (our names, as written) and `allowed-tools` (Agent Skills names, mapped onto built-ins). */
+function readTools(
+  data: Record<string, unknown>,
+  warn: (code: string, key: string, message: string) => void,
+): string[] {
+  const tools = listOf(data.tools, 'tools', (m) => warn('list-shape', 'tools', m), /[,\s]+/);
+  for (const key of ['allowed-tools', 'allowed_tools']) {
+    const value = data[key];
+    if (value === undefined) continue;
+    const entries =
+      typeof value === 'string'
+        ? splitAllowedTools(value.replace(/^\s*\[(.*)\]\s*$/s, '$1'))
+        : listOf(value, key, (m) => warn('list-shape', key, m));
+    const mapped = mapAllowedTools(entries);
+    for (const tool of mapped.tools) if (!tools.includes(tool)) tools.push(tool);
+    if (mapped.unknown.length)
+      warn(
+        'unknown-tool',
+        key,
+        `\`${key}\` names tools without a built-in counterpart, ignored: ${mapped.unknown.join(', ')}. ` +
+          'Known: Read, Write, Edit, Glob, Grep, Bash, WebFetch, WebSearch, or our built-in tool names.',
+      );
+  }
+  return tools;
 }
 
 function scalar(value: unknown): string | undefined {
@@ -180,7 +197,7 @@ function listOf(
 }
 
 function normalizeId(name: string, warn: (message: string) => void): string | undefined {
-  if (NAME_RULE.test(name)) return name;
+  if (SKILL_NAME_RULE.test(name)) return name;
   const id = skillIdFromName(name);
   if (id)
     warn(
@@ -194,8 +211,4 @@ function firstParagraph(body: string): string | undefined {
     .split(/\n\s*\n/)
     .map((block) => block.trim())
     .find((block) => block && !block.startsWith('#'));
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? text;
 }

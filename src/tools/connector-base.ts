@@ -12,6 +12,15 @@ export interface ToolOutput {
   metadata: Record<string, unknown>;
   /** Tools to give the model from the next step on (`tool_search` uses it to load what it found). */
   loadTools?: string[];
+  /** A skill the model loaded (`load_skill`): it counts as used, and its tools are attached from the next step. */
+  loadedSkill?: LoadedSkill;
+}
+
+/** A skill loaded during a run, and the tools it attaches (those this worker has, and those it lacks). */
+export interface LoadedSkill {
+  id: string;
+  tools: string[];
+  unavailableTools: string[];
 }
 
 /**

@@ -13,6 +13,7 @@ import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../commo
 import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
+import { RunSkills } from './run-skills.ts';
 import { quickActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
@@ -42,6 +43,8 @@ export class RunLoop implements ControlledLoop {
   taskPlan: unknown;
   /** Keeps each step's request within the context budget (compacts, recovers from "prompt too long"). */
   readonly context: ContextKeeper;
+  /** The run's skills: those chosen at the start and those the model loads. */
+  readonly skills: RunSkills;
   readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly input: AgentRunInput;
@@ -83,6 +86,7 @@ export class RunLoop implements ControlledLoop {
     this.#limits = mergeLimits(input.limits, plan.limits);
     this.#seq = plan.messageCount;
     this.#tools = [...plan.tools];
+    this.skills = new RunSkills(plan);
     const { timeouts } = plan;
     // A stop waits until cancelled activities have really stopped, so what they store stays final.
     const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
@@ -244,10 +248,11 @@ export class RunLoop implements ControlledLoop {
         seq,
         call,
         tenant: this.input.tenant,
-        ...(this.plan.used_skill_tools.length ? { skillTools: this.plan.used_skill_tools } : {}),
+        ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
         model: this.plan.model,
       });
-      for (const name of outcome.loadTools ?? []) if (!this.#tools.includes(name)) this.#tools.push(name);
+      for (const name of [...(outcome.loadTools ?? []), ...this.skills.absorb(outcome)])
+        if (!this.#tools.includes(name)) this.#tools.push(name);
       if (call.name === 'plan_task' && outcome.metadata?.plan) this.taskPlan = outcome.metadata.plan;
       const size = outcome.truncated
         ? `${outcome.chars} characters, truncated`

@@ -60,8 +60,8 @@ export async function runTurn(
       output,
       stop_reason: stopReason,
       iterations,
-      used_skills: plan.used_skills,
-      used_skill_tools: plan.used_skill_tools,
+      used_skills: loop.skills.metadata.used_skills,
+      used_skill_tools: loop.skills.metadata.used_skill_tools,
       ...(stopMessage ? { reason: stopMessage } : {}),
       ...tags,
     });
@@ -70,9 +70,7 @@ export async function runTurn(
     output,
     messageCount: loop.seq,
     metadata: {
-      used_skills: plan.used_skills,
-      used_skill_tools: plan.used_skill_tools,
-      unavailable_skill_tools: plan.unavailable_skill_tools,
+      ...loop.skills.metadata,
       unavailable_skill_mcps: plan.unavailable_skill_mcps ?? [],
       iterations,
       stop_reason: stopReason,

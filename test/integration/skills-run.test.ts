@@ -65,7 +65,13 @@ describe('skills in runs on the real server', () => {
       '---\nname: house-style\ndescription: Our house style\ntriggers: [house style]\n---\nPROJECT-HOUSE-STYLE-PROMPT\n',
     );
     const skillRegistry = new FileSkillRegistry(catalog.path);
-    const common = { skillRegistry, tools: [new AddTool()], autoProjectSkills: false };
+    // These agents test trigger selection; model-driven activation has its own test file.
+    const common = {
+      skillRegistry,
+      tools: [new AddTool()],
+      autoProjectSkills: false,
+      skillActivation: 'triggers' as const,
+    };
     const agent = (name: string, llm: ScriptedModel, extra: Record<string, unknown> = {}) => {
       models[name] = llm;
       return { ...common, llm, ...extra };

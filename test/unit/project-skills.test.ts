@@ -44,6 +44,20 @@ describe('discoverProjectSkills', () => {
     ]);
   });
 
+  it('reads .github/skills (Copilot) as the fifth root, after .codex/skills', async () => {
+    await skill('.github/skills/triage', 'triage', 'from github');
+    await skill('.github/skills/deploy', 'deploy', 'github deploy');
+    await skill('.codex/skills/deploy', 'deploy', 'codex deploy');
+    const found = await discoverProjectSkills(root);
+    expect(found.skills.map((s) => [s.id, s.description])).toEqual([
+      ['deploy', 'codex deploy'],
+      ['triage', 'from github'],
+    ]);
+    expect(found.shadowed).toEqual([
+      { id: 'deploy', path: '.github/skills/deploy/SKILL.md', shadowedBy: '.codex/skills/deploy/SKILL.md' },
+    ]);
+  });
+
   it('finds nested skills, skips node_modules, follows a symlinked folder once, and survives bad files', async () => {
     await skill('.agents/skills/group/inner', 'inner', 'nested one level down');
     await skill('.agents/skills/node_modules/pkg', 'pkg', 'must not be read');

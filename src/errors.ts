@@ -22,10 +22,17 @@ export class ToolkitError extends Error {
   }
 }
 
-/** A credential is missing, malformed, or expired and not refreshable. Thrown before any network call. */
+/**
+ * A credential is missing, malformed, or expired and not refreshable (thrown before any network
+ * call), or the service rejected it (`rejected`: HTTP 401 or the service's own word for it). A
+ * rejected OAuth token is refreshed once and the call repeated, by the tool invocation itself.
+ */
 export class CredentialError extends ToolkitError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The service refused the credential (401): the request was not carried out. */
+  readonly rejected: boolean;
+  constructor(message: string, options?: { cause?: unknown; rejected?: boolean }) {
     super('CREDENTIAL', message, options);
+    this.rejected = options?.rejected ?? false;
   }
 }
 

@@ -13,7 +13,12 @@ export {
   type EventStreamResponseOptions,
 } from './client/event-stream-response.ts';
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
-export { createAgentWorker, type AgentWorkerOptions, type AgentDefinition } from './worker.ts';
+export {
+  createAgentWorker,
+  DEFAULT_SHUTDOWN_GRACE_TIME,
+  type AgentWorkerOptions,
+  type AgentDefinition,
+} from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 export {
   resolveTemporalConnection,
@@ -63,7 +68,7 @@ export * from './tools/builtins/index.ts';
 export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
 export { errorForResponse } from './http/classify.ts';
 export { parseRetryAfter } from './http/retry-after.ts';
-export type { MemoryStore } from './memory/types.ts';
+export type { MemoryStore, WriteAttempt } from './memory/types.ts';
 export { InMemoryMemoryStore } from './memory/in-memory.ts';
 export { SqliteMemoryStore } from './memory/sqlite.ts';
 export { PostgresMemoryStore, type PostgresMemoryStoreOptions } from './memory/postgres.ts';

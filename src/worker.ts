@@ -24,6 +24,9 @@ export {
 } from './activities/registry.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 
+/** How long (ms) a stopping worker lets running activities finish before cancelling them. */
+export const DEFAULT_SHUTDOWN_GRACE_TIME = 10_000;
+
 export interface AgentWorkerOptions {
   /** The agents this worker serves, by the name clients start runs with. */
   agents: Record<string, AgentDefinition>;
@@ -51,13 +54,20 @@ export interface AgentWorkerOptions {
   memoryStore?: MemoryStore;
   /** A prebuilt workflow bundle (see `buildAgentWorkflowBundle`); default: built or found once per process. */
   workflowBundle?: WorkflowBundleOption;
+  /**
+   * How long `worker.shutdown()` lets running activities (a tool call, a model step) finish before
+   * cancelling them, in milliseconds. Default 10,000 (10 seconds): a deploy that stops a worker
+   * does not abort the tool calls it was making.
+   */
+  shutdownGraceTime?: number;
   /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
 
 /**
  * Creates a Temporal worker that runs the agent workflows and the activities of the named agents.
- * Call `worker.run()` to serve and `worker.shutdown()` to stop.
+ * Call `worker.run()` to serve and `worker.shutdown()` to stop. A connection it opened itself (no
+ * `connection` given) is closed when `run()` ends.
  *
  * @example
  * const worker = await createAgentWorker({
@@ -77,17 +87,40 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   });
   const dataConverter = encryptionDataConverter(options.encryption);
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
-  const worker = await Worker.create({
-    // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
-    maxHeartbeatThrottleInterval: '2 seconds',
-    defaultHeartbeatThrottleInterval: '2 seconds',
-    ...options.workerOptions,
-    ...(dataConverter ? { dataConverter } : {}),
-    connection,
-    namespace: resolved.namespace,
-    taskQueue: options.taskQueue,
-    workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
-    activities: createActivities(registry),
-  });
-  return mcpPool.closeWhenStopped(worker);
+  // A connection opened here is closed here: if the worker cannot be made, and when it stops.
+  const ownConnection = options.connection ? undefined : connection;
+  let worker: Worker;
+  try {
+    worker = await Worker.create({
+      shutdownGraceTime: options.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
+      // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
+      maxHeartbeatThrottleInterval: '2 seconds',
+      defaultHeartbeatThrottleInterval: '2 seconds',
+      ...options.workerOptions,
+      ...(dataConverter ? { dataConverter } : {}),
+      connection,
+      namespace: resolved.namespace,
+      taskQueue: options.taskQueue,
+      workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
+      activities: createActivities(registry),
+    });
+  } catch (error) {
+    await ownConnection?.close();
+    throw error;
+  }
+  mcpPool.closeWhenStopped(worker);
+  return ownConnection ? closingConnectionAfterRun(worker, ownConnection) : worker;
+}
+
+/** A worker whose `run()` closes the connection `createAgentWorker` opened for it once it stops. */
+function closingConnectionAfterRun(worker: Worker, connection: NativeConnection): Worker {
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      await run();
+    } finally {
+      await connection.close();
+    }
+  };
+  return worker;
 }

@@ -5,11 +5,12 @@ import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
 import { TextDeltaBatcher } from './live-text.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
+import { writeAttemptOf } from './write-attempt.ts';
 
 /**
  * One model step: builds what the model sees from the conversation before `seq` in the memory store
  * (within the agent's context budget, see src/context), asks the model, stores its answer at `seq`
- * (replacing what a failed attempt may have stored) and returns the small delta the workflow needs.
+ * (replacing what a failed attempt may have stored, never what a later attempt stored) and returns the small delta the workflow needs.
  * A request over the budget is not sent, and a provider's "prompt too long" is not thrown: both come
  * back as `overflow`, which the workflow answers by compacting. Heartbeats while the model thinks,
  * so a dead worker is noticed quickly.
@@ -68,15 +69,20 @@ export async function callModel(
       }
       ids.add(call.id);
     }
-    await agent.memoryStore.append(input.conversationId, input.seq, [
-      {
-        role: 'assistant',
-        content: response.text,
-        ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
-        ...(response.reasoning ? { reasoning: response.reasoning } : {}),
-        ...(response.providerData ? { providerData: response.providerData } : {}),
-      },
-    ]);
+    await agent.memoryStore.append(
+      input.conversationId,
+      input.seq,
+      [
+        {
+          role: 'assistant',
+          content: response.text,
+          ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
+          ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+          ...(response.providerData ? { providerData: response.providerData } : {}),
+        },
+      ],
+      writeAttemptOf(context),
+    );
     await view.settle(response.usage);
     return {
       text: response.text,

@@ -17,6 +17,7 @@ import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
 import { lookupAgent, type AgentRegistry } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
+import { writeAttemptOf } from './write-attempt.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -26,7 +27,7 @@ export function createActivities(registry: AgentRegistry) {
   return {
     /** Decides the run's model, skills, tools and limits, and stores its opening messages. */
     resolveRun: (input: ResolveRunInput): Promise<ResolvedRun> =>
-      atBoundary(() => resolveRun(lookupAgent(registry, input.agent), input)),
+      atBoundary(() => resolveRun(lookupAgent(registry, input.agent), input, Context.current())),
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
       atBoundary(() => callModel(lookupAgent(registry, input.agent), input, Context.current())),
@@ -66,6 +67,7 @@ export function createActivities(registry: AgentRegistry) {
           input.conversationId,
           input.seq,
           input.messages,
+          writeAttemptOf(Context.current()),
         ),
       ),
   };

@@ -7,8 +7,10 @@ import { mcpToolFor } from '../mcp/run-tools.ts';
 import { SecretSet } from '../redaction.ts';
 import { LOAD_SKILL_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
+import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
+import { writeAttemptOf } from './write-attempt.ts';
 
 const PREVIEW_CHARS = 2_000;
 const MAX_EVENT_METADATA_CHARS = 4_000;
@@ -19,7 +21,7 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * Runs one tool call inside the activity: looks the tool up, validates the arguments with its zod
  * schema (a mismatch goes back to the model as {@link ToolInputError}), runs it with a context that
  * reads credentials here and nowhere else, caps and redacts the output, and stores it as the
- * call's result in the memory store. Errors leave redacted, as typed `ApplicationFailure`s.
+ * call's result in the memory store. Heartbeats while the tool runs. Errors leave redacted, as typed `ApplicationFailure`s.
  */
 export async function invokeTool(
   agent: RegisteredAgent,
@@ -61,15 +63,25 @@ export async function invokeTool(
         return answer.text;
       },
     };
-    const output = await untilCancelled(
-      tool.run(toolContext, parsed.data as Record<string, unknown>),
-      context,
-    );
+    // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within toolHeartbeatMs.
+    const beat = setInterval(() => context.heartbeat(), Math.max(100, agent.timeouts.toolHeartbeatMs / 3));
+    let output: Awaited<ReturnType<typeof runWithRefreshOnRejection>>;
+    try {
+      output = await untilCancelled(
+        runWithRefreshOnRejection(tool, toolContext, parsed.data as Record<string, unknown>),
+        context,
+      );
+    } finally {
+      clearInterval(beat);
+    }
     const redacted = secrets.redact(String(output?.text ?? ''));
     const { text, truncated } = capText(redacted, agent.maxToolOutputChars);
-    await agent.memoryStore.append(input.conversationId, input.seq, [
-      { role: 'tool', toolCallId: call.id, toolName: call.name, content: text },
-    ]);
+    await agent.memoryStore.append(
+      input.conversationId,
+      input.seq,
+      [{ role: 'tool', toolCallId: call.id, toolName: call.name, content: text }],
+      writeAttemptOf(context),
+    );
     const loadTools = (output?.loadTools ?? []).filter(
       (name) => agent.tools.has(name) || agent.mcp?.has(name),
     );

@@ -93,7 +93,10 @@ export const DEFAULT_TIMEOUTS: RunTimeouts = {
   modelHeartbeatMs: 30_000,
   modelMaxAttempts: 6,
   toolStartToCloseMs: 5 * 60_000,
+  toolHeartbeatMs: 30_000,
   toolMaxAttempts: 3,
+  storeStartToCloseMs: 10_000,
+  storeMaxAttempts: 10,
 };
 
 /** An agent definition checked once, when the worker is created. */

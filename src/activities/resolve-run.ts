@@ -1,3 +1,4 @@
+import type { Context } from '@temporalio/activity';
 import type { Message, ResolvedRun, ResolveRunInput } from '../common/index.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
 import {
@@ -7,6 +8,7 @@ import {
   type RegisteredAgent,
 } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
+import { writeAttemptOf } from './write-attempt.ts';
 
 /** A session's system message when the agent has no system prompt and no skill is active. */
 export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -18,7 +20,12 @@ export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
  * the model may load, then the user's prompt. Recorded in history, so
  * replay sees the same decisions.
  */
-export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput): Promise<ResolvedRun> {
+export async function resolveRun(
+  agent: RegisteredAgent,
+  input: ResolveRunInput,
+  context: Context,
+): Promise<ResolvedRun> {
+  const attempt = writeAttemptOf(context);
   const model = input.model ?? agent.defaultModel;
   lookupModel(agent, model); // an unknown name fails the run here, clearly
   const skills = await resolveSkills(agent, input.prompt, input.skills, { listing: !input.noTools });
@@ -29,14 +36,17 @@ export async function resolveRun(agent: RegisteredAgent, input: ResolveRunInput)
   let messageCount: number;
   if (input.startSeq === undefined) {
     const messages: Message[] = system ? [{ role: 'system', content: system }, user] : [user];
-    await agent.memoryStore.append(input.conversationId, 0, messages);
+    await agent.memoryStore.append(input.conversationId, 0, messages, attempt);
     messageCount = messages.length;
   } else {
     const start = Math.max(1, input.startSeq);
-    await agent.memoryStore.append(input.conversationId, 0, [
-      { role: 'system', content: system || SESSION_SYSTEM_PROMPT },
-    ]);
-    await agent.memoryStore.append(input.conversationId, start, [user]);
+    await agent.memoryStore.append(
+      input.conversationId,
+      0,
+      [{ role: 'system', content: system || SESSION_SYSTEM_PROMPT }],
+      attempt,
+    );
+    await agent.memoryStore.append(input.conversationId, start, [user], attempt);
     messageCount = start + 1;
   }
   const explicit = input.maxIterations ?? agent.maxIterations;

@@ -34,6 +34,7 @@ import type { Skill } from '../skills/skill.ts';
 import { builtinTools, DEFAULT_PROJECT_ROOT } from '../tools/builtins/index.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
+import { LazyConnection } from './lazy-connection.ts';
 
 export interface AgentOptions extends SkillOptions {
   /** The model: any AI SDK provider model (e.g. `anthropic('claude-sonnet-4-5')`) or a ModelAdapter. */
@@ -106,8 +107,11 @@ export class Agent {
   #builtins: BaseConnectorTool[] = [];
   readonly #name = `inproc-${randomUUID().slice(0, 8)}`;
   #starting: Promise<Started> | undefined;
-  #started: Started | undefined;
   #closed = false;
+  readonly #taskQueue: string;
+  readonly #namespace: string;
+  /** The client `agent.temporal` hands out: its first call starts the agent. */
+  readonly #lazyClient: Client;
 
   /**
    * An agent whose skills may attach the built-in tools (files, shell, code, plan and verify),
@@ -137,6 +141,12 @@ export class Agent {
     this.#options = opts;
     this.#skills = [...(opts.skills ?? [])];
     this.#registry = opts.skillRegistry ?? new FileSkillRegistry(opts.skillSource);
+    this.#taskQueue = opts.temporal?.taskQueue ?? `toolkit-agent-${randomUUID()}`;
+    this.#namespace = opts.temporal ? namespaceOf(opts.temporal) : (opts.embedded?.namespace ?? 'default');
+    this.#lazyClient = new Client({
+      connection: new LazyConnection(async () => (await this.#start()).client.connection),
+      namespace: this.#namespace,
+    });
   }
 
   /** The skills attached to every run (from `skills` and `addSkill`). */
@@ -208,15 +218,12 @@ export class Agent {
     );
   }
 
-  /** The Temporal client, task queue and namespace the agent runs on (after the first run or {@link Agent.start}). */
+  /**
+   * The Temporal client, task queue and namespace the agent runs on. Readable before the first run:
+   * the client's first call starts the agent (the embedded server and the worker) and then answers.
+   */
   get temporal(): { client: Client; taskQueue: string; namespace: string } {
-    if (!this.#started) {
-      throw new Error(
-        'The agent has not started yet: await agent.start() (or a first run) before reading agent.temporal.',
-      );
-    }
-    const { client, taskQueue, namespace } = this.#started;
-    return { client, taskQueue, namespace };
+    return { client: this.#lazyClient, taskQueue: this.#taskQueue, namespace: this.#namespace };
   }
 
   /** Starts the server (when embedded) and the worker. Runs call it; call it yourself to start early. */
@@ -229,7 +236,6 @@ export class Agent {
     this.#closed = true;
     const starting = this.#starting;
     this.#starting = undefined;
-    this.#started = undefined;
     if (starting) await (await starting.catch(() => undefined))?.stop();
   }
 
@@ -249,10 +255,7 @@ export class Agent {
 
   #start(): Promise<Started> {
     if (this.#closed) return Promise.reject(new Error('This agent was closed; create a new one.'));
-    this.#starting ??= this.#boot().then((started) => {
-      this.#started = started;
-      return started;
-    });
+    this.#starting ??= this.#boot();
     return this.#starting;
   }
 
@@ -274,7 +277,7 @@ export class Agent {
         resolved = { address: embedded.server.address, namespace: embedded.server.namespace };
       }
       const namespace = resolved.namespace;
-      const taskQueue = temporal?.taskQueue ?? `toolkit-agent-${randomUUID()}`;
+      const taskQueue = this.#taskQueue;
       const memoryStore = this.#options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
       if (!this.#options.memoryStore) cleanup.push(async () => memoryStore.close?.());
       const nativeConnection = await connectWorkerConnection(resolved);
@@ -338,5 +341,14 @@ export class Agent {
       await stopAll();
       throw error;
     }
+  }
+}
+
+/** The namespace a `temporal` option resolves to (a profile may name it); 'default' if it cannot resolve yet. */
+function namespaceOf(temporal: TemporalConnectionOptions): string {
+  try {
+    return resolveTemporalConnection(temporal).namespace;
+  } catch {
+    return temporal.namespace ?? 'default'; // the first run reports the misconfiguration
   }
 }

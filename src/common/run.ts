@@ -62,10 +62,16 @@ export interface AgentResult {
 /** Activity timeouts and retries, decided on the worker and handed to the workflow. */
 export interface RunTimeouts {
   modelStartToCloseMs: number;
+  /** A model step on a dead worker is retried elsewhere after this long without a heartbeat. */
   modelHeartbeatMs: number;
   modelMaxAttempts: number;
   toolStartToCloseMs: number;
+  /** A tool call on a dead worker is retried elsewhere after this long without a heartbeat. */
+  toolHeartbeatMs: number;
   toolMaxAttempts: number;
+  /** Store writes the workflow decided on (a failed tool's error, refused calls): per attempt. */
+  storeStartToCloseMs: number;
+  storeMaxAttempts: number;
 }
 
 export interface ResolveRunInput {

@@ -39,6 +39,7 @@ export function errorForResponse(
     const key = request.credentialKey ? ` "${request.credentialKey}"` : '';
     return new CredentialError(
       `${detail}\nThe credential${key} was rejected: store a valid token and try again.`,
+      { rejected: true },
     );
   }
   if (status === 403)

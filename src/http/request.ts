@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { UpstreamError } from '../errors.ts';
+import { ToolkitError, UpstreamError } from '../errors.ts';
 import type { SecretSet } from '../redaction.ts';
+import { noteWriteSent } from '../tools/call-scope.ts';
 
 export interface HttpTimeouts {
   /** Establishing the connection (TCP and TLS). Default 10 s. */
@@ -99,7 +100,15 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
   const dispatcher = request.dispatcher ?? dispatcherFor(timeouts.connectMs);
   for (let redirects = 0; ; redirects++) {
     await request.checkUrl?.(url);
-    const response = await send(url, currentMethod, headers, body, idempotent, timeouts, dispatcher, request);
+    let response: HttpResponse;
+    try {
+      response = await send(url, currentMethod, headers, body, idempotent, timeouts, dispatcher, request);
+    } catch (error) {
+      if (!idempotent && !(error instanceof UpstreamError && error.retryable)) noteWriteSent();
+      throw error;
+    }
+    // A 401 proves the request was refused before it did anything; any other answer to a write may not.
+    if (!idempotent && response.status !== 401) noteWriteSent();
     const location = response.headers.location;
     if (!REDIRECTS.has(response.status) || !location) return response;
     if (redirects >= (request.maxRedirects ?? 5)) {
@@ -151,6 +160,9 @@ async function send(
       dispatcher,
     });
   } catch (error) {
+    // A refusal of our own (a connect-time address check) is not a network failure.
+    const refusal = ownError(error);
+    if (refusal) throw refusal;
     throw networkError(error, where, idempotent);
   }
   const max = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -195,6 +207,13 @@ function networkError(error: unknown, where: string, idempotent: boolean): Upstr
     retryable: notSent || idempotent,
     cause: error,
   });
+}
+
+function ownError(error: unknown): ToolkitError | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof ToolkitError) return current;
+  }
+  return undefined;
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -1,13 +1,26 @@
 import type { Message } from '../common/messages.ts';
-import type { MemoryStore } from './types.ts';
+import { mayReplace, type MemoryStore, type WriteAttempt } from './types.ts';
+
+interface Stored {
+  body: string;
+  attempt: WriteAttempt | undefined;
+}
 
 /** A memory store in this process: for tests and for an in-process worker whose server is in memory too. */
 export class InMemoryMemoryStore implements MemoryStore {
-  readonly #conversations = new Map<string, Map<number, string>>();
+  readonly #conversations = new Map<string, Map<number, Stored>>();
 
-  async append(conversationId: string, seq: number, messages: Message[]): Promise<void> {
-    const conversation = this.#conversations.get(conversationId) ?? new Map<number, string>();
-    messages.forEach((message, i) => conversation.set(seq + i, JSON.stringify(message)));
+  async append(
+    conversationId: string,
+    seq: number,
+    messages: Message[],
+    attempt?: WriteAttempt,
+  ): Promise<void> {
+    const conversation = this.#conversations.get(conversationId) ?? new Map<number, Stored>();
+    messages.forEach((message, i) => {
+      if (!mayReplace(conversation.get(seq + i)?.attempt, attempt)) return;
+      conversation.set(seq + i, { body: JSON.stringify(message), attempt });
+    });
     this.#conversations.set(conversationId, conversation);
   }
 
@@ -18,6 +31,6 @@ export class InMemoryMemoryStore implements MemoryStore {
     return [...conversation.entries()]
       .filter(([seq]) => seq < before)
       .sort(([a], [b]) => a - b)
-      .map(([, body]) => JSON.parse(body) as Message);
+      .map(([, stored]) => JSON.parse(stored.body) as Message);
   }
 }

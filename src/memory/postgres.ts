@@ -1,6 +1,6 @@
 import { PostgresTable, type PostgresConnectionOptions } from '../postgres/table.ts';
 import type { Message } from '../common/messages.ts';
-import type { MemoryStore } from './types.ts';
+import type { MemoryStore, WriteAttempt } from './types.ts';
 
 /** `table` default: `toolkit_messages`. */
 export type PostgresMemoryStoreOptions = PostgresConnectionOptions;
@@ -8,7 +8,7 @@ export type PostgresMemoryStoreOptions = PostgresConnectionOptions;
 /**
  * A memory store in PostgreSQL, for workers on several machines: every worker of a task queue reads
  * and writes the same conversations. Positions are the primary key; writing one again replaces it,
- * so retried activities never duplicate a message.
+ * so retried activities never duplicate a message, unless a later attempt of the same writer stored it.
  */
 export class PostgresMemoryStore implements MemoryStore {
   readonly #db: PostgresTable;
@@ -19,22 +19,44 @@ export class PostgresMemoryStore implements MemoryStore {
       table: 'toolkit_messages',
       max: 5,
       columns:
-        'conversation text NOT NULL, seq integer NOT NULL, body jsonb NOT NULL, PRIMARY KEY (conversation, seq)',
+        'conversation text NOT NULL, seq integer NOT NULL, body jsonb NOT NULL, writer text, attempt integer, ' +
+        'PRIMARY KEY (conversation, seq)',
+      // Tables made before attempts were recorded get the two columns.
+      migrations: [
+        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS writer text, ADD COLUMN IF NOT EXISTS attempt integer',
+      ],
     });
     this.#table = this.#db.name;
   }
 
-  async append(conversationId: string, seq: number, messages: Message[]): Promise<void> {
+  async append(
+    conversationId: string,
+    seq: number,
+    messages: Message[],
+    attempt?: WriteAttempt,
+  ): Promise<void> {
     if (messages.length === 0) return;
     await this.#db.ready();
     const values: unknown[] = [];
     const rows = messages.map((message, i) => {
-      values.push(conversationId, seq + i, JSON.stringify(message));
-      return `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::jsonb)`;
+      values.push(
+        conversationId,
+        seq + i,
+        JSON.stringify(message),
+        attempt?.writer ?? null,
+        attempt?.attempt ?? null,
+      );
+      const at = i * 5;
+      return `($${at + 1}, $${at + 2}, $${at + 3}::jsonb, $${at + 4}, $${at + 5}::integer)`;
     });
+    // A position is replaced unless a later attempt of the same writer stored it (see WriteAttempt).
+    const table = this.#table;
     await this.#db.pool.query(
-      `INSERT INTO ${this.#table} (conversation, seq, body) VALUES ${rows.join(', ')}
-       ON CONFLICT (conversation, seq) DO UPDATE SET body = EXCLUDED.body`,
+      `INSERT INTO ${table} (conversation, seq, body, writer, attempt) VALUES ${rows.join(', ')}
+       ON CONFLICT (conversation, seq) DO UPDATE
+         SET body = EXCLUDED.body, writer = EXCLUDED.writer, attempt = EXCLUDED.attempt
+         WHERE EXCLUDED.writer IS NULL OR ${table}.writer IS NULL
+            OR ${table}.writer <> EXCLUDED.writer OR ${table}.attempt <= EXCLUDED.attempt`,
       values,
     );
   }

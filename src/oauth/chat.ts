@@ -79,10 +79,13 @@ export class ChatOAuthHelper extends OAuthHelper {
     const user = body.authed_user;
     const token = body.access_token ?? user?.access_token;
     if (!token) throw new CredentialError('oauth.v2.access returned no token.');
+    // A user-only install: the record's token is the user token, rotated with the user's refresh token.
+    const refreshToken = body.access_token ? body.refresh_token : user?.refresh_token;
+    const expiresIn = body.access_token ? body.expires_in : user?.expires_in;
     return {
       access_token: token,
-      ...(body.refresh_token ? { refresh_token: body.refresh_token } : {}),
-      ...(body.expires_in ? { expires_in: body.expires_in } : {}),
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      ...(expiresIn ? { expires_in: expiresIn } : {}),
       scopes: (body.scope ?? '').split(',').filter(Boolean),
       metadata: {
         ...(body.bot_user_id ? { bot_user_id: body.bot_user_id } : {}),

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
 import { CredentialError, UpstreamError } from '../errors.ts';
+import { isSlackRecord, refreshSlackRecord } from './slack-refresh.ts';
 
 /** Refresh a token that expires within this long, before using it. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -95,6 +96,11 @@ async function refreshUnderLock(
     throw new CredentialError(
       `The service rejected the credential "${name}" and it cannot be refreshed. Authorize again.`,
     );
+  }
+  if (isSlackRecord(record)) {
+    const rotated = await refreshSlackRecord(record, now);
+    await store.put(rotated, { tenant });
+    return rotated;
   }
   const metadata = record.metadata ?? {};
   const retryAt = typeof metadata.refresh_retry_at === 'string' ? Date.parse(metadata.refresh_retry_at) : NaN;

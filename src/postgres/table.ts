@@ -17,13 +17,17 @@ export class PostgresTable {
   readonly name: string;
   readonly #ownsPool: boolean;
   readonly #ddl: string;
+  readonly #migrations: string[];
   #ready: Promise<void> | undefined;
 
-  /** `columns`: the body of `CREATE TABLE` (columns and keys). */
+  /**
+   * `columns`: the body of `CREATE TABLE` (columns and keys); `migrations`: statements run after it,
+   * for tables an earlier version made (`{table}` stands for the table's name).
+   */
   constructor(
     store: string,
     options: PostgresConnectionOptions,
-    defaults: { table: string; columns: string; max: number },
+    defaults: { table: string; columns: string; max: number; migrations?: string[] },
   ) {
     if (!options?.pool && !options?.connectionString)
       throw new ConfigurationError(`${store} needs a connectionString or a pool.`);
@@ -36,16 +40,21 @@ export class PostgresTable {
       options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: defaults.max });
     this.#ownsPool = !options.pool;
     this.#ddl = `CREATE TABLE IF NOT EXISTS ${this.name} (${defaults.columns})`;
+    this.#migrations = (defaults.migrations ?? []).map((sql) => sql.replaceAll('{table}', this.name));
   }
 
   /** Creates the table once per store; call before every statement. */
   ready(): Promise<void> {
     this.#ready ??= this.pool
       .query(this.#ddl)
-      .then(() => undefined)
       .catch((error: unknown) => {
         // Two hosts creating the table at once: the loser sees a duplicate, which is fine.
-        if (['23505', '42P07'].includes((error as { code?: string }).code ?? '')) return;
+        if (!['23505', '42P07'].includes((error as { code?: string }).code ?? '')) throw error;
+      })
+      .then(async () => {
+        for (const sql of this.#migrations) await this.pool.query(sql);
+      })
+      .catch((error: unknown) => {
         this.#ready = undefined;
         throw error;
       });

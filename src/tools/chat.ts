@@ -11,6 +11,7 @@ import {
 import { errorForResponse } from '../http/classify.ts';
 import { httpRequest } from '../http/request.ts';
 import { parseRetryAfter } from '../http/retry-after.ts';
+import { noteWriteRefused } from './call-scope.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
 
 const parameters = z.object({
@@ -27,13 +28,23 @@ const parameters = z.object({
 
 /** What Slack's `ok:false` errors mean for the person reading the tool's answer. */
 const SLACK_ERRORS: Record<string, (method: string) => Error> = {
-  not_allowed_token_type: () =>
+  not_allowed_token_type: (method) =>
     new PermissionError(
-      'Slack search needs a user token (xoxp) with the search:read scope; a bot token cannot search. Authorize with user scope search:read (ChatOAuthHelper does).',
+      `Slack refused ${method} with this kind of token (not_allowed_token_type). Searching needs a user ` +
+        'token (xoxp-, or xoxe.xoxp- with token rotation) with the search:read scope; a bot token ' +
+        '(xoxb-, xoxe.xoxb-) cannot search. Authorize with user scope search:read (ChatOAuthHelper does) ' +
+        'so the record holds the user token as metadata.user_token.',
     ),
   missing_scope: (method) =>
     new PermissionError(`The chat token lacks a scope ${method} needs; authorize again with it.`),
-  invalid_auth: () => new CredentialError('Slack rejected the chat token (invalid_auth); store a valid one.'),
+  invalid_auth: () =>
+    new CredentialError('Slack rejected the chat token (invalid_auth); store a valid one.', {
+      rejected: true,
+    }),
+  token_expired: () =>
+    new CredentialError('The chat token expired (token_expired); authorize again to rotate it.', {
+      rejected: true,
+    }),
   token_revoked: () => new CredentialError('The chat token was revoked; authorize again.'),
   channel_not_found: () => new NotFoundError('That channel does not exist, or the bot cannot see it.'),
   not_in_channel: () =>
@@ -50,8 +61,8 @@ interface SlackMessage {
 }
 
 /**
- * `chat` (Slack Web API, spec 4.4): `search` messages (needs the user token, `metadata.user_token`
- * from ChatOAuthHelper or an xoxp token) and `post` to a channel by id or `#name` (resolved through
+ * `chat` (Slack Web API, spec 4.4): `search` messages (with the user token: `metadata.user_token`
+ * from ChatOAuthHelper, else the record's token, tried as is) and `post` to a channel by id or `#name` (resolved through
  * conversations.list and cached), optionally in a thread.
  */
 export class ChatTool extends BaseConnectorTool {
@@ -67,13 +78,10 @@ export class ChatTool extends BaseConnectorTool {
     const record = await this.getCredential(context);
     if (args.action === 'search') {
       if (!args.query?.trim()) throw new ToolInputError('search needs a query.');
+      // The user token when the record has one; else the record's own token, whatever its prefix
+      // (token rotation issues xoxe.xoxp- user tokens): Slack says if it cannot search.
       const userToken =
-        typeof record.metadata?.user_token === 'string'
-          ? record.metadata.user_token
-          : record.token.startsWith('xoxp-')
-            ? record.token
-            : undefined;
-      if (!userToken) throw SLACK_ERRORS.not_allowed_token_type!('search.messages');
+        typeof record.metadata?.user_token === 'string' ? record.metadata.user_token : record.token;
       const body = (await slack(
         record,
         context,
@@ -170,9 +178,12 @@ async function slack(
   const body = response.json() as { ok: boolean; error?: string };
   if (!body.ok) {
     const known = body.error ? SLACK_ERRORS[body.error] : undefined;
-    throw known
+    const error = known
       ? known(method)
       : new UpstreamError(`Slack ${method} failed: ${body.error ?? 'unknown error'}.`);
+    // Slack refused the token (with HTTP 200): the post was not made, so it may be repeated.
+    if (post && error instanceof CredentialError && error.rejected) noteWriteRefused();
+    throw error;
   }
   return body;
 }

@@ -4,6 +4,7 @@ import { secretValuesOf } from '../credentials/types.ts';
 import { CredentialError } from '../errors.ts';
 import { assertUsable, canRefresh, needsRefresh, refreshCredential } from '../oauth/refresh.ts';
 import type { SecretSet } from '../redaction.ts';
+import { noteCredentialUse } from './call-scope.ts';
 import type { ToolSchema } from '../common/messages.ts';
 
 /** What a tool returns: text for the model and structured data for the caller. */
@@ -87,6 +88,11 @@ export abstract class BaseConnectorTool {
   abstract readonly parameters: z.ZodType;
   /** The credential key used when the constructor names none (e.g. `custom_api`). */
   protected readonly defaultCredentialKey: string | undefined = undefined;
+  /**
+   * When the service rejects this tool's OAuth token (401) although it looked valid: refresh it once
+   * and repeat the call (only when the 401 proves nothing was done). Set false to see the 401 as is.
+   */
+  readonly refreshOnRejection: boolean = true;
   /** The record types this tool can use; a record of another type fails before any network call. */
   protected readonly credentialTypes: readonly CredentialType[] | undefined = undefined;
   /**
@@ -154,6 +160,7 @@ export abstract class BaseConnectorTool {
     if (needsRefresh(record, Date.now()) && canRefresh(record)) {
       const refreshed = await refreshCredential(store, key, context.tenant);
       for (const value of secretValuesOf(refreshed)) context.secrets.add(value);
+      noteCredentialUse({ store, key, tenant: context.tenant, record: refreshed });
       return refreshed;
     }
     const expiresAt = record.metadata?.expires_at;
@@ -165,6 +172,7 @@ export abstract class BaseConnectorTool {
         `The credential "${key}" expired at ${expiresAt} ${why}. Authorize again to store a fresh token.`,
       );
     }
+    noteCredentialUse({ store, key, tenant: context.tenant, record });
     return record;
   }
 

@@ -14,11 +14,9 @@ import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
 import { RunSkills } from './run-skills.ts';
-import { quickActivities } from './quick-activities.ts';
+import { storeActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
-
-const { appendMessages } = quickActivities;
 
 /** How one turn's loop ended. */
 export interface LoopOutcome {
@@ -47,6 +45,7 @@ export class RunLoop implements ControlledLoop {
   readonly skills: RunSkills;
   readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
+  readonly #storeActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly input: AgentRunInput;
   readonly plan: ResolvedRun;
   readonly conversationId: string;
@@ -90,11 +89,16 @@ export class RunLoop implements ControlledLoop {
     const { timeouts } = plan;
     // A stop waits until cancelled activities have really stopped, so what they store stays final.
     const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+    // Retries back off to at most 10 s: a step whose worker died is retried within seconds.
     this.#modelActivities = proxyActivities<AgentActivities>({
       cancellationType,
       startToCloseTimeout: timeouts.modelStartToCloseMs,
       heartbeatTimeout: timeouts.modelHeartbeatMs,
-      retry: { maximumAttempts: timeouts.modelMaxAttempts, initialInterval: '1 second' },
+      retry: {
+        maximumAttempts: timeouts.modelMaxAttempts,
+        initialInterval: '1 second',
+        maximumInterval: '10 seconds',
+      },
     });
     this.context = new ContextKeeper(this.#modelActivities, (type, message, payload) =>
       this.#emit(type, message, payload),
@@ -102,8 +106,15 @@ export class RunLoop implements ControlledLoop {
     this.#toolActivities = proxyActivities<AgentActivities>({
       cancellationType,
       startToCloseTimeout: timeouts.toolStartToCloseMs,
-      retry: { maximumAttempts: timeouts.toolMaxAttempts, initialInterval: '1 second' },
+      // Older workers' plans have no toolHeartbeatMs: no heartbeat timeout then, as before.
+      ...(timeouts.toolHeartbeatMs ? { heartbeatTimeout: timeouts.toolHeartbeatMs } : {}),
+      retry: {
+        maximumAttempts: timeouts.toolMaxAttempts,
+        initialInterval: '1 second',
+        maximumInterval: '10 seconds',
+      },
     });
+    this.#storeActivities = storeActivities(timeouts);
   }
 
   /** Position of the next message: where the next turn of a session continues. */
@@ -189,7 +200,7 @@ export class RunLoop implements ControlledLoop {
   async #answer(calls: Array<{ call: ToolCall; seq: number }>, content: string): Promise<void> {
     await Promise.all(
       calls.map(({ call, seq }) =>
-        appendMessages({
+        this.#storeActivities.appendMessages({
           agent: this.input.agent,
           conversationId: this.conversationId,
           seq,
@@ -270,7 +281,7 @@ export class RunLoop implements ControlledLoop {
       const cause = error.cause;
       const message = cause?.message ?? error.message;
       const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
-      await appendMessages({
+      await this.#storeActivities.appendMessages({
         agent: this.input.agent,
         conversationId: this.conversationId,
         seq,

@@ -83,7 +83,6 @@ describe('Agent on an existing cluster', () => {
       /`llm` must be an AI SDK model .* or a ModelAdapter/,
     );
     expect(() => new Agent({ llm: new ScriptedModel([]), maxIterations: 0 })).toThrow(/maxIterations/);
-    expect(() => new Agent({ llm: new ScriptedModel([]) }).temporal).toThrow(/has not started yet/);
   });
 });
 
@@ -93,11 +92,16 @@ describe('Agent without a temporal option', () => {
       llm: new ScriptedModel([{ text: 'Hello from the embedded server.' }]),
       memoryStore: new InMemoryMemoryStore(),
     });
-    const result = await agent.run('Say hello');
-    expect(result.output).toBe('Hello from the embedded server.');
-    const { client } = agent.temporal;
+    // Before the first run: the client's first call starts the server and the worker, then answers.
+    const { client, taskQueue, namespace } = agent.temporal;
+    expect(taskQueue).toMatch(/^toolkit-agent-/);
+    expect(namespace).toBe('default');
     const info = await client.connection.workflowService.getSystemInfo({});
     expect(info.serverVersion).toBeTruthy();
+    const result = await agent.run('Say hello');
+    expect(result.output).toBe('Hello from the embedded server.');
+    const description = await client.workflow.getHandle(result.metadata.workflow_id).describe();
+    expect(description.taskQueue).toBe(taskQueue);
     await agent.close();
     await expect(agent.run('again')).rejects.toThrow(/was closed/);
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { PostgresMemoryStore } from '../../src/memory/postgres.ts';
@@ -34,6 +35,27 @@ describe.skipIf(!url)('PostgresMemoryStore on a real PostgreSQL server', () => {
       { role: 'tool', toolCallId: 'c', toolName: 'add', content: '1' },
     ]);
     expect(await store.read(id, { before: 1 })).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('refuses a write from an older attempt of the same writer, and adds the columns to an old table', async () => {
+    const table = `test_attempts_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+    // A table as an earlier version made it, without the attempt columns.
+    const pool = new pg.Pool({ connectionString: url });
+    await pool.query(
+      `CREATE TABLE ${table} (conversation text NOT NULL, seq integer NOT NULL, body jsonb NOT NULL, PRIMARY KEY (conversation, seq))`,
+    );
+    await pool.query(`INSERT INTO ${table} VALUES ('c', 0, '{"role":"user","content":"hi"}')`);
+    await pool.end();
+    const store = new PostgresMemoryStore({ connectionString: url, table });
+    stores.push(store);
+    await store.append('c', 1, [{ role: 'assistant', content: 'retry' }], { writer: 'r/2', attempt: 2 });
+    await store.append('c', 1, [{ role: 'assistant', content: 'frozen' }], { writer: 'r/2', attempt: 1 });
+    expect(await store.read('c')).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'retry' },
+    ]);
+    await store.append('c', 1, [{ role: 'assistant', content: 'next step' }], { writer: 'r/3', attempt: 1 });
+    expect((await store.read('c'))[1]).toEqual({ role: 'assistant', content: 'next step' });
   });
 
   it('lets two worker processes serve one session alternately with the same history', async () => {

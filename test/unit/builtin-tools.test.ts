@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,8 +93,28 @@ describe('file tools', () => {
     writing = false;
     await reader;
     // Every read saw one whole version: never a mix, never a partly written file.
-    // Every read saw one whole version: never a mix, never a partly written file.
     for (const view of seen) expect(['#8', 'A300000', 'B300000']).toContain(view);
+  });
+
+  it("write_file and edit_file keep an existing file's mode; new files get 0644 whatever the umask", async () => {
+    const write = new WriteFileTool({ projectRoot: root });
+    await writeFile(join(root, 'deploy.sh'), '#!/bin/sh\necho one\n');
+    await chmod(join(root, 'deploy.sh'), 0o750);
+    await run(write, { path: 'deploy.sh', content: '#!/bin/sh\necho two\n' });
+    expect((await stat(join(root, 'deploy.sh'))).mode & 0o7777).toBe(0o750);
+    await run(new EditFileTool({ projectRoot: root }), {
+      path: 'deploy.sh',
+      old_text: 'two',
+      new_text: 'three',
+    });
+    expect((await stat(join(root, 'deploy.sh'))).mode & 0o7777).toBe(0o750);
+    const umask = process.umask(0o077);
+    try {
+      await run(write, { path: 'fresh.txt', content: 'new' });
+    } finally {
+      process.umask(umask);
+    }
+    expect((await stat(join(root, 'fresh.txt'))).mode & 0o7777).toBe(0o644);
   });
 
   it('edit_file replaces unique text, and says when the text is missing or ambiguous', async () => {

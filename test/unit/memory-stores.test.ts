@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/common/messages.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
@@ -47,9 +48,41 @@ describe.each([
     expect(await store.read('c')).toEqual([user, { role: 'assistant', content: 'second attempt' }]);
     await store.close?.();
   });
+
+  it('refuses a write from an older attempt of the same writer than the one stored (a frozen attempt woke late)', async () => {
+    const store = await make();
+    const step = 'run-1/3';
+    await store.append('c', 0, [user]);
+    await store.append('c', 1, [{ role: 'assistant', content: 'retry' }], { writer: step, attempt: 2 });
+    await store.append('c', 1, [{ role: 'assistant', content: 'frozen' }], { writer: step, attempt: 1 });
+    expect(await store.read('c')).toEqual([user, { role: 'assistant', content: 'retry' }]);
+    // The same attempt again, a later one, or another activity's write replace the position.
+    await store.append('c', 1, [answer], { writer: step, attempt: 2 });
+    expect((await store.read('c'))[1]).toEqual(answer);
+    await store.append('c', 1, [{ role: 'assistant', content: 'third' }], { writer: step, attempt: 3 });
+    await store.append('c', 1, [result], { writer: 'run-1/4', attempt: 1 });
+    expect((await store.read('c'))[1]).toEqual(result);
+    await store.close?.();
+  });
 });
 
 describe('SqliteMemoryStore', () => {
+  it('adds the attempt columns to a file made by an earlier version, keeping its messages', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memory-old-'));
+    dirs.push(dir);
+    const path = join(dir, 'memory.sqlite');
+    const old = new DatabaseSync(path);
+    old.exec(`CREATE TABLE messages (conversation TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+      PRIMARY KEY (conversation, seq)) WITHOUT ROWID`);
+    old.prepare('INSERT INTO messages VALUES (?, ?, ?)').run('c', 0, JSON.stringify(user));
+    old.close();
+    const store = new SqliteMemoryStore({ path });
+    await store.append('c', 1, [answer], { writer: 'r/1', attempt: 2 });
+    await store.append('c', 1, [result], { writer: 'r/1', attempt: 1 });
+    expect(await store.read('c')).toEqual([user, answer]);
+    await store.close();
+  });
+
   it('is shared by two handles on one file, as two worker processes would share it', async () => {
     const first = await sqliteStore();
     const second = new SqliteMemoryStore({ path: first.path });

@@ -56,7 +56,29 @@ describe('open_url', () => {
     );
     await expect(strict.run(toolContext(), { url: 'http://10.1.2.3/' })).rejects.toThrow(/private address/);
     await expect(strict.run(toolContext(), { url: 'http://[::1]:8080/' })).rejects.toThrow(/private address/);
+    await expect(strict.run(toolContext(), { url: 'http://[::ffff:127.0.0.1]:8080/' })).rejects.toThrow(
+      /private address/,
+    );
     expect(site.requests.filter((r) => r.path === '/article')).toHaveLength(1);
+  });
+
+  it('refuses a name that resolves to a public address first and to 127.0.0.1 when connecting (DNS rebinding)', async () => {
+    const answers: string[] = [];
+    const rebinding = new OpenUrlTool({
+      resolver: async (hostname) => {
+        const address = answers.length === 0 ? '93.184.216.34' : '127.0.0.1';
+        answers.push(`${hostname} ${address}`);
+        return [{ address, family: 4 }];
+      },
+    });
+    const port = new URL(site.url).port;
+    const before = site.requests.length;
+    await expect(rebinding.run(toolContext(), { url: `http://rebind.test:${port}/article` })).rejects.toThrow(
+      /rebind\.test is a loopback or private address \(127\.0\.0\.1\)/,
+    );
+    // Checked before the request and again at connect time, where the rebinding showed.
+    expect(answers).toEqual(['rebind.test 93.184.216.34', 'rebind.test 127.0.0.1']);
+    expect(site.requests.length).toBe(before);
   });
 });
 

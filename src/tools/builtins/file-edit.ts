@@ -46,7 +46,10 @@ export class ReadFileTool extends BuiltinTool {
   }
 }
 
-/** `write_file`: writes a whole file atomically, creating folders. */
+/**
+ * `write_file`: writes a whole file atomically, creating folders. An existing file keeps its mode
+ * (an executable script stays executable); a new file gets 0644.
+ */
 export class WriteFileTool extends BuiltinTool {
   readonly name = 'write_file';
   readonly description =

@@ -4,7 +4,8 @@ import TurndownService from 'turndown';
 import { z } from 'zod';
 import { UpstreamError } from '../../errors.ts';
 import { errorForResponse } from '../../http/classify.ts';
-import { assertPublicUrl } from '../../http/public-address.ts';
+import { Agent } from 'undici';
+import { assertPublicUrl, publicOnlyLookup, type HostResolver } from '../../http/public-address.ts';
 import { httpRequest } from '../../http/request.ts';
 import type { ToolContext, ToolOutput } from '../connector-base.ts';
 import { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
@@ -17,6 +18,8 @@ interface PageDocument {
 export interface OpenUrlOptions extends BuiltinToolOptions {
   /** Allow loopback and private addresses (off by default: a model must not reach the worker's network). */
   allowPrivateNetworks?: boolean;
+  /** How host names are resolved (for the address checks and the connection). Default: the system's. */
+  resolver?: HostResolver;
   /** Bytes of page read at most. Default 3 MiB. */
   maxBytes?: number;
   timeoutMs?: number;
@@ -24,17 +27,24 @@ export interface OpenUrlOptions extends BuiltinToolOptions {
 
 /**
  * `open_url`: a web page as readable Markdown: the article kept (Mozilla Readability), navigation,
- * scripts and boilerplate dropped. Redirects are followed up to 5 times, every hop checked.
+ * scripts and boilerplate dropped. Redirects are followed up to 5 times, every hop checked, and the
+ * private-address check is made again on the address each connection really goes to (a name that
+ * resolves to a public address and then to 127.0.0.1, DNS rebinding, is refused).
  */
 export class OpenUrlTool extends BuiltinTool {
   readonly name = 'open_url';
   readonly description = 'Open a web page and return its main text as Markdown (title, content, links).';
   readonly parameters = z.object({ url: z.string().url() });
   readonly #options: OpenUrlOptions;
+  /** Connections whose every address is checked when it is connected to. */
+  readonly #dispatcher: Agent | undefined;
 
   constructor(options: OpenUrlOptions = {}) {
     super(options);
     this.#options = options;
+    this.#dispatcher = options.allowPrivateNetworks
+      ? undefined
+      : new Agent({ connect: { timeout: 10_000, lookup: publicOnlyLookup(options.resolver) } });
   }
 
   async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
@@ -49,7 +59,8 @@ export class OpenUrlTool extends BuiltinTool {
       maxRedirects: 5,
       maxResponseBytes: this.#options.maxBytes ?? 3 * 1024 * 1024,
       timeouts: { headersMs: this.#options.timeoutMs ?? 20_000, bodyMs: this.#options.timeoutMs ?? 20_000 },
-      checkUrl: (hop) => assertPublicUrl(hop, this.#options.allowPrivateNetworks),
+      checkUrl: (hop) => assertPublicUrl(hop, this.#options.allowPrivateNetworks, this.#options.resolver),
+      ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
       signal: context.signal,
     });
     if (response.status < 200 || response.status >= 300) {

@@ -25,9 +25,17 @@ export function agentWorkflowBundle(): Promise<WorkflowBundleOption> {
   return bundling;
 }
 
+/** Workflow interceptors bundled with the workflows: activity summaries for the Temporal UI. */
+export const WORKFLOW_INTERCEPTOR_MODULES = [
+  fileURLToPath(
+    new URL(`./visibility/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  ),
+];
+
 export async function buildAgentWorkflowBundle(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     logger: new DefaultLogger('WARN'),
   });
   return { code };

@@ -15,6 +15,7 @@ import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
 import { quickActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
+import { showStep } from '../visibility/current-details.ts';
 
 const { appendMessages } = quickActivities;
 
@@ -134,6 +135,7 @@ export class RunLoop implements ControlledLoop {
       this.#emit('step_started', `Step ${iteration} of at most ${this.plan.maxIterations}`, {
         iteration,
       });
+      showStep(iteration, this.plan.maxIterations, this.#tags);
       const step = await this.#callModel();
       if (step.toolCalls.length === 0) return this.#ended('completed');
       if (iteration >= this.plan.maxIterations) {

@@ -54,6 +54,7 @@ const expected = {
     'TOOLKIT_AGENT',
     'TOOLKIT_TENANT',
     'CREATE_SEARCH_ATTRIBUTES_COMMAND',
+    'telemetryClientInterceptors',
   ],
   'toolkit-agent/client': [
     'AgentClient',
@@ -62,6 +63,7 @@ const expected = {
     'eventStreamResponse',
     'TOOLKIT_AGENT',
     'TOOLKIT_TENANT',
+    'telemetryClientInterceptors',
   ],
   'toolkit-agent/worker': ['createAgentWorker', 'buildAgentWorkflowBundle'],
   'toolkit-agent/testing': ['ScriptedModel', 'InMemoryCredentialStore', 'InMemoryMemoryStore'],

@@ -18,6 +18,8 @@ export {
   TOOLKIT_TENANT,
   CREATE_SEARCH_ATTRIBUTES_COMMAND,
 } from './visibility/search-attributes.ts';
+export type { TelemetryOptions } from './telemetry/options.ts';
+export { telemetryClientInterceptors } from './telemetry/temporal-interceptors.ts';
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export { createAgentWorker, type AgentWorkerOptions, type AgentDefinition } from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';

@@ -16,6 +16,8 @@ import { ApprovalControls, RunControls } from './run-controls.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import type { TelemetryOptions } from '../telemetry/options.ts';
+import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 
 export interface StartRunOptions {
   /** Default: `agent-<name>-<uuid>`. */
@@ -130,6 +132,8 @@ export class AgentClient {
     encryption?: PayloadEncryptionOptions;
     /** Show each prompt's first line in the Temporal UI's run summary (default off). */
     summaryIncludesPrompt?: boolean;
+    /** OpenTelemetry: carry the caller's trace into the runs it starts. Default: the global provider, if any. */
+    telemetry?: TelemetryOptions;
   }): Promise<AgentClient> {
     const resolved = resolveTemporalConnection({
       ...opts.temporal,
@@ -142,6 +146,7 @@ export class AgentClient {
       connection,
       namespace: resolved.namespace,
       ...(dataConverter ? { dataConverter } : {}),
+      interceptors: telemetryClientInterceptors(opts.telemetry),
     });
     return new AgentClient({
       client,

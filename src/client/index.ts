@@ -14,3 +14,5 @@ export {
   TOOLKIT_TENANT,
   CREATE_SEARCH_ATTRIBUTES_COMMAND,
 } from '../visibility/search-attributes.ts';
+export type { TelemetryOptions } from '../telemetry/options.ts';
+export { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';

@@ -35,7 +35,12 @@ export default tseslint.config(
   },
   {
     // Workflow code is replayed: it must be deterministic and do no I/O (DESIGN.md section 6).
-    files: ['src/workflows/**/*.ts'],
+    files: [
+      'src/workflows/**/*.ts',
+      'src/visibility/workflow-*.ts',
+      'src/visibility/current-details.ts',
+      'src/telemetry/workflow-*.ts',
+    ],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [

@@ -12,6 +12,14 @@ export {
   type EventSourceable,
   type EventStreamResponseOptions,
 } from './client/event-stream-response.ts';
+export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from './visibility/list.ts';
+export {
+  TOOLKIT_AGENT,
+  TOOLKIT_TENANT,
+  CREATE_SEARCH_ATTRIBUTES_COMMAND,
+} from './visibility/search-attributes.ts';
+export type { TelemetryOptions } from './telemetry/options.ts';
+export { telemetryClientInterceptors } from './telemetry/temporal-interceptors.ts';
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export {
   createAgentWorker,

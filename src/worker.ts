@@ -14,6 +14,8 @@ import { McpConnectionPool } from './mcp/pool.ts';
 import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
+import type { TelemetryOptions } from './telemetry/options.ts';
+import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle } from './workflow-bundle.ts';
 
 export type { AgentDefinition } from './activities/registry.ts';
@@ -60,6 +62,8 @@ export interface AgentWorkerOptions {
    * does not abort the tool calls it was making.
    */
   shutdownGraceTime?: number;
+  /** OpenTelemetry: spans of runs, model steps and tool calls (see the README). Default: the global provider, if any. */
+  telemetry?: TelemetryOptions;
   /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
@@ -103,6 +107,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       taskQueue: options.taskQueue,
       workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
       activities: createActivities(registry),
+      ...telemetryWorkerOptions(registry, options.telemetry, options.workerOptions),
     });
   } catch (error) {
     await ownConnection?.close();

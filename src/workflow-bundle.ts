@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
@@ -25,9 +26,24 @@ export function agentWorkflowBundle(): Promise<WorkflowBundleOption> {
   return bundling;
 }
 
+/**
+ * Workflow interceptors bundled with the workflows: Temporal's OpenTelemetry interceptors (outermost),
+ * our `invoke_agent` spans, and activity summaries for the Temporal UI.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES = [
+  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+  fileURLToPath(
+    new URL(`./telemetry/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  ),
+  fileURLToPath(
+    new URL(`./visibility/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  ),
+];
+
 export async function buildAgentWorkflowBundle(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     logger: new DefaultLogger('WARN'),
   });
   return { code };

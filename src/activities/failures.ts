@@ -26,14 +26,15 @@ export function toApplicationFailure(error: unknown, secrets?: SecretSet): Appli
       details: [{ code: error.code }],
     });
   }
-  const type =
-    error instanceof ApplicationFailure
-      ? (error.type ?? 'Error')
-      : error instanceof Error
-        ? error.name
-        : 'Error';
+  const type = failureType(error);
   const nonRetryable = error instanceof ApplicationFailure ? Boolean(error.nonRetryable) : false;
   return ApplicationFailure.create({ message, type, nonRetryable });
+}
+
+/** The type a failure is reported under: an ApplicationFailure's type, else the error's name. */
+export function failureType(error: unknown): string {
+  if (error instanceof ApplicationFailure) return error.type ?? 'Error';
+  return error instanceof Error ? error.name : 'Error';
 }
 
 /**

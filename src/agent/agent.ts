@@ -35,6 +35,8 @@ import { builtinTools, DEFAULT_PROJECT_ROOT } from '../tools/builtins/index.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
 import { LazyConnection } from './lazy-connection.ts';
+import type { TelemetryOptions } from '../telemetry/options.ts';
+import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 
 export interface AgentOptions extends SkillOptions {
   /** The model: any AI SDK provider model (e.g. `anthropic('claude-sonnet-4-5')`) or a ModelAdapter. */
@@ -72,6 +74,10 @@ export interface AgentOptions extends SkillOptions {
   context?: ContextOptions;
   /** Settings of the embedded server (used only without `temporal`). */
   embedded?: EmbeddedServerOptions;
+  /** OpenTelemetry spans of runs, model steps and tool calls. Default: the global provider, if any. */
+  telemetry?: TelemetryOptions;
+  /** Show each prompt's first line in the Temporal UI's run summary (default off). */
+  summaryIncludesPrompt?: boolean;
 }
 
 /** Per-run options of {@link Agent.run}, {@link Agent.stream} and {@link Agent.startRun}. */
@@ -290,6 +296,7 @@ export class Agent {
         ...(this.#options.encryption ? { encryption: this.#options.encryption } : {}),
         taskQueue,
         memoryStore,
+        telemetry: this.#options.telemetry,
         agents: {
           [this.#name]: {
             llm: this.#llm,
@@ -326,9 +333,18 @@ export class Agent {
       });
       serving.catch(() => undefined);
       const dataConverter = encryptionDataConverter(this.#options.encryption);
-      const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+      const client = new Client({
+        connection,
+        namespace,
+        ...(dataConverter ? { dataConverter } : {}),
+        interceptors: telemetryClientInterceptors(this.#options.telemetry),
+      });
       return {
-        agents: new AgentClient({ client, taskQueue }),
+        agents: new AgentClient({
+          client,
+          taskQueue,
+          summaryIncludesPrompt: this.#options.summaryIncludesPrompt,
+        }),
         client,
         namespace,
         taskQueue,

@@ -13,6 +13,11 @@ import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
+import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
+import { runStartOptions } from '../visibility/start-options.ts';
+import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import type { TelemetryOptions } from '../telemetry/options.ts';
+import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 
 export interface StartRunOptions {
   /** Default: `agent-<name>-<uuid>`. */
@@ -31,6 +36,8 @@ export interface StartRunOptions {
   timeoutMs?: number;
   /** End the run with `stop_reason: 'budget'` before a step would pass one of these. */
   limits?: RunLimits;
+  /** Show the prompt's first line in the Temporal UI's summary of the run. Default: the client's setting (off). */
+  summaryIncludesPrompt?: boolean;
 }
 
 /**
@@ -97,11 +104,19 @@ export class AgentClient {
   readonly client: Client;
   readonly taskQueue: string;
   readonly #ownedConnection: Connection | undefined;
+  readonly #summaryIncludesPrompt: boolean;
 
-  constructor(opts: { client: Client; taskQueue: string; ownedConnection?: Connection }) {
+  constructor(opts: {
+    client: Client;
+    taskQueue: string;
+    ownedConnection?: Connection;
+    /** Show each prompt's first line in the Temporal UI's run summary (default off: prompts stay out of listings). */
+    summaryIncludesPrompt?: boolean;
+  }) {
     this.client = opts.client;
     this.taskQueue = opts.taskQueue;
     this.#ownedConnection = opts.ownedConnection;
+    this.#summaryIncludesPrompt = opts.summaryIncludesPrompt ?? false;
   }
 
   /**
@@ -115,6 +130,10 @@ export class AgentClient {
     taskQueue: string;
     temporal?: TemporalConnectionOptions;
     encryption?: PayloadEncryptionOptions;
+    /** Show each prompt's first line in the Temporal UI's run summary (default off). */
+    summaryIncludesPrompt?: boolean;
+    /** OpenTelemetry: carry the caller's trace into the runs it starts. Default: the global provider, if any. */
+    telemetry?: TelemetryOptions;
   }): Promise<AgentClient> {
     const resolved = resolveTemporalConnection({
       ...opts.temporal,
@@ -127,8 +146,14 @@ export class AgentClient {
       connection,
       namespace: resolved.namespace,
       ...(dataConverter ? { dataConverter } : {}),
+      interceptors: telemetryClientInterceptors(opts.telemetry),
     });
-    return new AgentClient({ client, taskQueue: opts.taskQueue, ownedConnection: connection });
+    return new AgentClient({
+      client,
+      taskQueue: opts.taskQueue,
+      ownedConnection: connection,
+      summaryIncludesPrompt: opts.summaryIncludesPrompt,
+    });
   }
 
   /** Starts a run of the named agent and returns at once. */
@@ -144,11 +169,23 @@ export class AgentClient {
     if (opts.deep?.verify) input.verify = true;
     if (opts.timeoutMs !== undefined) input.timeoutMs = checkedTimeout(opts.timeoutMs);
     if (opts.limits) input.limits = opts.limits;
-    const workflow = await this.client.workflow.start(opts.deep ? 'deepAgentRun' : 'agentRun', {
-      taskQueue: this.taskQueue,
-      workflowId: opts.workflowId ?? `agent-${agent}-${randomUUID()}`,
-      args: [input],
+    const workflowId = opts.workflowId ?? `agent-${agent}-${randomUUID()}`;
+    const ui = runStartOptions({
+      agent,
+      tenant: opts.tenant,
+      kind: opts.deep ? 'deep run' : 'run',
+      model: opts.model,
+      ...((opts.summaryIncludesPrompt ?? this.#summaryIncludesPrompt) ? { prompt } : {}),
     });
+    const workflow = await startWithSearchAttributes(this.client, (withSearchAttributes) =>
+      this.client.workflow.start(opts.deep ? 'deepAgentRun' : 'agentRun', {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [input],
+        ...ui.options,
+        ...(withSearchAttributes ? ui.searchAttributes : {}),
+      }),
+    );
     return new AgentRunHandle(workflow);
   }
 
@@ -168,6 +205,18 @@ export class AgentClient {
       async () => ({ client: this.client, taskQueue: this.taskQueue, agent }),
       opts,
     );
+  }
+
+  /**
+   * The runs and chat sessions of this client's task queue, newest first, through Temporal's
+   * visibility API. Filtering by `agent` or `tenant` needs the `ToolkitAgent` and `ToolkitTenant`
+   * search attributes on the cluster (the embedded server has them; see the README).
+   *
+   * @example
+   * const running = await agents.list({ agent: 'support', tenant: 'acme', status: 'running' });
+   */
+  list(opts: ListRunsOptions = {}): Promise<AgentRunListing[]> {
+    return listAgentRuns(this.client, this.taskQueue, opts);
   }
 
   /** A run started elsewhere, by workflow id. */

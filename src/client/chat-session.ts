@@ -17,6 +17,8 @@ import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
+import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import { runStartOptions } from '../visibility/start-options.ts';
 
 export interface ChatSessionOptions {
   /** Default: a new random id. Reuse an id to continue a session from any process. */
@@ -87,12 +89,11 @@ export class AgentChatSession extends ApprovalControls {
   async send(prompt: string, opts: { expectedTurn?: number } = {}): Promise<ChatTurnResult> {
     const { client, operation, send } = await this.#prepare(prompt, opts.expectedTurn);
     try {
-      return await client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(
-        SEND_UPDATE,
-        {
+      return await startWithSearchAttributes(client, (withSearchAttributes) =>
+        client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
           args: [send],
-          startWorkflowOperation: operation,
-        },
+          startWorkflowOperation: operation(withSearchAttributes),
+        }),
       );
     } catch (error) {
       throw this.#failure(error);
@@ -107,15 +108,15 @@ export class AgentChatSession extends ApprovalControls {
       .query<ChatSessionState>(SESSION_STATE_QUERY)
       .then((state) => state.lastEventSeq)
       .catch(() => 0);
-    const update = await client.workflow
-      .startUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
+    const update = await startWithSearchAttributes(client, (withSearchAttributes) =>
+      client.workflow.startUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
         args: [send],
         waitForStage: 'ACCEPTED',
-        startWorkflowOperation: operation,
-      })
-      .catch((error: unknown) => {
-        throw this.#failure(error);
-      });
+        startWorkflowOperation: operation(withSearchAttributes),
+      }),
+    ).catch((error: unknown) => {
+      throw this.#failure(error);
+    });
     const failed = update.result().then(
       () => new Promise<never>(() => undefined),
       (error: unknown) => {
@@ -155,12 +156,17 @@ export class AgentChatSession extends ApprovalControls {
         ),
       ),
     );
-    const operation = new WithStartWorkflowOperation('chatSession', {
-      workflowId: this.workflowId,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
+    const ui = runStartOptions({ agent, tenant, kind: 'chat', model });
+    // An operation is used once: a start retried without search attributes needs a new one.
+    const operation = (withSearchAttributes: boolean) =>
+      new WithStartWorkflowOperation('chatSession', {
+        workflowId: this.workflowId,
+        taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        ...ui.options,
+        ...(withSearchAttributes ? ui.searchAttributes : {}),
+      });
     const send: SendInput = {
       prompt,
       turnId: randomUUID(),

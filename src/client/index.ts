@@ -8,3 +8,11 @@ export type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 export type { PendingApproval, RunLimits } from '../common/control.ts';
 export { ControlRefusedError, RunFailedError } from '../errors.ts';
 export { eventStreamResponse, type EventStreamResponseOptions } from './event-stream-response.ts';
+export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
+export {
+  TOOLKIT_AGENT,
+  TOOLKIT_TENANT,
+  CREATE_SEARCH_ATTRIBUTES_COMMAND,
+} from '../visibility/search-attributes.ts';
+export type { TelemetryOptions } from '../telemetry/options.ts';
+export { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';

@@ -4,6 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { freePort } from './free-port.ts';
 import { findTemporalCli, type FindTemporalCliOptions } from './temporal-cli.ts';
+import {
+  DEV_SERVER_SEARCH_ATTRIBUTE_ARGS,
+  TOOLKIT_AGENT,
+  TOOLKIT_TENANT,
+} from '../visibility/search-attributes.ts';
 
 export interface EmbeddedServerOptions {
   /** SQLite file that keeps workflows across restarts. Default: in memory. */
@@ -86,6 +91,8 @@ export class EmbeddedTemporalServer {
     args.push('--log-level', 'error');
     if (options.dbFilename) args.push('--db-filename', options.dbFilename);
     if (namespace !== 'default') args.push('--namespace', namespace);
+    // ToolkitAgent and ToolkitTenant, so runs are listable by agent and tenant.
+    args.push(...DEV_SERVER_SEARCH_ATTRIBUTE_ARGS);
     for (const [key, value] of Object.entries({ ...EMBEDDED_DYNAMIC_CONFIG, ...options.dynamicConfig })) {
       args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
     }
@@ -124,7 +131,13 @@ export class EmbeddedTemporalServer {
     options.log?.('No temporal CLI available; letting @temporalio/testing download the dev server.');
     const { TestWorkflowEnvironment } = await import('@temporalio/testing');
     const env = await TestWorkflowEnvironment.createLocal({
-      server: { ip: '127.0.0.1', namespace, dbFilename: options.dbFilename, port: options.port },
+      server: {
+        ip: '127.0.0.1',
+        namespace,
+        dbFilename: options.dbFilename,
+        port: options.port,
+        searchAttributes: [TOOLKIT_AGENT, TOOLKIT_TENANT],
+      },
     });
     return new EmbeddedTemporalServer(env.address, namespace, () => env.teardown());
   }

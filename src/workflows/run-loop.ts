@@ -17,6 +17,7 @@ import { RunSkills } from './run-skills.ts';
 import { storeActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
+import { showStep } from '../visibility/current-details.ts';
 
 /** How one turn's loop ended. */
 export interface LoopOutcome {
@@ -155,6 +156,7 @@ export class RunLoop implements ControlledLoop {
       this.#emit('step_started', `Step ${iteration} of at most ${this.plan.maxIterations}`, {
         iteration,
       });
+      showStep(iteration, this.plan.maxIterations, this.#tags);
       const step = await this.#callModel();
       if (step.toolCalls.length === 0) return this.#ended('completed');
       if (iteration >= this.plan.maxIterations) {

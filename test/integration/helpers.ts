@@ -6,6 +6,8 @@ import { AgentClient } from '../../src/client/agent-client.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import type { MemoryStore } from '../../src/memory/types.ts';
+import type { TelemetryOptions } from '../../src/telemetry/options.ts';
+import { telemetryClientInterceptors } from '../../src/telemetry/temporal-interceptors.ts';
 import { createAgentWorker, type AgentDefinition } from '../../src/worker.ts';
 
 export interface TestWorker {
@@ -20,7 +22,7 @@ export interface TestWorker {
 /** A real worker on the shared dev server, on a task queue of its own. */
 export async function startTestWorker(
   agents: Record<string, AgentDefinition>,
-  opts: { memoryStore?: MemoryStore } = {},
+  opts: { memoryStore?: MemoryStore; telemetry?: TelemetryOptions } = {},
 ): Promise<TestWorker> {
   const address = inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
@@ -32,10 +34,11 @@ export async function startTestWorker(
     agents,
     memoryStore,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    ...(opts.telemetry ? { telemetry: opts.telemetry } : {}),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const client = new Client({ connection, interceptors: telemetryClientInterceptors(opts.telemetry) });
   return {
     agents: new AgentClient({ client, taskQueue }),
     client,

@@ -1,0 +1,124 @@
+import { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  ActivityInterceptorsFactory,
+  Next,
+} from '@temporalio/worker';
+import { failureType } from '../activities/failures.ts';
+import type { AgentRegistry } from '../activities/registry.ts';
+import type { CallModelInput, InvokeToolInput, ModelStep, ToolOutcome } from '../common/index.ts';
+import { contentAttribute, GEN_AI, providerAndModel, TENANT_ATTRIBUTE } from './gen-ai.ts';
+import { toGenAiMessages } from './messages.ts';
+import type { ActiveTelemetry } from './options.ts';
+
+/**
+ * Activity interceptors that trace each model step as `chat <model>` and each tool call as
+ * `execute_tool <tool>` (GenAI semantic conventions). Activities do not replay, so each attempt
+ * is one span. Content (messages, arguments, results) only with `recordContent`; never a credential:
+ * tool results are the redacted ones the activity stored.
+ */
+export function genAiActivitySpans(
+  registry: AgentRegistry,
+  telemetry: ActiveTelemetry,
+): ActivityInterceptorsFactory {
+  return (ctx) => ({ inbound: new GenAiActivitySpans(ctx.info.activityType, registry, telemetry) });
+}
+
+class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
+  readonly #type: string;
+  readonly #registry: AgentRegistry;
+  readonly #telemetry: ActiveTelemetry;
+
+  constructor(type: string, registry: AgentRegistry, telemetry: ActiveTelemetry) {
+    this.#type = type;
+    this.#registry = registry;
+    this.#telemetry = telemetry;
+  }
+
+  execute(
+    input: ActivityExecuteInput,
+    next: Next<ActivityInboundCallsInterceptor, 'execute'>,
+  ): Promise<unknown> {
+    if (this.#type === 'callModel') return this.#chat(input.args[0] as CallModelInput, () => next(input));
+    if (this.#type === 'invokeTool') return this.#tool(input.args[0] as InvokeToolInput, () => next(input));
+    return next(input);
+  }
+
+  #chat(input: CallModelInput, run: () => Promise<unknown>): Promise<unknown> {
+    const agent = this.#registry.get(input.agent);
+    const adapter = agent?.models.get(input.model ?? agent.defaultModel);
+    const { provider, model } = providerAndModel(adapter?.modelId ?? input.model ?? 'unknown');
+    const attributes: Attributes = {
+      [GEN_AI.operation]: 'chat',
+      [GEN_AI.provider]: provider,
+      [GEN_AI.requestModel]: model,
+      [GEN_AI.agentName]: input.agent,
+      [GEN_AI.conversationId]: input.conversationId,
+    };
+    return this.#inSpan(`chat ${model}`, SpanKind.CLIENT, attributes, async (span) => {
+      if (this.#telemetry.recordContent && agent) {
+        const messages = await agent.memoryStore.read(input.conversationId, { before: input.seq });
+        span.setAttribute(GEN_AI.inputMessages, contentAttribute(toGenAiMessages(messages)));
+      }
+      const step = (await run()) as ModelStep;
+      if (step.usage) {
+        span.setAttribute(GEN_AI.inputTokens, step.usage.input_tokens);
+        span.setAttribute(GEN_AI.outputTokens, step.usage.output_tokens);
+      }
+      span.setAttribute(GEN_AI.responseFinishReasons, [step.toolCalls.length ? 'tool_call' : 'stop']);
+      if (this.#telemetry.recordContent) {
+        const answer = { role: 'assistant' as const, content: step.text, toolCalls: step.toolCalls };
+        span.setAttribute(GEN_AI.outputMessages, contentAttribute(toGenAiMessages([answer])));
+      }
+      return step;
+    });
+  }
+
+  #tool(input: InvokeToolInput, run: () => Promise<unknown>): Promise<unknown> {
+    const { call } = input;
+    const attributes: Attributes = {
+      [GEN_AI.operation]: 'execute_tool',
+      [GEN_AI.toolName]: call.name,
+      [GEN_AI.toolCallId]: call.id,
+      [GEN_AI.toolType]: 'function',
+      [GEN_AI.agentName]: input.agent,
+      ...(input.tenant === undefined ? {} : { [TENANT_ATTRIBUTE]: input.tenant }),
+    };
+    if (this.#telemetry.recordContent) attributes[GEN_AI.toolArguments] = contentAttribute(call.args ?? {});
+    return this.#inSpan(`execute_tool ${call.name}`, SpanKind.INTERNAL, attributes, async (span) => {
+      const outcome = (await run()) as ToolOutcome;
+      if (this.#telemetry.recordContent)
+        span.setAttribute(GEN_AI.toolResult, contentAttribute(outcome.preview));
+      return outcome;
+    });
+  }
+
+  /** Runs `work` in an active span that ends with it, with error status when it throws. */
+  #inSpan<T>(
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    work: (span: Span) => Promise<T>,
+  ): Promise<T> {
+    return this.#telemetry.tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        markFailed(span, error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+}
+
+/** Error status and `error.type` (the failure's type, e.g. `ToolInputError`); the message is already redacted. */
+export function markFailed(span: Span, error: unknown): void {
+  span.setAttribute(GEN_AI.errorType, failureType(error));
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
+}

@@ -1,0 +1,220 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { NativeConnection } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.ts';
+import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import type { AgentRunListing, ListRunsOptions } from '../../src/visibility/list.ts';
+import { createAgentWorker } from '../../src/worker.ts';
+import { AddTool } from './tools.ts';
+import { startTestWorker, type TestWorker } from './helpers.ts';
+
+const run = promisify(execFile);
+
+/** A model that adds once and then answers, as often as asked. */
+function addingModel(): ScriptedModel {
+  const steps = Array.from({ length: 20 }, (_, i) =>
+    i % 2 === 0
+      ? { toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: `call_${i}` }] }
+      : { text: 'The sum is 5.' },
+  );
+  return new ScriptedModel(steps);
+}
+
+/** Visibility is eventually consistent: ask until the listing has `count` entries. */
+async function listUntil(
+  agents: AgentClient,
+  opts: ListRunsOptions,
+  count: number,
+): Promise<AgentRunListing[]> {
+  for (let attempt = 0; ; attempt++) {
+    const listed = await agents.list(opts);
+    if (listed.length >= count || attempt === 100) return listed;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('runs in the Temporal UI and in listings', () => {
+  let env: TestWorker;
+  let cli: string;
+
+  beforeAll(async () => {
+    env = await startTestWorker({
+      support: { llm: addingModel(), tools: [new AddTool()] },
+      billing: { llm: addingModel(), tools: [new AddTool()] },
+    });
+    const found = await findTemporalCli({ install: false });
+    if (!found) throw new Error('The temporal CLI is not installed: run `npm run temporal:ensure`.');
+    cli = found.path;
+  });
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  async function describeWithCli(workflowId: string): Promise<string> {
+    const { stdout } = await run(cli, [
+      'workflow',
+      'describe',
+      '--address',
+      inject('temporalAddress'),
+      '--workflow-id',
+      workflowId,
+    ]);
+    return stdout;
+  }
+
+  it('gives each run a summary, its activities names and its details the step', async () => {
+    const handle = await env.agents.start('support', 'Add two and three\nfor the quarterly report', {
+      tenant: 'acme',
+    });
+    await handle.result();
+    const described = await describeWithCli(handle.workflowId);
+    expect(described).toMatch(/StaticSummary\s+"support run · tenant acme"/);
+    expect(described).not.toContain('Add two and three');
+
+    const withPrompt = await env.agents.start('support', 'Add two and three\nfor the quarterly report', {
+      tenant: 'acme',
+      summaryIncludesPrompt: true,
+    });
+    await withPrompt.result();
+    const shown = await describeWithCli(withPrompt.workflowId);
+    expect(shown).toMatch(/StaticSummary\s+"support run · tenant acme · Add two and three"/);
+    expect(shown).not.toContain('quarterly');
+
+    const { events } = await handle.workflow.fetchHistory();
+    const summaries = (events ?? [])
+      .filter((event) => event.activityTaskScheduledEventAttributes)
+      .map((event) => defaultPayloadConverter.fromPayload<string>(event.userMetadata!.summary!));
+    expect(summaries).toEqual(['resolve run', 'model scripted', 'tool add', 'model scripted']);
+
+    const metadata = await handle.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe('**Step 2** of at most 4');
+  });
+
+  it('lists runs and chat sessions by agent, tenant, kind and status, newest first', async () => {
+    const started = [];
+    for (const [agent, tenant] of [
+      ['support', 'acme'],
+      ['support', 'globex'],
+      ['billing', 'acme'],
+    ] as const) {
+      const handle = await env.agents.start(agent, 'Add two and three', { tenant });
+      await handle.result();
+      started.push({ workflowId: handle.workflowId, agent, tenant });
+    }
+    const session = env.agents.chatSession('billing', { tenant: 'globex' });
+    await session.send('Add two and three');
+
+    const support = await listUntil(env.agents, { agent: 'support', kind: 'run' }, 4);
+    // Two runs from the first test, two from this one.
+    expect(support.map((r) => r.agent)).toEqual(['support', 'support', 'support', 'support']);
+    expect(support.slice(0, 2).map((r) => r.workflowId)).toEqual([
+      started[1]!.workflowId,
+      started[0]!.workflowId,
+    ]);
+    expect(support[0]).toMatchObject({ tenant: 'globex', kind: 'run', status: 'completed' });
+    expect(support[0]!.closeTime).toBeInstanceOf(Date);
+    expect(support[0]!.startTime.getTime()).toBeGreaterThanOrEqual(support[1]!.startTime.getTime());
+
+    const acme = await listUntil(env.agents, { tenant: 'acme', kind: 'run' }, 4);
+    expect(new Set(acme.map((r) => r.tenant))).toEqual(new Set(['acme']));
+    expect(acme.map((r) => r.agent).sort()).toEqual(['billing', 'support', 'support', 'support']);
+
+    const chats = await listUntil(env.agents, { kind: 'chat' }, 1);
+    expect(chats).toEqual([
+      expect.objectContaining({
+        workflowId: session.workflowId,
+        agent: 'billing',
+        tenant: 'globex',
+        kind: 'chat',
+        status: 'running',
+        closeTime: undefined,
+      }),
+    ]);
+    const globexBilling = await listUntil(env.agents, { agent: 'billing', tenant: 'globex' }, 1);
+    expect(globexBilling.map((r) => r.workflowId)).toEqual([session.workflowId]);
+    expect(await env.agents.list({ agent: 'billing', status: 'running' })).toEqual([
+      expect.objectContaining({ workflowId: session.workflowId }),
+    ]);
+    expect(await env.agents.list({ agent: 'support', limit: 2 })).toHaveLength(2);
+    expect(await env.agents.list({ agent: 'nobody' })).toEqual([]);
+    await expect(env.agents.list({ limit: 0 })).rejects.toThrow(/limit must be a whole number/);
+  });
+});
+
+describe('a cluster without the search attributes', () => {
+  let cli: string;
+  beforeAll(async () => {
+    cli = (await findTemporalCli({ install: false }))!.path;
+  });
+
+  it('still runs, warns once, and lists agent and tenant from the memo', async () => {
+    const address = inject('temporalAddress');
+    const namespace = `no-attributes-${randomUUID().slice(0, 8)}`;
+    const connection = await Connection.connect({ address });
+    await run(cli, ['operator', 'namespace', 'create', '--address', address, '--namespace', namespace]);
+    const nativeConnection = await NativeConnection.connect({ address });
+    const taskQueue = `no-attributes-${randomUUID()}`;
+    const worker = await createAgentWorker({
+      connection: nativeConnection,
+      namespace,
+      taskQueue,
+      agents: { support: { llm: addingModel(), tools: [new AddTool()] } },
+      memoryStore: new InMemoryMemoryStore(),
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    const running = worker.run();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => {
+      if ((warning as { code?: string }).code === 'TOOLKIT_AGENT_SEARCH_ATTRIBUTES') warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const agents = new AgentClient({ client: new Client({ connection, namespace }), taskQueue });
+      // The namespace may take a moment to be usable everywhere.
+      let first;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          first = await agents.run('support', 'Add two and three', { tenant: 'acme' });
+          break;
+        } catch (error) {
+          if (attempt === 50 || !/Namespace .* not found/i.test(String(error))) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+      expect(first.output).toBe('The sum is 5.');
+      const second = await agents.run('support', 'Add two and three');
+      expect(second.output).toBe('The sum is 5.');
+      expect(await agents.chatSession('support', { tenant: 'acme' }).send('Add two and three')).toMatchObject(
+        {
+          output: 'The sum is 5.',
+        },
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toContain(
+        'temporal operator search-attribute create --name ToolkitAgent --name ToolkitTenant --type Keyword',
+      );
+
+      const listed = await listUntil(agents, {}, 3);
+      expect(listed.map((r) => [r.agent, r.tenant, r.kind])).toEqual(
+        expect.arrayContaining([
+          ['support', 'acme', 'run'],
+          ['support', undefined, 'run'],
+          ['support', 'acme', 'chat'],
+        ]),
+      );
+    } finally {
+      process.off('warning', onWarning);
+      worker.shutdown();
+      await running;
+      await nativeConnection.close();
+      await connection.close();
+    }
+  });
+});

@@ -24,7 +24,8 @@ describe('tool approval', () => {
     const add = new AddTool({ needsApproval: true });
     const llm = new ScriptedModel([
       { toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'add_1' }] },
-      { text: 'I was not allowed to add.' },
+      // Slow enough that the run is still going when the decided call is asked about again.
+      { text: 'I was not allowed to add.', delayMs: 5_000 },
     ]);
     const env = await startTestWorker({ agent: { llm, tools: [add] } });
     workers.push(env);

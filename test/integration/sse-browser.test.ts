@@ -49,8 +49,9 @@ function startSite(
         await new Promise<void>((resolve) => response.write(value, () => resolve()));
         sent += (Buffer.from(value).toString().match(/^id: /gm) ?? []).length;
         if (sent >= dropAfter) {
-          // The connection drops (a proxy restart, a flaky network): the browser reconnects.
-          response.socket?.destroy();
+          // The connection drops mid-response (a proxy restart): the browser reconnects. `end()` closes
+          // after what was written has gone out; `destroy()` could discard it under load.
+          response.socket?.end();
           await reader.cancel();
           return;
         }

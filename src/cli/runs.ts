@@ -2,25 +2,33 @@ import type { Command } from 'commander';
 import type { AgentClient, AgentRunHandle } from '../client/agent-client.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import type { AgentEvent } from '../common/events.ts';
-import { loadOptionalConfig } from './config.ts';
-import { asText, CliError, paint, printJson } from './output.ts';
+import { loadOptionalConfig, taskQueueOf } from './config.ts';
+import type { ListRunsOptions } from '../visibility/list.ts';
+import { asText, CliError, paint, printJson, printTable, UsageError } from './output.ts';
 import { resolveTarget, targetOf, withTargetOptions, type Target, type TargetOptions } from './target.ts';
 
 interface ConnectOptions extends TargetOptions {
   json?: boolean;
 }
 
+interface ListOptions extends ConnectOptions, Pick<ListRunsOptions, 'agent' | 'tenant' | 'status'> {
+  kind?: string;
+  taskQueue?: string;
+  limit: string;
+}
+
 /** A client on the running server, the config's cluster or `--address`. */
 async function connect(
   opts: ConnectOptions,
   cmd: Command,
+  taskQueue = 'unused',
 ): Promise<{ agents: AgentClient; target: Target; encryption?: PayloadEncryptionOptions }> {
   const loaded = await loadOptionalConfig(cmd.optsWithGlobals<{ config?: string }>().config);
   const target = await resolveTarget(targetOf(opts), loaded?.config, false);
   const encryption = loaded?.config.encryption;
   const { AgentClient } = await import('../client/agent-client.ts');
   const agents = await AgentClient.connect({
-    taskQueue: 'unused',
+    taskQueue: loaded && taskQueue === 'unused' ? taskQueueOf(loaded) : taskQueue,
     temporal: target.temporal,
     ...(encryption ? { encryption } : {}),
   });
@@ -36,6 +44,49 @@ function printEvent(event: AgentEvent, json: boolean | undefined): void {
 
 export function registerRuns(program: Command): void {
   const runs = program.command('runs').description('Inspect and control runs by workflow id');
+
+  withTargetOptions(
+    runs
+      .command('list')
+      .description("The config's runs and chat sessions, newest first (Temporal visibility)"),
+  )
+    .option('--agent <name>', 'only this agent')
+    .option('--tenant <id>', 'only this tenant')
+    .option('--status <status>', 'running, completed, failed, cancelled, terminated or timed_out')
+    .option('--kind <kind>', 'run or chat')
+    .option('--task-queue <name>', "the task queue to list (default: the config's)")
+    .option('-n, --limit <n>', 'at most this many', '20')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: ListOptions, cmd: Command) => {
+      if (opts.kind !== undefined && opts.kind !== 'run' && opts.kind !== 'chat')
+        throw new UsageError(`--kind is run or chat, not ${JSON.stringify(opts.kind)}.`);
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new UsageError('--limit takes a whole number above 0.');
+      const { agents } = await connect(opts, cmd, opts.taskQueue);
+      try {
+        const listed = await agents.list({
+          ...(opts.agent ? { agent: opts.agent } : {}),
+          ...(opts.tenant ? { tenant: opts.tenant } : {}),
+          ...(opts.status ? { status: opts.status } : {}),
+          ...(opts.kind ? { kind: opts.kind } : {}),
+          limit,
+        });
+        if (opts.json) return printJson(listed);
+        printTable(
+          ['WORKFLOW ID', 'AGENT', 'KIND', 'STATUS', 'STARTED'],
+          listed.map((run) => [
+            run.workflowId,
+            run.agent ?? '',
+            run.kind,
+            run.status,
+            run.startTime.toISOString(),
+          ]),
+        );
+      } finally {
+        await agents.close();
+      }
+    });
 
   withTargetOptions(runs.command('show <id>').description("A run's status, and its answer once it finished"))
     .option('--json', 'print JSON')

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { lintSkills } from '../skills/lint.ts';
 import { discoverProjectSkills } from '../skills/project.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
 import { SkillSearchIndex } from '../skills/search.ts';
@@ -97,6 +98,22 @@ export function registerSkills(program: Command): void {
       field('triggers', skill.trigger_phrases);
       field('tags', skill.tags);
       process.stdout.write(`\n${skillPrompt(skill)}\n`);
+    });
+
+  skills
+    .command('lint [paths...]')
+    .description('Check SKILL.md files (default: this folder); exits 1 when any has an error')
+    .option('--json', 'print the diagnostics as a JSON array')
+    .action(async (paths: string[], opts: { json?: boolean }) => {
+      const diagnostics = await lintSkills(paths.length ? paths : ['.']);
+      if (opts.json) printJson(diagnostics);
+      else
+        for (const d of diagnostics) {
+          const severity = paint(d.severity === 'error' ? 'red' : 'yellow', d.severity);
+          process.stdout.write(`${d.file}:${d.line}: ${severity} ${d.code}: ${d.message}\n`);
+        }
+      const errors = diagnostics.filter((d) => d.severity === 'error').length;
+      if (errors) throw new CliError(`${errors} error(s) in the skills checked.`);
     });
 
   skills

@@ -69,6 +69,20 @@ describe('toolkit-agent run and runs', () => {
     const events = await runCli(['runs', 'events', id, '--json'], { env });
     expect(events.code, events.stderr).toBe(0);
     expect(parseLines(events.stdout).map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
+    // Listed by agent on the config's task queue (visibility is eventually consistent).
+    await expect
+      .poll(
+        async () => {
+          const list = await runCli(['-c', CLI_CONFIG, 'runs', 'list', '--agent', 'helper', '--json'], {
+            env,
+          });
+          return (JSON.parse(list.stdout || '[]') as Array<{ workflowId: string; kind: string }>).find(
+            (run) => run.workflowId === id,
+          );
+        },
+        { timeout: 20_000, interval: 500 },
+      )
+      .toMatchObject({ workflowId: id, kind: 'run', status: 'completed', agent: 'helper' });
     const human = await runCli(['runs', 'events', id], { env });
     expect(human.stdout).toMatch(/^ {3}1 run_started +Run started: agent "helper"$/m);
     expect(human.stdout).toMatch(/^ {3}6 run_completed +Run completed$/m);

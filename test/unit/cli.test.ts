@@ -37,6 +37,8 @@ const COMMANDS = [
   ['skills', 'search'],
   ['skills', 'show'],
   ['skills', 'new'],
+  ['skills', 'lint'],
+  ['runs', 'list'],
   ['mcp'],
   ['mcp', 'serve'],
   ['model'],
@@ -158,6 +160,8 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       expect((JSON.parse(found.stdout) as Array<{ id: string }>)[0]!.id).toBe('example');
       const show = await runCli(['skills', 'show', 'example', '--project', dir], { env });
       expect(show.stdout).toContain('## Skill: example');
+      const clean = await runCli(['skills', 'lint', join(dir, '.agents', 'skills')], { env });
+      expect(clean, clean.stderr).toMatchObject({ code: 0, stdout: '' });
       expect((await runCli(['skills', 'show', 'no-such-skill', '--project', dir], { env })).code).toBe(1);
 
       expect((await runCli(['skills', 'new', 'Release Notes', '--project', dir], { env })).code).toBe(0);
@@ -172,5 +176,24 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
   it('prints no escape codes when the output is not a terminal, with NO_COLOR unset', async () => {
     const outputs = await Promise.all([runCli(['creds', 'list'], { env }), runCli(['bogus'], { env })]);
     for (const output of outputs) expect(output.stdout + output.stderr).not.toContain('\u001b[');
+  });
+});
+
+describe('skills lint', () => {
+  const fixture = new URL('../fixtures/skill-lint/', import.meta.url).pathname;
+
+  it('reports every diagnostic with file and line, and exits 1 when one is an error', async () => {
+    const env = { ...process.env, NO_COLOR: '1' };
+    const text = await runCli(['skills', 'lint', fixture], { env });
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/SKILL\.md:\d+: error name-folder-mismatch: /);
+    expect(text.stdout).toMatch(/SKILL\.md:\d+: warning duplicate-id: /);
+    expect(text.stderr).toMatch(/\d+ error\(s\) in the skills checked/);
+    const json = await runCli(['skills', 'lint', fixture, '--json'], { env });
+    const diagnostics = JSON.parse(json.stdout) as Array<{ file: string; line: number; code: string }>;
+    expect(diagnostics.length).toBe(text.stdout.trim().split('\n').length);
+    const missing = diagnostics.find((d) => d.code === 'missing-file')!;
+    expect(missing.file.startsWith(fixture)).toBe(true);
+    expect(missing.line).toBeGreaterThan(0);
   });
 });

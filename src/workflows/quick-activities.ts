@@ -1,16 +1,31 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.ts';
 import type { RunTimeouts } from '../common/run.ts';
 
-/**
- * Setting up a turn (`resolveRun`, `loadSession`), before the agent's own timeouts are known: short
- * attempts, so a worker that dies in one is replaced in seconds, and enough of them that a few
- * crashes in a row do not fail the run.
- */
-export const quickActivities = proxyActivities<AgentActivities>({
+/** Short attempts, so a worker that dies in one is replaced in seconds, and enough of them that a few crashes in a row do not fail the run. */
+const QUICK = {
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 10, initialInterval: '200 milliseconds', maximumInterval: '5 seconds' },
-});
+} as const;
+
+/** Setting up a turn (`loadSession`) and asking whether a call needs approval, before the agent's own timeouts are known. */
+export const quickActivities = proxyActivities<AgentActivities>(QUICK);
+
+/**
+ * `resolveRun` as a local activity: it runs inside the workflow task that asked for it, on the same
+ * worker, which saves a round trip through the server per turn (`npm run bench`). A worker that dies
+ * in it is noticed by the workflow task timeout (10 s) and another worker runs it again; its writes
+ * are the same on every attempt.
+ */
+const localQuickActivities = proxyLocalActivities<AgentActivities>(QUICK);
+
+/** Marks histories whose `resolveRun` is a local activity; older histories replay the activity they recorded. */
+export const RESOLVE_RUN_LOCALLY = 'resolve-run-as-local-activity';
+
+/** Where this turn's `resolveRun` runs: locally, unless the history being replayed scheduled it as an activity. */
+export function resolveRunActivities(): typeof quickActivities {
+  return patched(RESOLVE_RUN_LOCALLY) ? localQuickActivities : quickActivities;
+}
 
 /** Store writes the workflow decided on, with the agent's `storeStartToCloseMs` and `storeMaxAttempts`. */
 export function storeActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {

@@ -1,7 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
 import type { EventLog } from './event-log.ts';
-import { quickActivities } from './quick-activities.ts';
+import { resolveRunActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop } from './run-loop.ts';
 
@@ -30,7 +30,7 @@ export async function runTurn(
 ): Promise<AgentResult & { messageCount: number }> {
   const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
-  const plan = await quickActivities.resolveRun({
+  const plan = await resolveRunActivities().resolveRun({
     agent: input.agent,
     conversationId,
     prompt: input.prompt,

@@ -88,7 +88,12 @@ describe('runs in the Temporal UI and in listings', () => {
 
     const { events } = await handle.workflow.fetchHistory();
     const summaries = (events ?? [])
-      .filter((event) => event.activityTaskScheduledEventAttributes)
+      // resolveRun is a local activity: its summary is on the marker that records it.
+      .filter(
+        (event) =>
+          event.activityTaskScheduledEventAttributes ||
+          event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      )
       .map((event) => defaultPayloadConverter.fromPayload<string>(event.userMetadata!.summary!));
     expect(summaries).toEqual(['resolve run', 'model scripted', 'tool add', 'model scripted']);
 

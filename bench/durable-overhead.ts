@@ -1,7 +1,9 @@
 /**
  * Benchmark (not a test): what durability costs.
  * 1. The same 4-iteration run (instant model, no-op tool) on the embedded Temporal server, and as a
- *    plain in-process loop over the same model, tool and memory store; per-iteration overhead and ratio.
+ *    plain in-process loop over the same model, tool and memory store; per-iteration overhead and ratio;
+ *    and, taken in turns on the same server, on the workflow code from before `resolveRun` ran as a
+ *    local activity (bench/before/), for the per-run change.
  * 2. 200 concurrent runs with a simulated 200 ms model: wall time against the ideal.
  * Writes bench/results/durable-overhead.json and .md.
  */
@@ -17,6 +19,7 @@ import type { ModelAdapter, ModelRequest, ModelResponse } from '../src/models/mo
 import { SecretSet } from '../src/redaction.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../src/tools/connector-base.ts';
 import { createAgentWorker } from '../src/worker.ts';
+import { bundleWithResolveRunAsActivity } from './before/bundle.ts';
 import { writeResults } from './write-results.ts';
 
 const ITERATIONS = 4;
@@ -102,37 +105,59 @@ async function timed<T>(work: () => Promise<T>): Promise<number> {
 
 interface Bench {
   agents: AgentClient;
+  /** The same agents on workflow code from before `resolveRun` ran as a local activity. */
+  before?: AgentClient;
   memory: InMemoryMemoryStore;
   tool: NoopTool;
   close(): Promise<void>;
 }
 
-/** An embedded server with its own worker; `dynamicConfig` overrides the embedded defaults. */
-async function startBench(dynamicConfig: Record<string, unknown> = {}): Promise<Bench> {
+/**
+ * An embedded server with its own worker; `dynamicConfig` overrides the embedded defaults. With
+ * `beforeBundle`, a second worker on the same server runs that workflow code on a task queue of its own.
+ */
+async function startBench(
+  dynamicConfig: Record<string, unknown> = {},
+  beforeBundle?: { code: string },
+): Promise<Bench> {
   const server = await EmbeddedTemporalServer.start({ dynamicConfig });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
-  const taskQueue = `bench-${randomUUID()}`;
+  const client = new Client({ connection });
   const memory = new InMemoryMemoryStore();
   const tool = new NoopTool();
-  const worker = await createAgentWorker({
-    connection: nativeConnection,
-    taskQueue,
-    memoryStore: memory,
-    agents: {
-      instant: { llm: new LoopModel(ITERATIONS), tools: [tool] },
-      slow: { llm: new LoopModel(CONCURRENT_ITERATIONS, SLOW_MODEL_MS), tools: [tool] },
-    },
-    workerOptions: { maxConcurrentActivityTaskExecutions: 1000, maxCachedWorkflows: 1000 },
-  });
-  const running = worker.run();
+  const startWorker = async (workflowBundle?: { code: string }) => {
+    const taskQueue = `bench-${randomUUID()}`;
+    const worker = await createAgentWorker({
+      connection: nativeConnection,
+      taskQueue,
+      memoryStore: memory,
+      agents: {
+        instant: { llm: new LoopModel(ITERATIONS), tools: [tool] },
+        slow: { llm: new LoopModel(CONCURRENT_ITERATIONS, SLOW_MODEL_MS), tools: [tool] },
+      },
+      workerOptions: { maxConcurrentActivityTaskExecutions: 1000, maxCachedWorkflows: 1000 },
+      ...(workflowBundle ? { workflowBundle } : {}),
+    });
+    const running = worker.run();
+    return {
+      agents: new AgentClient({ client, taskQueue }),
+      stop: async () => {
+        worker.shutdown();
+        await running;
+      },
+    };
+  };
+  const current = await startWorker();
+  const before = beforeBundle ? await startWorker(beforeBundle) : undefined;
   return {
-    agents: new AgentClient({ client: new Client({ connection }), taskQueue }),
+    agents: current.agents,
+    ...(before ? { before: before.agents } : {}),
     memory,
     tool,
     async close() {
-      worker.shutdown();
-      await running;
+      await current.stop();
+      await before?.stop();
       await connection.close();
       await nativeConnection.close();
       await server.close();
@@ -141,11 +166,22 @@ async function startBench(dynamicConfig: Record<string, unknown> = {}): Promise<
 }
 
 /** Median and p95 of `runs` sequential 4-iteration runs on Temporal, after a warm-up. */
-async function sequentialRuns(bench: Bench, runs: number): Promise<ReturnType<typeof stats>> {
-  for (let i = 0; i < 3; i++) await bench.agents.run('instant', 'go');
+async function sequentialRuns(agents: AgentClient, runs: number): Promise<ReturnType<typeof stats>> {
+  for (let i = 0; i < 3; i++) await agents.run('instant', 'go');
   const samples: number[] = [];
-  for (let i = 0; i < runs; i++) samples.push(await timed(() => bench.agents.run('instant', 'go')));
+  for (let i = 0; i < runs; i++) samples.push(await timed(() => agents.run('instant', 'go')));
   return stats(samples);
+}
+
+/** Sequential runs of the current and the earlier workflow code, taken in turns so noise hits both alike. */
+async function alternatingRuns(current: AgentClient, before: AgentClient, runs: number) {
+  for (let i = 0; i < 3; i++) await Promise.all([current.run('instant', 'go'), before.run('instant', 'go')]);
+  const samples = { current: [] as number[], before: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    samples.current.push(await timed(() => current.run('instant', 'go')));
+    samples.before.push(await timed(() => before.run('instant', 'go')));
+  }
+  return { current: stats(samples.current), before: stats(samples.before) };
 }
 
 // Baseline 1: the same loop in process, no Temporal.
@@ -164,11 +200,11 @@ const stock = await startBench({
   'history.timerProcessorMaxPollRPS': 20,
   'history.visibilityProcessorMaxPollRPS': 20,
 });
-const stockStats = await sequentialRuns(stock, STOCK_RUNS).finally(() => stock.close());
+const stockStats = await sequentialRuns(stock.agents, STOCK_RUNS).finally(() => stock.close());
 
-const bench = await startBench();
+const bench = await startBench({}, await bundleWithResolveRunAsActivity());
 try {
-  const d = await sequentialRuns(bench, SEQUENTIAL_RUNS);
+  const { current: d, before: b } = await alternatingRuns(bench.agents, bench.before!, SEQUENTIAL_RUNS);
   const overheadPerIteration = (d.median - p.median) / ITERATIONS;
 
   const idealMs = CONCURRENT_ITERATIONS * SLOW_MODEL_MS;
@@ -184,6 +220,8 @@ try {
       runs: SEQUENTIAL_RUNS,
       durable_ms: d,
       in_process_ms: p,
+      resolve_run_as_activity_ms: b,
+      ratio_local_resolve_run_to_before: d.median / b.median,
       stock_dev_server_ms: stockStats,
       overhead_per_iteration_ms: overheadPerIteration,
       stock_overhead_per_iteration_ms: (stockStats.median - p.median) / ITERATIONS,
@@ -204,7 +242,7 @@ try {
     '# Durable overhead',
     '',
     `Measured ${results.date} on Node ${results.node}, embedded Temporal dev server, one worker in process.`,
-    'The in-process loop and the stock dev server are baselines measured in the same run.',
+    'The in-process loop, the earlier workflow code and the stock dev server are baselines measured in the same run.',
     '',
     '| measure | value |',
     '| --- | --- |',
@@ -212,6 +250,8 @@ try {
     `| same loop in process, median | ${f(p.median)} ms (p95 ${f(p.p95)}) |`,
     `| overhead per iteration | ${f(overheadPerIteration)} ms (target ≤ 10 ms) |`,
     `| ratio durable / in process | ${f(d.median / p.median)}× |`,
+    `| same run, \`resolveRun\` as a plain activity (before #13), median | ${f(b.median)} ms (p95 ${f(b.p95)}) |`,
+    `| local \`resolveRun\` / plain activity | ${f(d.median / b.median)}× (${f(b.median - d.median)} ms less per run) |`,
     `| same run on a stock dev server (20 task-queue reads/s), median | ${f(stockStats.median)} ms |`,
     `| overhead per iteration, stock dev server | ${f((stockStats.median - p.median) / ITERATIONS)} ms |`,
     `| embedded server speed-up over stock | ${f(stockStats.median / d.median)}× |`,

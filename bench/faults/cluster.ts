@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +7,7 @@ import { Connection } from '@temporalio/client';
 import { EMBEDDED_DYNAMIC_CONFIG } from '../../src/embedded/dev-server.ts';
 import { freePort } from '../../src/embedded/free-port.ts';
 import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
+import { DEV_SERVER_SEARCH_ATTRIBUTE_ARGS } from '../../src/visibility/search-attributes.ts';
 import { startNodeProcess, type NodeProcess } from '../../test/integration/processes.ts';
 
 /**
@@ -23,7 +24,7 @@ export class KillableServer {
     this.#cli = cli;
     this.address = `127.0.0.1:${port}`;
     this.#args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
-    this.#args.push('--log-level', 'error', '--db-filename', dbFile);
+    this.#args.push('--log-level', 'error', '--db-filename', dbFile, ...DEV_SERVER_SEARCH_ATTRIBUTE_ARGS);
     for (const [key, value] of Object.entries(EMBEDDED_DYNAMIC_CONFIG))
       this.#args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
@@ -106,6 +107,7 @@ export class Upstream {
   readonly raw: UpstreamRecord[] = [];
   readonly byKey = new Map<string, UpstreamRecord>();
   readonly #server: Server;
+  readonly #written = new EventEmitter();
   url = '';
 
   constructor() {
@@ -117,6 +119,7 @@ export class Upstream {
         const key = String(request.headers['idempotency-key']);
         this.raw.push(record);
         if (!this.byKey.has(key)) this.byKey.set(key, record);
+        this.#written.emit('write');
         response.writeHead(201, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -131,6 +134,19 @@ export class Upstream {
   /** Logical writes per run and record number: 1 is right, 0 missing, more duplicated. */
   writesOf(run: string, n: number): number {
     return [...this.byKey.values()].filter((r) => r.run === run && r.n === n).length;
+  }
+
+  /** Resolves once `count` logical writes were made. */
+  writtenAtLeast(count: number): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.byKey.size < count) return;
+        this.#written.off('write', check);
+        resolve();
+      };
+      this.#written.on('write', check);
+      check();
+    });
   }
 
   close(): void {

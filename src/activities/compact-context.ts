@@ -4,6 +4,7 @@ import { compactConversation } from '../context/compact.ts';
 import { contextSettings } from '../context/options.ts';
 import type { CompactContextInput, CompactionResult } from '../context/types.ts';
 import { lookupModel, type RegisteredAgent } from './registry.ts';
+import { writeAttemptOf } from './write-attempt.ts';
 
 /**
  * Compacts the context of a conversation before a model step (DESIGN.md section 9): the oldest turns
@@ -29,6 +30,7 @@ export async function compactContext(
       seq: input.seq,
       tools,
       force: input.force,
+      attempt: writeAttemptOf(context),
       signal: context.cancellationSignal,
       progress: () => context.heartbeat(),
     });

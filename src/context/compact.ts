@@ -1,3 +1,4 @@
+import type { WriteAttempt } from '../memory/types.ts';
 import { CHARS_PER_TOKEN } from './estimate.ts';
 import { planCut } from './policy.ts';
 import { loadContextState, type ContextSource } from './state.ts';
@@ -9,6 +10,8 @@ import { buildView } from './view.ts';
 export interface CompactOptions extends ContextSource {
   /** After a provider's "prompt too long": cut deeper. */
   force: boolean;
+  /** The compaction activity's attempt: an older attempt than the one that stored the summary leaves it. */
+  attempt: WriteAttempt;
   signal?: AbortSignal;
   progress?: () => void;
 }
@@ -66,7 +69,7 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
     compactions: (summary?.compactions ?? 0) + 1,
     messages: (summary?.messages ?? 0) + compacted.length,
   };
-  await writeSummary(store, conversationId, next);
+  await writeSummary(store, conversationId, next, options.attempt);
   const after = buildView({ ...state, summary: next, tools: options.tools, budget: state.viewBudget }).tokens;
   return {
     before_tokens: before,

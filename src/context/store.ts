@@ -1,5 +1,5 @@
 import type { Message } from '../common/messages.ts';
-import type { MemoryStore } from '../memory/types.ts';
+import type { MemoryStore, WriteAttempt } from '../memory/types.ts';
 
 /**
  * What the context room keeps beside a conversation, under keys of its own in the same memory store
@@ -38,14 +38,20 @@ export async function readSummary(
   return readRecord<StoredSummary>(store, summaryKey(conversationId));
 }
 
+/**
+ * Stores `summary` as the latest and under its own number, as `attempt` of the compaction activity: a
+ * compaction attempt that froze and woke after its retry stored a summary leaves the retry's in place
+ * (the store refuses a write from an older attempt of the same writer, see {@link WriteAttempt}).
+ */
 export async function writeSummary(
   store: MemoryStore,
   conversationId: string,
   summary: StoredSummary,
+  attempt: WriteAttempt,
 ): Promise<void> {
   const message = record(summary);
-  await store.append(summaryKey(conversationId), summary.compactions, [message]);
-  await store.append(summaryKey(conversationId), 0, [message]);
+  await store.append(summaryKey(conversationId), summary.compactions, [message], attempt);
+  await store.append(summaryKey(conversationId), 0, [message], attempt);
 }
 
 export async function readCalibration(

@@ -1,7 +1,8 @@
-import * as oauth from 'oauth4webapi';
 import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
 import { CredentialError, UpstreamError } from '../errors.ts';
+import { RefreshGrantError, type RefreshGrant } from './refresh-grant.ts';
 import { isSlackRecord, refreshSlackRecord } from './slack-refresh.ts';
+import { refreshOAuthRecord } from './token-refresh-grant.ts';
 
 /** Refresh a token that expires within this long, before using it. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -26,13 +27,10 @@ export function needsRefresh(record: CredentialRecord, now: number): boolean {
  */
 export function assertUsable(record: CredentialRecord): void {
   if (record.metadata?.status !== NEEDS_REAUTH) return;
-  const since =
-    typeof record.metadata.needs_reauth_since === 'string'
-      ? ` since ${record.metadata.needs_reauth_since}`
-      : '';
+  const { needs_reauth_since: since, refresh_error: refusal } = record.metadata;
   throw new CredentialError(
-    `The credential "${record.name}" needs to be authorized again${since}: its refresh token was refused (invalid_grant). ` +
-      REAUTHORIZE,
+    `The credential "${record.name}" needs to be authorized again${typeof since === 'string' ? ` since ${since}` : ''}: ` +
+      `its refresh token was refused (${typeof refusal === 'string' ? refusal : 'invalid_grant'}). ${REAUTHORIZE}`,
   );
 }
 
@@ -52,7 +50,9 @@ export function canRefresh(record: CredentialRecord): boolean {
  * A fresh access token for an OAuth record (DESIGN.md section 4), single-flight: concurrent callers in
  * this process share one refresh, and the store's lock (when it has one) makes other processes wait
  * and then reuse the stored result. A rotated refresh token is stored before the new access token is
- * used. `invalid_grant` is permanent (authorize again); other failures are retryable.
+ * used. A refused refresh token (`invalid_grant`, Slack's `invalid_refresh_token`) marks the record
+ * `needs_reauth` (authorize again); any other failure is retryable, after {@link REFRESH_BACKOFF_MS}.
+ * The request itself is the standard refresh grant, or Slack's token rotation for a Slack record.
  */
 export function refreshCredential(
   store: CredentialStore,
@@ -97,11 +97,6 @@ async function refreshUnderLock(
       `The service rejected the credential "${name}" and it cannot be refreshed. Authorize again.`,
     );
   }
-  if (isSlackRecord(record)) {
-    const rotated = await refreshSlackRecord(record, now);
-    await store.put(rotated, { tenant });
-    return rotated;
-  }
   const metadata = record.metadata ?? {};
   const retryAt = typeof metadata.refresh_retry_at === 'string' ? Date.parse(metadata.refresh_retry_at) : NaN;
   if (retryAt > now()) {
@@ -111,42 +106,23 @@ async function refreshUnderLock(
       { retryable: true, retryAfterMs: retryAt - now() },
     );
   }
-  const endpoint = String(metadata.token_endpoint);
-  const as: oauth.AuthorizationServer = { issuer: new URL(endpoint).origin, token_endpoint: endpoint };
-  const client: oauth.Client = { client_id: String(metadata.client_id) };
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(endpoint).hostname);
-  let tokens: oauth.TokenEndpointResponse;
+  const grant: RefreshGrant = isSlackRecord(record) ? refreshSlackRecord : refreshOAuthRecord;
+  let granted: CredentialRecord;
   try {
-    const response = await oauth.refreshTokenGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretPost(typeof metadata.client_secret === 'string' ? metadata.client_secret : ''),
-      record.refresh_token!,
-      loopback ? { [oauth.allowInsecureRequests]: true } : {},
-    );
-    tokens = await oauth.processRefreshTokenResponse(as, client, response);
+    granted = await grant(record, now);
   } catch (error) {
-    if (error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant') {
-      const since = new Date(now()).toISOString();
+    if (error instanceof RefreshGrantError && error.permanent) {
       await markRecord(store, record, tenant, {
         status: NEEDS_REAUTH,
-        needs_reauth_since: since,
-        refresh_error: 'invalid_grant',
+        needs_reauth_since: new Date(now()).toISOString(),
+        refresh_error: error.error,
       });
       throw new CredentialError(
-        `The refresh token of "${name}" is no longer valid (invalid_grant: revoked, expired, or the app is in testing ` +
-          `and its tokens lapsed after 7 days). ${REAUTHORIZE}`,
+        `The refresh token of "${name}" is no longer valid (${error.message}). ${REAUTHORIZE}`,
         { cause: error },
       );
     }
-    const detail =
-      error instanceof oauth.ResponseBodyError
-        ? error.error
-        : error instanceof Error && error.cause instanceof Response
-          ? `HTTP ${error.cause.status} from the token endpoint`
-          : error instanceof Error
-            ? error.message
-            : String(error);
+    const detail = error instanceof Error ? error.message : String(error);
     const retryAfter = new Date(now() + REFRESH_BACKOFF_MS).toISOString();
     await markRecord(store, record, tenant, { refresh_error: detail, refresh_retry_at: retryAfter });
     throw new UpstreamError(
@@ -158,16 +134,8 @@ async function refreshUnderLock(
       },
     );
   }
-  const healthy = Object.fromEntries(Object.entries(metadata).filter(([key]) => !HEALTH_KEYS.includes(key)));
-  const refreshed: CredentialRecord = {
-    ...record,
-    token: tokens.access_token,
-    refresh_token: tokens.refresh_token ?? record.refresh_token,
-    metadata: {
-      ...healthy,
-      ...(tokens.expires_in ? { expires_at: new Date(now() + tokens.expires_in * 1000).toISOString() } : {}),
-    },
-  };
+  const healthy = Object.entries(granted.metadata ?? {}).filter(([key]) => !HEALTH_KEYS.includes(key));
+  const refreshed: CredentialRecord = { ...granted, metadata: Object.fromEntries(healthy) };
   await store.put(refreshed, { tenant });
   return refreshed;
 }

@@ -1,6 +1,6 @@
 import type { CredentialRecord } from '../credentials/types.ts';
-import { CredentialError, UpstreamError } from '../errors.ts';
 import { httpRequest } from '../http/request.ts';
+import { RefreshGrantError } from './refresh-grant.ts';
 
 /** Slack's answer to `oauth.v2.access` with `grant_type=refresh_token` (token rotation). */
 interface SlackRefreshResponse {
@@ -26,7 +26,8 @@ export function isSlackRecord(record: CredentialRecord): boolean {
  * Slack token rotation: Slack answers HTTP 200 with `ok:false` for errors, and `token_type` `bot` or
  * `user`, which a generic OAuth client refuses. Rotates the record's token (a bot `xoxe.xoxb-` or,
  * for a user-only install, a user `xoxe.xoxp-` token) and, when the record holds one, the user
- * token used for search (`metadata.user_token` with `metadata.user_refresh_token`).
+ * token used for search (`metadata.user_token` with `metadata.user_refresh_token`). A
+ * {@link RefreshGrantError} says what Slack answered; `refreshCredential` decides what follows.
  */
 export async function refreshSlackRecord(
   record: CredentialRecord,
@@ -91,13 +92,10 @@ async function rotate(
       };
     }
   }
-  const error = body?.error ?? `HTTP ${response.status}`;
-  if (body && PERMANENT.has(error)) {
-    throw new CredentialError(
-      `Slack refused to rotate the token of "${record.name}" (${error}). Authorize again (ChatOAuthHelper).`,
-    );
-  }
-  throw new UpstreamError(`Refreshing "${record.name}" at Slack failed (${error}); it will be tried again.`, {
-    retryable: true,
+  const error = body?.error ?? `HTTP ${response.status} from Slack's oauth.v2.access`;
+  const permanent = PERMANENT.has(error);
+  throw new RefreshGrantError(error, {
+    permanent,
+    ...(permanent ? { explanation: 'Slack refused to rotate the token' } : {}),
   });
 }

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { PostgresMemoryStore } from '../../src/memory/postgres.ts';
+import { compactWithFrozenAttempt } from '../support/frozen-compaction.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 
 const url = inject('postgresUrl');
@@ -56,6 +57,15 @@ describe.skipIf(!url)('PostgresMemoryStore on a real PostgreSQL server', () => {
     ]);
     await store.append('c', 1, [{ role: 'assistant', content: 'next step' }], { writer: 'r/3', attempt: 1 });
     expect((await store.read('c'))[1]).toEqual({ role: 'assistant', content: 'next step' });
+  });
+
+  it("keeps the retry's context summary when a frozen compaction attempt wakes after it, and takes the next compaction's", async () => {
+    const store = new PostgresMemoryStore({ connectionString: url, table: 'test_summaries' });
+    stores.push(store);
+    expect(await compactWithFrozenAttempt(store, randomUUID())).toEqual({
+      afterWake: 'summary of the retry',
+      afterNext: 'summary of the next compaction',
+    });
   });
 
   it('lets two worker processes serve one session alternately with the same history', async () => {

@@ -274,6 +274,7 @@ describe('a compaction', () => {
       seq: stored.length,
       tools: [],
       force: false,
+      attempt: { writer: 'run-1/1', attempt: 1 },
     });
     expect(result).toMatchObject({ mode: 'summarize', compactions: 1, model_calls: 1 });
     expect(result.after_tokens).toBeLessThan(result.before_tokens / 2);
@@ -292,6 +293,7 @@ describe('a compaction', () => {
       seq: stored.length,
       tools: [],
       force: true,
+      attempt: { writer: 'run-1/2', attempt: 1 },
     });
     expect(again).toMatchObject({ mode: 'truncate', compactions: 2, model_calls: 0 });
     expect((await readSummary(store, 'c1'))!.throughSeq).toBeGreaterThan(summary.throughSeq);
@@ -313,6 +315,7 @@ describe('a compaction', () => {
       seq: stored.length,
       tools: [],
       force: false,
+      attempt: { writer: 'run-2/1', attempt: 1 },
     });
     expect(result.model_calls).toBeGreaterThan(1);
     expect(

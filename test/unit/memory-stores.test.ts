@@ -7,6 +7,7 @@ import type { Message } from '../../src/common/messages.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
 import type { MemoryStore } from '../../src/memory/types.ts';
+import { compactWithFrozenAttempt } from '../support/frozen-compaction.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -62,6 +63,15 @@ describe.each([
     await store.append('c', 1, [{ role: 'assistant', content: 'third' }], { writer: step, attempt: 3 });
     await store.append('c', 1, [result], { writer: 'run-1/4', attempt: 1 });
     expect((await store.read('c'))[1]).toEqual(result);
+    await store.close?.();
+  });
+
+  it("keeps the retry's context summary when a frozen compaction attempt wakes after it, and takes the next compaction's", async () => {
+    const store = await make();
+    expect(await compactWithFrozenAttempt(store, 'c')).toEqual({
+      afterWake: 'summary of the retry',
+      afterNext: 'summary of the next compaction',
+    });
     await store.close?.();
   });
 });

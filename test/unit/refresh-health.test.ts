@@ -134,3 +134,116 @@ describe('refresh health', () => {
     expect((await new InboxTool().run(toolContext(store), {})).text).toBe('reauthorized-token');
   });
 });
+
+describe('refresh health of a Slack record (token rotation at oauth.v2.access)', () => {
+  /** What oauth.v2.access answers next, as Slack does: errors are mostly HTTP 200 with ok:false. */
+  let answer: 'unavailable' | 'ratelimited' | 'invalid_refresh_token' | 'ok' = 'unavailable';
+  let slack: RecordingServer;
+  beforeAll(async () => {
+    slack = await startRecordingServer((_request, response) => {
+      if (answer === 'unavailable') response.writeHead(503).end('upstream connect error');
+      else if (answer === 'ratelimited')
+        json(response, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '5' });
+      else if (answer === 'invalid_refresh_token')
+        json(response, 200, { ok: false, error: 'invalid_refresh_token' });
+      else
+        json(response, 200, {
+          ok: true,
+          token_type: 'bot',
+          access_token: 'xoxe.xoxb-1-fresh',
+          refresh_token: 'xoxe-1-r2',
+          expires_in: 43_200,
+        });
+    });
+  });
+  afterAll(async () => slack?.close());
+
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  async function expiredSlackStore(): Promise<InMemoryCredentialStore> {
+    const store = new InMemoryCredentialStore();
+    await store.put({
+      name: 'chat',
+      type: 'oauth2',
+      token: 'xoxe.xoxb-1-old',
+      refresh_token: 'xoxe-1-r1',
+      metadata: {
+        expires_at: new Date(start - 1000).toISOString(),
+        token_endpoint: `${slack.url}/api/oauth.v2.access`,
+        client_id: '111.222',
+        client_secret: 'slack-secret',
+      },
+    });
+    return store;
+  }
+  const rotations = () => slack.requests.length;
+
+  it('backs off 30 s after a 503 and after ok:false ratelimited, then rotates and clears the failure', async () => {
+    const store = await expiredSlackStore();
+    let clock = start;
+    const now = () => clock;
+    const refresh = () => refreshCredential(store, 'chat', undefined, now).catch((e: unknown) => e);
+    const before = rotations();
+
+    answer = 'unavailable';
+    const first = await refresh();
+    expect(first).toBeInstanceOf(UpstreamError);
+    expect(first).toMatchObject({ retryable: true, retryAfterMs: REFRESH_BACKOFF_MS });
+    expect(await listCredentialStatus(store, { now: clock })).toEqual([
+      expect.objectContaining({
+        status: 'refresh_failing',
+        refresh_error: "HTTP 503 from Slack's oauth.v2.access",
+      }),
+    ]);
+    clock = start + 10_000;
+    expect(await refresh()).toMatchObject({ retryAfterMs: REFRESH_BACKOFF_MS - 10_000 });
+    expect(rotations() - before).toBe(1);
+
+    answer = 'ratelimited';
+    clock = start + REFRESH_BACKOFF_MS;
+    expect(await refresh()).toBeInstanceOf(UpstreamError);
+    expect(rotations() - before).toBe(2);
+    clock = start + REFRESH_BACKOFF_MS + 10_000;
+    const later = await refresh();
+    expect((later as Error).message).toMatch(/failed recently \(ratelimited\).*tried again after/);
+    expect(rotations() - before).toBe(2);
+
+    answer = 'ok';
+    clock = start + 2 * REFRESH_BACKOFF_MS;
+    const rotated = await refreshCredential(store, 'chat', undefined, now);
+    expect(rotations() - before).toBe(3);
+    expect(rotated).toMatchObject({ token: 'xoxe.xoxb-1-fresh', refresh_token: 'xoxe-1-r2' });
+    expect(rotated.metadata).not.toHaveProperty('refresh_retry_at');
+    expect(rotated.metadata).not.toHaveProperty('refresh_error');
+    expect(await listCredentialStatus(store, { now: clock })).toEqual([
+      expect.objectContaining({ status: 'ok' }),
+    ]);
+  });
+
+  it('marks the record needs_reauth after invalid_refresh_token and asks Slack nothing more', async () => {
+    answer = 'invalid_refresh_token';
+    const store = await expiredSlackStore();
+    const before = rotations();
+    const first = await refreshCredential(store, 'chat', undefined, () => start).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(CredentialError);
+    expect((first as CredentialError).retryable).toBe(false);
+    expect((first as Error).message).toMatch(/invalid_refresh_token.*Authorize again/);
+
+    answer = 'ok';
+    const later = () => start + 10 * REFRESH_BACKOFF_MS;
+    const again = await refreshCredential(store, 'chat', undefined, later).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(CredentialError);
+    expect((again as Error).message).toMatch(
+      /"chat" needs to be authorized again.*refused \(invalid_refresh_token\).*Authorize again/,
+    );
+    expect(rotations() - before).toBe(1);
+    const statuses = await listCredentialStatus(store, { now: later() });
+    expect(statuses).toEqual([
+      expect.objectContaining({
+        name: 'chat',
+        status: 'needs_reauth',
+        refresh_error: 'invalid_refresh_token',
+      }),
+    ]);
+    expect(JSON.stringify(statuses)).not.toMatch(/xoxe|slack-secret/);
+  });
+});

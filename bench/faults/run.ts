@@ -5,7 +5,8 @@
  * B. the server SIGKILLed and started again on the same file with runs in flight;
  * C. a chat session with 3 concurrent senders while its worker is killed twice;
  * D. a graceful worker shutdown (SIGTERM) with tool calls in flight;
- * E. a worker frozen with SIGSTOP mid-step, thawed after another worker finished the step (full run only).
+ * E. a worker frozen with SIGSTOP mid-step, thawed after another worker finished the step (full run only);
+ * F. every history the scenarios wrote replayed with the workflow code.
  * Writes bench/results/faults.json and .md (each figure with its goal); exits 1 when a goal is missed.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
@@ -58,6 +60,8 @@ const figure = (name: string, value: number, goal: number, kind: Figure['kind'] 
 
 /** What the live streams threw, for the results file. */
 const streamErrors: string[] = [];
+/** Histories that failed to replay, with the reason. */
+const replayErrors: string[] = [];
 
 /** Follows a run's events; counts gaps, duplicates and a stream error. */
 async function follow(events: AsyncIterable<AgentEvent>): Promise<{ anomalies: number; error: boolean }> {
@@ -182,12 +186,33 @@ try {
   figure('D. tool calls run twice', slowWrites.length - 5, 0);
 
   if (!short) figure(...(await frozenScenario()));
+
+  // Every history the scenarios wrote must replay with the workflow code: one that does not would
+  // leave its run stuck the next time a worker has to rebuild it (a restart, a full cache).
+  const unreplayable = await unreplayableHistories();
+  figure(`F. histories that do not replay (of ${unreplayable.total})`, unreplayable.failed.length, 0);
+  replayErrors.push(...unreplayable.failed);
 } finally {
   await pool.stopAll();
   await connection.close();
   await server.kill('SIGTERM');
   upstream.close();
   await rm(dir, { recursive: true, force: true });
+}
+
+/** Replays every workflow history on the server with the suite's workflow bundle. */
+async function unreplayableHistories(): Promise<{ total: number; failed: string[] }> {
+  const histories = agents.client.workflow.list().intoHistories();
+  const failed: string[] = [];
+  let total = 0;
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle: { codePath: bundlePath } },
+    histories,
+  )) {
+    total += 1;
+    if (result.error) failed.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
+  }
+  return { total, failed };
 }
 
 /** E. The SIGSTOP scenario of test/integration/frozen-worker.test.ts, counted. */
@@ -236,7 +261,9 @@ const table = [
 ].join('\n');
 await writeResults(
   short ? 'faults-short' : 'faults',
-  { short, runs: RUNS, figures, streamErrors },
-  table + streamErrors.map((e) => `Live stream error: ${e}\n`).join(''),
+  { short, runs: RUNS, figures, streamErrors, replayErrors },
+  table +
+    streamErrors.map((e) => `Live stream error: ${e}\n`).join('') +
+    replayErrors.map((e) => `Replay failed: ${e}\n`).join(''),
 );
 process.exit(figures.every(passed) ? 0 : 1);

@@ -1,17 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryNotRegisteredError, QueryRejectedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  QueryNotRegisteredError,
+  QueryRejectedError,
+  WorkflowFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { EVENTS_QUERY, WAIT_FOR_EVENTS_UPDATE, type AgentEvent, type EventCursor } from '../common/events.ts';
+import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
 
 /**
- * Yields a run's events as they happen. Waits with the long-poll update (it answers a small cursor
- * once there are new events), then reads them with the query, which costs no history. While the
- * model writes (the latest event is a `text_delta`) it reads with the query alone every
- * {@link LIVE_TEXT_POLL_MS}, since a long-poll per batch of text would add two history events and a
- * workflow task each time. When an update cannot be sent (the server's limit of updates in flight)
- * (or no worker accepts it in time: a worker died under it) it polls the query instead; once the
- * run has closed it drains the remaining events and ends, rethrowing the run's failure if it failed.
- * A query or describe that fails or hangs on a dead worker's sticky queue is asked again, not thrown.
+ * Yields a run's events as they happen, read with the events query (which costs the run no history):
+ * again {@link FIRST_POLL_MS} after new events, then less and less often while none come, at least
+ * once every {@link IDLE_POLL_MS}, and every {@link LIVE_TEXT_POLL_MS} while the model writes. The
+ * run's end is awaited with the server's long-poll for the result; once the run has closed the
+ * stream drains the remaining events and ends, rethrowing the run's failure if it failed. A query
+ * that fails or hangs on a dead worker's sticky queue is asked again, not thrown.
+ *
+ * Readers send no update: an update that reaches a run in the workflow task after one that timed
+ * out (a worker died) can leave a history that Temporal's SDK (1.24) cannot replay — the fault suite
+ * found it — and a reader always has one waiting. The workflows keep the `toolkit.waitForEvents`
+ * update that earlier versions of this client sent, so their histories and readers keep working.
  */
 export async function* streamRunEvents(
   handle: WorkflowHandle,
@@ -20,63 +28,58 @@ export async function* streamRunEvents(
 ): AsyncGenerator<AgentEvent> {
   const include = options.include ?? (() => true);
   let seq = afterSeq;
-  let pollDelay = 50;
-  /** Query polls left before going back to the long-poll (while text streams). */
-  let livePolls = 0;
   let ended = false;
+  const stopWaiting = new AbortController();
+  // The server's long-poll for the run's end (following continue-as-new).
+  let closed = false;
+  const end = runClosed(handle, stopWaiting.signal).finally(() => (closed = true));
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(call, handle, () => ended);
     return options.abort ? Promise.race([work, options.abort]) : work;
   };
   try {
-    for (;;) {
-      let cursor: EventCursor | 'unavailable' | 'live';
-      if (livePolls > 0) {
-        livePolls -= 1;
-        await (options.abort
-          ? Promise.race([sleep(LIVE_TEXT_POLL_MS), options.abort])
-          : sleep(LIVE_TEXT_POLL_MS));
-        cursor = 'live';
-      } else {
-        cursor = await (options.abort
-          ? Promise.race([waitForEvents(handle, seq), options.abort])
-          : waitForEvents(handle, seq));
-      }
+    for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
-      const closed =
-        cursor === 'unavailable' ? await ask(() => isClosed(handle)) : cursor !== 'live' && cursor.finished;
-      for (const event of await ask(() => handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq))) {
+      const wasClosed = closed;
+      const events = await ask(() => handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq));
+      for (const event of events) {
         seq = event.seq;
-        // Text is streaming: read by query for a while (each new delta extends it).
-        livePolls = event.type === 'text_delta' ? LIVE_TEXT_POLLS : 0;
         if (!include(event)) continue;
         yield event;
         // A deep run's phases end with their own run_completed (tagged `phase`); the run ends untagged,
         // with run_completed, or with run_cancelled when it was cancelled or passed its deadline.
         if (isTerminal(event)) return;
       }
-      if (closed) {
+      if (wasClosed) {
         // Closed without run_completed: the run failed, was cancelled or terminated. Say why.
         await handle.result();
         return;
       }
-      if (cursor === 'unavailable') {
-        await sleep(pollDelay);
-        pollDelay = Math.min(pollDelay * 2, 1000);
-      }
+      const last = events.at(-1);
+      delay = !last
+        ? Math.min(delay * 2, IDLE_POLL_MS)
+        : last.type === 'text_delta'
+          ? LIVE_TEXT_POLL_MS
+          : FIRST_POLL_MS;
+      const waits: Array<Promise<unknown>> = [sleep(delay), end];
+      if (options.abort) waits.push(options.abort);
+      await Promise.race(waits);
     }
   } finally {
     ended = true; // a retry still waiting stops asking
+    stopWaiting.abort();
   }
 }
 
-/** How long a worker may take to accept the long-poll update, or to answer a query, before we ask again. */
+/** How long a worker may take to answer a query before we ask again. */
 const CALL_DEADLINE_MS = 10_000;
 
-/** How often a reader reads by query while the model writes. */
+/** The next read after new events; each read that finds none doubles the wait, up to {@link IDLE_POLL_MS}. */
+const FIRST_POLL_MS = 50;
+/** The longest a reader waits between reads: the most an event can lag behind the run. */
+export const IDLE_POLL_MS = 1000;
+/** How often a reader reads while the model writes. */
 export const LIVE_TEXT_POLL_MS = 100;
-/** After the last `text_delta`, query reads go on this many times (1 s) before the long-poll resumes. */
-const LIVE_TEXT_POLLS = 10;
 
 /** The last event of a run or chat turn. */
 export function isTerminal(event: AgentEvent): boolean {
@@ -92,22 +95,17 @@ export interface StreamOptions {
   abort?: Promise<never>;
 }
 
-/**
- * The long-poll update: accepted by a worker within {@link CALL_DEADLINE_MS} (else 'unavailable':
- * the reader polls instead), then awaited as long as it takes. An accepted update survives its
- * worker: it is in history, and the next worker answers it.
- */
-async function waitForEvents(handle: WorkflowHandle, afterSeq: number): Promise<EventCursor | 'unavailable'> {
-  try {
-    const update = await handle.client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
-      handle.startUpdate<EventCursor, [number]>(WAIT_FOR_EVENTS_UPDATE, {
-        args: [afterSeq],
-        waitForStage: 'ACCEPTED',
-      }),
-    );
-    return await update.result();
-  } catch {
-    return 'unavailable';
+/** Resolves once the run has closed, however it ended; a lost connection is asked again. */
+async function runClosed(handle: WorkflowHandle, signal: AbortSignal): Promise<void> {
+  for (let delay = 100; !signal.aborted; delay = Math.min(delay * 2, 1000)) {
+    try {
+      await handle.client.withAbortSignal(signal, () => handle.result());
+      return;
+    } catch (error) {
+      if (signal.aborted || error instanceof WorkflowFailedError || error instanceof WorkflowNotFoundError)
+        return;
+      await sleep(delay);
+    }
   }
 }
 
@@ -135,9 +133,4 @@ async function retried<T>(
       await sleep(delay);
     }
   }
-}
-
-async function isClosed(handle: WorkflowHandle): Promise<boolean> {
-  const { status } = await handle.describe();
-  return status.name !== 'RUNNING';
 }

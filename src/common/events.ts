@@ -31,7 +31,10 @@ export interface AgentEvent {
   timestamp: string;
 }
 
-/** What the long-poll update answers: how far the log has grown, and whether the run has ended. */
+/**
+ * What the `toolkit.waitForEvents` update answers: how far the log has grown, and whether the run has
+ * ended. Clients of earlier versions long-polled with it; this one reads by query (see `streamRunEvents`).
+ */
 export interface EventCursor {
   lastSeq: number;
   finished: boolean;

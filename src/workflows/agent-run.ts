@@ -4,6 +4,7 @@ import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
+import { recordSdkFlags } from './sdk-flags.ts';
 
 /**
  * One agent run (DESIGN.md section 3): a single turn over a conversation of its own, with its events
@@ -11,6 +12,7 @@ import { runTurn } from './turn.ts';
  * It can be cancelled, bounded and asked for approvals from outside (DESIGN.md section 9).
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
+  recordSdkFlags();
   const events = new EventLog();
   const control = new RunControl();
   setControlHandlers(() => control, 'run');

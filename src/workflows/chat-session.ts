@@ -23,6 +23,7 @@ import { EventLog } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
+import { recordSdkFlags } from './sdk-flags.ts';
 
 export const sendUpdate = defineUpdate<ChatTurnResult, [SendInput]>(SEND_UPDATE);
 export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
@@ -35,6 +36,7 @@ export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean 
  * the stored conversation).
  */
 export async function chatSession(input: ChatSessionInput): Promise<ChatSessionState> {
+  recordSdkFlags();
   // Handlers first: the first `send` arrives with the start (update-with-start).
   const state: ChatSessionState = input.state ?? { turns: 0, messageCount: 0, lastEventSeq: 0 };
   const events = new EventLog(state.lastEventSeq);

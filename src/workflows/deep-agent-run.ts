@@ -12,6 +12,7 @@ import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
+import { recordSdkFlags } from './sdk-flags.ts';
 
 /**
  * DeepAgent (DESIGN.md section 3): plan (a model step that writes a short plan, no tools), execute
@@ -20,6 +21,7 @@ import { runTurn } from './turn.ts';
  * the verdict are in the final `run_completed` and in the result's metadata.
  */
 export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentResult> {
+  recordSdkFlags();
   const events = new EventLog();
   const control = new RunControl();
   setControlHandlers(() => control, 'run');

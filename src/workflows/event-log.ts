@@ -12,8 +12,8 @@ export const waitForEventsUpdate = defineUpdate<EventCursor, [number]>(WAIT_FOR_
 
 /**
  * The run's events, kept in workflow state. Readers use the query (events after a seq, no history
- * cost) and the long-poll update, which answers only a small cursor once events after `afterSeq`
- * exist, so that history stays small however large the events are.
+ * cost). The long-poll update stays for clients of earlier versions and for the histories in which
+ * they sent it: a run recorded with it must find its handler when it replays.
  */
 export class EventLog {
   readonly #events: AgentEvent[] = [];

@@ -1,6 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { Worker } from '@temporalio/worker';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import { startTestWorker, type TestWorker } from './helpers.ts';
+import { AddTool } from './tools.ts';
 
 /**
  * Runs and chat sessions in flight survive an upgrade of the workers: histories recorded with the
@@ -29,4 +32,35 @@ describe.each(versions)('histories recorded at %s replay with the current workfl
       ).resolves.toBeUndefined();
     });
   }
+});
+
+/**
+ * A run read by query before its first timer and refused an update in its validator: both check SDK
+ * flags outside a workflow task that history keeps (src/workflows/sdk-flags.ts). Its history must
+ * still replay, or a worker that rebuilds the run later fails it with a nondeterminism error.
+ */
+describe('a run queried and refused an update before it waited replays', () => {
+  let env: TestWorker;
+  afterAll(async () => env?.stop());
+
+  it('replays the history of an approval that was read, refused once and then rejected', async () => {
+    env = await startTestWorker({
+      agent: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'add_1' }] },
+          { text: 'I was not allowed to add.' },
+        ]),
+        tools: [new AddTool({ needsApproval: true })],
+      },
+    });
+    const handle = await env.agents.start('agent', 'Add 1 and 2');
+    for await (const event of handle.events()) if (event.type === 'approval_requested') break;
+    await expect(handle.approve('nope')).rejects.toThrow(/No tool call "nope"/);
+    await handle.reject('add_1', 'not today');
+    expect((await handle.result()).output).toBe('I was not allowed to add.');
+    const history = await env.client.workflow.getHandle(handle.workflowId).fetchHistory();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history),
+    ).resolves.toBeUndefined();
+  });
 });

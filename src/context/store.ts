@@ -39,9 +39,11 @@ export async function readSummary(
 }
 
 /**
- * Stores `summary` as the latest and under its own number, as `attempt` of the compaction activity: a
- * compaction attempt that froze and woke after its retry stored a summary leaves the retry's in place
- * (the store refuses a write from an older attempt of the same writer, see {@link WriteAttempt}).
+ * Stores `summary` under its own number, as `attempt` of the compaction activity, and as the latest.
+ * A compaction attempt that froze and woke late stores nothing over what came after it: under its
+ * number the store refuses a write from an older attempt of the same activity (see
+ * {@link WriteAttempt}); as the latest, every compaction writes as one writer whose attempts count
+ * compactions first, so an earlier compaction's summary never replaces a later one's.
  */
 export async function writeSummary(
   store: MemoryStore,
@@ -51,8 +53,17 @@ export async function writeSummary(
 ): Promise<void> {
   const message = record(summary);
   await store.append(summaryKey(conversationId), summary.compactions, [message], attempt);
-  await store.append(summaryKey(conversationId), 0, [message], attempt);
+  await store.append(summaryKey(conversationId), 0, [message], {
+    writer: LATEST_SUMMARY_WRITER,
+    attempt:
+      summary.compactions * ATTEMPTS_PER_COMPACTION + Math.min(attempt.attempt, ATTEMPTS_PER_COMPACTION - 1),
+  });
 }
+
+/** The one writer of the latest summary, across activities and runs of a conversation. */
+const LATEST_SUMMARY_WRITER = 'latest-summary';
+/** Attempts of one compaction counted apart from the next one's (later attempts count as the 999th; fits 32-bit columns). */
+const ATTEMPTS_PER_COMPACTION = 1_000;
 
 export async function readCalibration(
   store: MemoryStore,

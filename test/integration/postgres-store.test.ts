@@ -65,6 +65,7 @@ describe.skipIf(!url)('PostgresMemoryStore on a real PostgreSQL server', () => {
     expect(await compactWithFrozenAttempt(store, randomUUID())).toEqual({
       afterWake: 'summary of the retry',
       afterNext: 'summary of the next compaction',
+      afterLateEarlier: 'summary of the next compaction',
     });
   });
 

@@ -1,7 +1,7 @@
 import type { Message } from '../../src/common/messages.ts';
 import { compactConversation } from '../../src/context/compact.ts';
 import { contextSettings } from '../../src/context/options.ts';
-import { readSummary } from '../../src/context/store.ts';
+import { readSummary, writeSummary } from '../../src/context/store.ts';
 import type { MemoryStore, WriteAttempt } from '../../src/memory/types.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 
@@ -46,7 +46,7 @@ async function compact(
 export async function compactWithFrozenAttempt(
   store: MemoryStore,
   conversationId: string,
-): Promise<{ afterWake: string | undefined; afterNext: string | undefined }> {
+): Promise<Record<'afterWake' | 'afterNext' | 'afterLateEarlier', string | undefined>> {
   await store.append(conversationId, 0, [{ role: 'system', content: 'You are terse.' }, ...turns(1, 6)]);
   const writer = 'run-1/7';
   let frozen!: () => void;
@@ -69,5 +69,20 @@ export async function compactWithFrozenAttempt(
   await compact(store, conversationId, { writer: 'run-1/12', attempt: 1 }, () => ({
     text: 'summary of the next compaction',
   }));
-  return { afterWake, afterNext: (await readSummary(store, conversationId))?.text };
+  const afterNext = (await readSummary(store, conversationId))?.text;
+
+  // The first compaction's activity once more: an attempt of it that froze and only now stores.
+  await writeSummary(
+    store,
+    conversationId,
+    {
+      throughSeq: 3,
+      text: 'summary of an earlier compaction, late',
+      mode: 'summarize',
+      compactions: 1,
+      messages: 2,
+    },
+    { writer, attempt: 3 },
+  );
+  return { afterWake, afterNext, afterLateEarlier: (await readSummary(store, conversationId))?.text };
 }

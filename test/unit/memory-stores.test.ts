@@ -71,6 +71,7 @@ describe.each([
     expect(await compactWithFrozenAttempt(store, 'c')).toEqual({
       afterWake: 'summary of the retry',
       afterNext: 'summary of the next compaction',
+      afterLateEarlier: 'summary of the next compaction',
     });
     await store.close?.();
   });

@@ -15,14 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
+import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
 import { buildAgentWorkflowBundle } from '../../src/workflow-bundle.ts';
 import { writeResults } from '../write-results.ts';
 import { KillableServer, Upstream, WorkerPool } from './cluster.ts';
 
+Runtime.install({ logger: new DefaultLogger('WARN') });
 const short = process.argv.includes('--short');
 const RUNS = short ? 20 : 100;
 /** Worker SIGKILLs in scenario A. */

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ScriptedModel } from '../../src/models/scripted.ts';
+import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
@@ -10,6 +11,11 @@ import { AddTool } from './tools.ts';
  * workflow code of an earlier version (test/fixtures/histories/record.ts) replay with today's bundle
  * without a nondeterminism error. A change to what the workflows schedule must go behind `patched()`.
  */
+/** The bundle the tests' workers run, with the span sink of its interceptors (dropping: a replay exports nothing). */
+const replayOptions = () => ({
+  workflowBundle: { codePath: inject('workflowBundlePath') },
+  sinks: workflowSpanSinks(undefined, () => undefined),
+});
 const HISTORIES = new URL('../fixtures/histories/', import.meta.url);
 const versions = (await readdir(HISTORIES, { withFileTypes: true }))
   .filter((e) => e.isDirectory())
@@ -23,13 +29,7 @@ describe.each(versions)('histories recorded at %s replay with the current workfl
   ] as const) {
     it(file, async () => {
       const history: unknown = JSON.parse(await readFile(new URL(`${version}/${file}`, HISTORIES), 'utf8'));
-      await expect(
-        Worker.runReplayHistory(
-          { workflowBundle: { codePath: inject('workflowBundlePath') } },
-          history,
-          workflowId,
-        ),
-      ).resolves.toBeUndefined();
+      await expect(Worker.runReplayHistory(replayOptions(), history, workflowId)).resolves.toBeUndefined();
     });
   }
 });
@@ -59,8 +59,6 @@ describe('a run queried and refused an update before it waited replays', () => {
     await handle.reject('add_1', 'not today');
     expect((await handle.result()).output).toBe('I was not allowed to add.');
     const history = await env.client.workflow.getHandle(handle.workflowId).fetchHistory();
-    await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history),
-    ).resolves.toBeUndefined();
+    await expect(Worker.runReplayHistory(replayOptions(), history)).resolves.toBeUndefined();
   });
 });

@@ -77,7 +77,7 @@ const CALL_DEADLINE_MS = 10_000;
 /** The next read after new events; each read that finds none doubles the wait, up to {@link IDLE_POLL_MS}. */
 const FIRST_POLL_MS = 50;
 /** The longest a reader waits between reads: the most an event can lag behind the run. */
-export const IDLE_POLL_MS = 1000;
+const IDLE_POLL_MS = 1000;
 /** How often a reader reads while the model writes. */
 export const LIVE_TEXT_POLL_MS = 100;
 

@@ -16,10 +16,12 @@ import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
  * stream drains the remaining events and ends, rethrowing the run's failure if it failed. A query
  * that fails or hangs on a dead worker's sticky queue is asked again, not thrown.
  *
- * Readers send no update: an update that reaches a run in the workflow task after one that timed
- * out (a worker died) can leave a history that Temporal's SDK (1.24) cannot replay — the fault suite
- * found it — and a reader always has one waiting. The workflows keep the `toolkit.waitForEvents`
- * update that earlier versions of this client sent, so their histories and readers keep working.
+ * Readers send no update: any number of them can follow a run without counting against Temporal's
+ * limits of 2,000 updates per run and 10 in flight, without adding two history events and a workflow
+ * task per wake-up, and without an update arriving in the workflow task after one that timed out (a
+ * worker died), the case where the SDK's replay has had ordering bugs. The workflows keep the
+ * `toolkit.waitForEvents` update that earlier versions of this client sent, so their histories and
+ * readers keep working.
  */
 export async function* streamRunEvents(
   handle: WorkflowHandle,

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   QueryNotRegisteredError,
   QueryRejectedError,
+  WorkflowContinuedAsNewError,
   WorkflowFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -12,8 +13,9 @@ import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
  * again {@link FIRST_POLL_MS} after new events, then less and less often while none come, at least
  * once every {@link IDLE_POLL_MS}, and every {@link LIVE_TEXT_POLL_MS} while the model writes. The
- * run's end is awaited with the server's long-poll for the result; once the run has closed the
- * stream drains the remaining events and ends, rethrowing the run's failure if it failed. A query
+ * run's end is awaited with the server's long-poll for the result. Each run of a chain (a chat session
+ * continues as new) is read by its id until it has closed and its last events are read, then the next;
+ * once the last run has closed the stream ends, rethrowing the run's failure if it failed. A query
  * that fails or hangs on a dead worker's sticky queue is asked again, not thrown.
  *
  * Readers send no update: any number of them can follow a run without counting against Temporal's
@@ -32,18 +34,29 @@ export async function* streamRunEvents(
   let seq = afterSeq;
   let ended = false;
   const stopWaiting = new AbortController();
-  // The server's long-poll for the run's end (following continue-as-new).
-  let closed = false;
-  const end = runClosed(handle, stopWaiting.signal).finally(() => (closed = true));
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
-    const work = retried(call, handle, () => ended);
+    const work = retried(handle.client, call, () => ended);
     return options.abort ? Promise.race([work, options.abort]) : work;
   };
+  /**
+   * One run of the chain, pinned by its id, and the server's long-poll for its end: the events a run
+   * logged before it continued as new are read from that run, not missed in the next one.
+   */
+  const follow = (runId: string) => {
+    const run = {
+      handle: handle.client.getHandle(handle.workflowId, runId, { followRuns: false }),
+      end: undefined as RunEnd | undefined,
+      ended: Promise.resolve() as Promise<unknown>,
+    };
+    run.ended = runEnd(run.handle, stopWaiting.signal).then((end) => (run.end = end));
+    return run;
+  };
   try {
+    let run = follow((await ask(() => handle.describe())).runId);
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
-      const wasClosed = closed;
-      const events = await ask(() => handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq));
+      const end = run.end;
+      const events = await ask(() => run.handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq));
       for (const event of events) {
         seq = event.seq;
         if (!include(event)) continue;
@@ -52,9 +65,13 @@ export async function* streamRunEvents(
         // with run_completed, or with run_cancelled when it was cancelled or passed its deadline.
         if (isTerminal(event)) return;
       }
-      if (wasClosed) {
+      if (end?.continuedTo) {
+        run = follow(end.continuedTo);
+        continue;
+      }
+      if (end) {
         // Closed without run_completed: the run failed, was cancelled or terminated. Say why.
-        await handle.result();
+        await run.handle.result();
         return;
       }
       const last = events.at(-1);
@@ -63,7 +80,7 @@ export async function* streamRunEvents(
         : last.type === 'text_delta'
           ? LIVE_TEXT_POLL_MS
           : FIRST_POLL_MS;
-      const waits: Array<Promise<unknown>> = [sleep(delay), end];
+      const waits: Array<Promise<unknown>> = [sleep(delay), run.ended];
       if (options.abort) waits.push(options.abort);
       await Promise.race(waits);
     }
@@ -97,15 +114,21 @@ export interface StreamOptions {
   abort?: Promise<never>;
 }
 
-/** Resolves once the run has closed, however it ended; a lost connection is asked again. */
-async function runClosed(handle: WorkflowHandle, signal: AbortSignal): Promise<void> {
-  for (let delay = 100; !signal.aborted; delay = Math.min(delay * 2, 1000)) {
+/** How a run of the chain ended: continued as new (in the run named), or closed for good. */
+interface RunEnd {
+  continuedTo?: string;
+}
+
+/** Resolves once the (pinned) run has closed, however it ended; a lost connection is asked again. */
+async function runEnd(run: WorkflowHandle, signal: AbortSignal): Promise<RunEnd> {
+  for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      await handle.client.withAbortSignal(signal, () => handle.result());
-      return;
+      await run.client.withAbortSignal(signal, () => run.result());
+      return {};
     } catch (error) {
+      if (error instanceof WorkflowContinuedAsNewError) return { continuedTo: error.newExecutionRunId };
       if (signal.aborted || error instanceof WorkflowFailedError || error instanceof WorkflowNotFoundError)
-        return;
+        return {};
       await sleep(delay);
     }
   }
@@ -117,13 +140,13 @@ async function runClosed(handle: WorkflowHandle, signal: AbortSignal): Promise<v
  * that cannot change by asking again are thrown: no such run, no such query, a rejected query.
  */
 async function retried<T>(
+  client: WorkflowHandle['client'],
   call: () => Promise<T>,
-  handle: WorkflowHandle,
   stopped: () => boolean,
 ): Promise<T> {
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      return await handle.client.withDeadline(Date.now() + CALL_DEADLINE_MS, call);
+      return await client.withDeadline(Date.now() + CALL_DEADLINE_MS, call);
     } catch (error) {
       if (
         stopped() ||

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentChatSession } from '../../src/client/chat-session.ts';
+import { SESSION_STATE_QUERY } from '../../src/common/chat.ts';
+import type { AgentEvent } from '../../src/common/events.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
@@ -17,7 +19,13 @@ const echoModel = (turns: number, delayMs = 0) =>
 
 describe('chat sessions on the real server', () => {
   let env: TestWorker;
-  const models = { chat: echoModel(40), slow: echoModel(4, 300), long: echoModel(320), idle: echoModel(4) };
+  const models = {
+    chat: echoModel(40),
+    slow: echoModel(4, 300),
+    long: echoModel(320),
+    idle: echoModel(4),
+    handover: echoModel(40),
+  };
 
   beforeAll(async () => {
     env = await startTestWorker({
@@ -25,6 +33,7 @@ describe('chat sessions on the real server', () => {
       slow: { llm: models.slow },
       long: { llm: models.long },
       idle: { llm: models.idle },
+      handover: { llm: models.handover },
     });
   });
   afterAll(() => env?.stop());
@@ -119,6 +128,33 @@ describe('chat sessions on the real server', () => {
     expect(events[0]!.seq).toBeGreaterThan(600);
   }, 120_000);
 
+  it('streams a turn to its end when the session continues as new before the reader has read it', async () => {
+    const chat = session('handover');
+    const workflow = env.client.workflow.getHandle(chat.workflowId);
+    const currentRun = async () => (await workflow.describe()).runId;
+    const state = () => workflow.query<{ busy: boolean }>(SESSION_STATE_QUERY);
+    let continuedWhileReading = 0;
+    // Each turn's reader stops after the first event until the turn is over (and the session, past
+    // Temporal's suggestion, has continued as new); then it reads on. Until one turn crossed a new run.
+    for (let turn = 1; turn <= 40 && continuedWhileReading === 0; turn++) {
+      // The session starts with turn 1's send; from turn 2 on, the run the turn started in.
+      const runBefore = turn === 1 ? undefined : await currentRun();
+      const reader = chat.stream(`q${turn}`)[Symbol.asyncIterator]();
+      const first = await reader.next();
+      await until(async () => !(await state()).busy);
+      if (runBefore !== undefined) {
+        await until(async () => (await currentRun()) !== runBefore, 500).catch(() => undefined);
+        if ((await currentRun()) !== runBefore) continuedWhileReading += 1;
+      }
+      const rest: AgentEvent[] = [];
+      for (let next = await reader.next(); !next.done; next = await reader.next()) rest.push(next.value);
+      expect(first.value).toMatchObject({ type: 'step_started' });
+      expect(rest.at(-1)?.type).toBe('run_completed');
+      expect(rest.at(-1)?.payload.output).toBe(`answer to "q${turn}" after ${turn - 1} earlier turn(s)`);
+    }
+    expect(continuedWhileReading).toBe(1);
+  }, 120_000);
+
   it('ends when idle and resumes from its stored history on the next send', async () => {
     const chat = session('idle', randomUUID(), { idleTimeoutMs: 500 });
     await chat.send('before the pause');
@@ -127,6 +163,15 @@ describe('chat sessions on the real server', () => {
     expect(resumed).toMatchObject({ turn: 2, output: 'answer to "after the pause" after 1 earlier turn(s)' });
   });
 });
+
+/** Resolves once `check` answers true, asking every 50 ms; rejects after `timeoutMs`. */
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Not so within ${timeoutMs} ms.`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;

@@ -13,11 +13,20 @@ export class RefreshGrantError extends Error {
   readonly error: string;
   /** The refresh token was refused: only a new authorization helps. Otherwise the failure may pass. */
   readonly permanent: boolean;
+  /**
+   * The record with the tokens the endpoint did issue before the failure (one of two rotations went
+   * through): stored, since the refresh token it replaced no longer works.
+   */
+  readonly rotated: CredentialRecord | undefined;
 
-  constructor(error: string, options: { permanent?: boolean; explanation?: string; cause?: unknown } = {}) {
+  constructor(
+    error: string,
+    options: { permanent?: boolean; explanation?: string; cause?: unknown; rotated?: CredentialRecord } = {},
+  ) {
     super(options.explanation ? `${error}: ${options.explanation}` : error, { cause: options.cause });
     this.name = 'RefreshGrantError';
     this.error = error;
     this.permanent = options.permanent ?? false;
+    this.rotated = options.rotated;
   }
 }

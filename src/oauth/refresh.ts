@@ -111,8 +111,10 @@ async function refreshUnderLock(
   try {
     granted = await grant(record, now);
   } catch (error) {
+    // Tokens rotated before the failure are kept: the refresh tokens they replaced are spent.
+    const current = (error instanceof RefreshGrantError && error.rotated) || record;
     if (error instanceof RefreshGrantError && error.permanent) {
-      await markRecord(store, record, tenant, {
+      await markRecord(store, current, tenant, {
         status: NEEDS_REAUTH,
         needs_reauth_since: new Date(now()).toISOString(),
         refresh_error: error.error,
@@ -124,7 +126,7 @@ async function refreshUnderLock(
     }
     const detail = error instanceof Error ? error.message : String(error);
     const retryAfter = new Date(now() + REFRESH_BACKOFF_MS).toISOString();
-    await markRecord(store, record, tenant, { refresh_error: detail, refresh_retry_at: retryAfter });
+    await markRecord(store, current, tenant, { refresh_error: detail, refresh_retry_at: retryAfter });
     throw new UpstreamError(
       `Refreshing "${name}" failed (${detail}); it is tried again after ${retryAfter}.`,
       {

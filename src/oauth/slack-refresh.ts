@@ -35,26 +35,37 @@ export async function refreshSlackRecord(
 ): Promise<CredentialRecord> {
   const metadata = record.metadata ?? {};
   const main = await rotate(record, record.refresh_token!);
-  const expiresAt = (seconds: number | undefined) =>
-    seconds ? { expires_at: new Date(now() + seconds * 1000).toISOString() } : {};
-  const userRefresh = metadata.user_refresh_token;
-  const user = typeof userRefresh === 'string' ? await rotate(record, userRefresh) : undefined;
-  return {
+  const rotatedMain: CredentialRecord = {
     ...record,
     token: main.access_token,
     refresh_token: main.refresh_token ?? record.refresh_token,
     metadata: {
       ...metadata,
-      ...expiresAt(main.expires_in),
-      ...(user
-        ? {
-            user_token: user.access_token,
-            user_refresh_token: user.refresh_token ?? userRefresh,
-            ...(user.expires_in
-              ? { user_expires_at: new Date(now() + user.expires_in * 1000).toISOString() }
-              : {}),
-          }
-        : {}),
+      ...(main.expires_in ? { expires_at: new Date(now() + main.expires_in * 1000).toISOString() } : {}),
+    },
+  };
+  const userRefresh = metadata.user_refresh_token;
+  if (typeof userRefresh !== 'string') return rotatedMain;
+  let user: Awaited<ReturnType<typeof rotate>>;
+  try {
+    user = await rotate(record, userRefresh);
+  } catch (error) {
+    // The main token was rotated and its old refresh token is spent: keep the new pair.
+    if (!(error instanceof RefreshGrantError)) throw error;
+    throw new RefreshGrantError(error.error, {
+      permanent: error.permanent,
+      explanation: 'the user token (for search) was not rotated; the main token was',
+      cause: error,
+      rotated: rotatedMain,
+    });
+  }
+  return {
+    ...rotatedMain,
+    metadata: {
+      ...rotatedMain.metadata,
+      user_token: user.access_token,
+      user_refresh_token: user.refresh_token ?? userRefresh,
+      ...(user.expires_in ? { user_expires_at: new Date(now() + user.expires_in * 1000).toISOString() } : {}),
     },
   };
 }

@@ -247,3 +247,79 @@ describe('refresh health of a Slack record (token rotation at oauth.v2.access)',
     expect(JSON.stringify(statuses)).not.toMatch(/xoxe|slack-secret/);
   });
 });
+
+describe('a Slack record whose main token rotates but whose user token does not', () => {
+  let userAnswer: 'unavailable' | 'ok' = 'unavailable';
+  let slack: RecordingServer;
+  beforeAll(async () => {
+    // Slack rotates each refresh token once: the bot pair for r1, the user pair for u1.
+    slack = await startRecordingServer((request, response) => {
+      const refreshToken = new URLSearchParams(request.body).get('refresh_token');
+      const bot = {
+        'xoxe-1-r1': ['xoxe.xoxb-1-fresh', 'xoxe-1-r2'],
+        'xoxe-1-r2': ['xoxe.xoxb-1-fresher', 'xoxe-1-r3'],
+      }[refreshToken ?? ''];
+      if (bot)
+        json(response, 200, {
+          ok: true,
+          token_type: 'bot',
+          access_token: bot[0],
+          refresh_token: bot[1],
+          expires_in: 43_200,
+        });
+      else if (refreshToken === 'xoxe-1-u1' && userAnswer === 'ok')
+        json(response, 200, {
+          ok: true,
+          token_type: 'user',
+          access_token: 'xoxe.xoxp-1-fresh',
+          refresh_token: 'xoxe-1-u2',
+          expires_in: 43_200,
+        });
+      else if (refreshToken === 'xoxe-1-u1') response.writeHead(503).end('upstream connect error');
+      else json(response, 200, { ok: false, error: 'invalid_refresh_token' });
+    });
+  });
+  afterAll(async () => slack?.close());
+
+  it('keeps the rotated main pair when the user rotation fails, and rotates the user token after the back-off', async () => {
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const store = new InMemoryCredentialStore();
+    await store.put({
+      name: 'chat',
+      type: 'oauth2',
+      token: 'xoxe.xoxb-1-old',
+      refresh_token: 'xoxe-1-r1',
+      metadata: {
+        expires_at: new Date(start - 1000).toISOString(),
+        token_endpoint: `${slack.url}/api/oauth.v2.access`,
+        client_id: '111.222',
+        user_token: 'xoxe.xoxp-1-old',
+        user_refresh_token: 'xoxe-1-u1',
+      },
+    });
+    const failed = await refreshCredential(store, 'chat', undefined, () => start).catch((e: unknown) => e);
+    // The spent refresh token r1 is not what is stored: the new main pair is, with the back-off.
+    const kept = await store.get('chat');
+    expect(kept).toMatchObject({ token: 'xoxe.xoxb-1-fresh', refresh_token: 'xoxe-1-r2' });
+    expect(kept?.metadata).toMatchObject({
+      user_refresh_token: 'xoxe-1-u1',
+      refresh_retry_at: new Date(start + REFRESH_BACKOFF_MS).toISOString(),
+    });
+    expect(failed).toBeInstanceOf(UpstreamError);
+    expect((failed as Error).message).toMatch(
+      /user token \(for search\) was not rotated; the main token was/,
+    );
+
+    userAnswer = 'ok';
+    const later = start + REFRESH_BACKOFF_MS;
+    // Search answered 401 for the stale user token: the record is refreshed again, both pairs rotate.
+    const rotated = await refreshCredential(store, 'chat', undefined, () => later, {
+      rejectedToken: 'xoxe.xoxb-1-fresh',
+    });
+    expect(rotated).toMatchObject({ token: 'xoxe.xoxb-1-fresher', refresh_token: 'xoxe-1-r3' });
+    expect(rotated.metadata).toMatchObject({
+      user_token: 'xoxe.xoxp-1-fresh',
+      user_refresh_token: 'xoxe-1-u2',
+    });
+  });
+});

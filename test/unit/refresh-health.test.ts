@@ -135,6 +135,29 @@ describe('refresh health', () => {
   });
 });
 
+const SLACK_START = Date.parse('2026-01-01T00:00:00Z');
+
+/** A store holding a Slack record (bot token xoxe.xoxb-1-old, refresh token xoxe-1-r1) that expired just before SLACK_START. */
+async function expiredSlackStoreAt(
+  slackUrl: string,
+  metadata: Record<string, string>,
+): Promise<InMemoryCredentialStore> {
+  const store = new InMemoryCredentialStore();
+  await store.put({
+    name: 'chat',
+    type: 'oauth2',
+    token: 'xoxe.xoxb-1-old',
+    refresh_token: 'xoxe-1-r1',
+    metadata: {
+      expires_at: new Date(SLACK_START - 1000).toISOString(),
+      token_endpoint: `${slackUrl}/api/oauth.v2.access`,
+      client_id: '111.222',
+      ...metadata,
+    },
+  });
+  return store;
+}
+
 describe('refresh health of a Slack record (token rotation at oauth.v2.access)', () => {
   /** What oauth.v2.access answers next, as Slack does: errors are mostly HTTP 200 with ok:false. */
   let answer: 'unavailable' | 'ratelimited' | 'invalid_refresh_token' | 'ok' = 'unavailable';
@@ -158,23 +181,8 @@ describe('refresh health of a Slack record (token rotation at oauth.v2.access)',
   });
   afterAll(async () => slack?.close());
 
-  const start = Date.parse('2026-01-01T00:00:00Z');
-  async function expiredSlackStore(): Promise<InMemoryCredentialStore> {
-    const store = new InMemoryCredentialStore();
-    await store.put({
-      name: 'chat',
-      type: 'oauth2',
-      token: 'xoxe.xoxb-1-old',
-      refresh_token: 'xoxe-1-r1',
-      metadata: {
-        expires_at: new Date(start - 1000).toISOString(),
-        token_endpoint: `${slack.url}/api/oauth.v2.access`,
-        client_id: '111.222',
-        client_secret: 'slack-secret',
-      },
-    });
-    return store;
-  }
+  const start = SLACK_START;
+  const expiredSlackStore = () => expiredSlackStoreAt(slack.url, { client_secret: 'slack-secret' });
   const rotations = () => slack.requests.length;
 
   it('backs off 30 s after a 503 and after ok:false ratelimited, then rotates and clears the failure', async () => {
@@ -282,20 +290,10 @@ describe('a Slack record whose main token rotates but whose user token does not'
   afterAll(async () => slack?.close());
 
   it('keeps the rotated main pair when the user rotation fails, and rotates the user token after the back-off', async () => {
-    const start = Date.parse('2026-01-01T00:00:00Z');
-    const store = new InMemoryCredentialStore();
-    await store.put({
-      name: 'chat',
-      type: 'oauth2',
-      token: 'xoxe.xoxb-1-old',
-      refresh_token: 'xoxe-1-r1',
-      metadata: {
-        expires_at: new Date(start - 1000).toISOString(),
-        token_endpoint: `${slack.url}/api/oauth.v2.access`,
-        client_id: '111.222',
-        user_token: 'xoxe.xoxp-1-old',
-        user_refresh_token: 'xoxe-1-u1',
-      },
+    const start = SLACK_START;
+    const store = await expiredSlackStoreAt(slack.url, {
+      user_token: 'xoxe.xoxp-1-old',
+      user_refresh_token: 'xoxe-1-u1',
     });
     const failed = await refreshCredential(store, 'chat', undefined, () => start).catch((e: unknown) => e);
     // The spent refresh token r1 is not what is stored: the new main pair is, with the back-off.

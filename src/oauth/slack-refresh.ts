@@ -35,13 +35,14 @@ export async function refreshSlackRecord(
 ): Promise<CredentialRecord> {
   const metadata = record.metadata ?? {};
   const main = await rotate(record, record.refresh_token!);
+  const after = (seconds: number) => new Date(now() + seconds * 1000).toISOString();
   const rotatedMain: CredentialRecord = {
     ...record,
     token: main.access_token,
     refresh_token: main.refresh_token ?? record.refresh_token,
     metadata: {
       ...metadata,
-      ...(main.expires_in ? { expires_at: new Date(now() + main.expires_in * 1000).toISOString() } : {}),
+      ...(main.expires_in ? { expires_at: after(main.expires_in) } : {}),
     },
   };
   const userRefresh = metadata.user_refresh_token;
@@ -65,7 +66,7 @@ export async function refreshSlackRecord(
       ...rotatedMain.metadata,
       user_token: user.access_token,
       user_refresh_token: user.refresh_token ?? userRefresh,
-      ...(user.expires_in ? { user_expires_at: new Date(now() + user.expires_in * 1000).toISOString() } : {}),
+      ...(user.expires_in ? { user_expires_at: after(user.expires_in) } : {}),
     },
   };
 }

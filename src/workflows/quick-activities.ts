@@ -32,10 +32,6 @@ export function storeActivities(timeouts: RunTimeouts): ReturnType<typeof proxyA
   return proxyActivities<AgentActivities>({
     // Plans from workers older than these settings lack them: the defaults then.
     startToCloseTimeout: timeouts.storeStartToCloseMs ?? 10_000,
-    retry: {
-      maximumAttempts: timeouts.storeMaxAttempts ?? 10,
-      initialInterval: '200 milliseconds',
-      maximumInterval: '5 seconds',
-    },
+    retry: { ...QUICK.retry, maximumAttempts: timeouts.storeMaxAttempts ?? QUICK.retry.maximumAttempts },
   });
 }

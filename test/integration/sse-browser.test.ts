@@ -21,7 +21,10 @@ const PAGE = `<!doctype html><html><body><script>
 window.received = [];
 window.finished = false;
 const source = new EventSource('/events');
-source.onmessage = (message) => window.received.push(JSON.parse(message.data));
+source.onmessage = (message) => {
+  window.received.push(JSON.parse(message.data));
+  fetch('/seen?seq=' + message.lastEventId);
+};
 source.addEventListener('end', () => { source.close(); window.finished = true; });
 </script></body></html>`;
 
@@ -30,7 +33,21 @@ function startSite(
   handle: AgentRunHandle,
 ): Promise<{ server: Server; url: string; lastEventIds: Array<string | undefined> }> {
   const lastEventIds: Array<string | undefined> = [];
+  // The page reports each event it has dispatched, so the cut waits until the browser has them.
+  let seen = 0;
+  const seenWaiters: Array<() => void> = [];
+  const browserHas = (seq: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (seen >= seq ? resolve() : seenWaiters.push(check));
+      check();
+    });
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    if (request.url?.startsWith('/seen?')) {
+      seen = Math.max(seen, Number(new URL(request.url, 'http://page').searchParams.get('seq')));
+      for (const waiter of seenWaiters.splice(0)) waiter();
+      response.writeHead(204).end();
+      return;
+    }
     if (request.url !== '/events') {
       response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
       return;
@@ -43,14 +60,23 @@ function startSite(
     void (async () => {
       const reader = (sse.body as ReadableStream<Uint8Array>).getReader();
       let sent = 0;
+      let lastId = 0;
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
         await new Promise<void>((resolve) => response.write(value, () => resolve()));
-        sent += (Buffer.from(value).toString().match(/^id: /gm) ?? []).length;
+        const ids = [
+          ...Buffer.from(value)
+            .toString()
+            .matchAll(/^id: (\d+)$/gm),
+        ].map((m) => Number(m[1]));
+        sent += ids.length;
+        lastId = ids.at(-1) ?? lastId;
         if (sent >= dropAfter) {
-          // The connection drops mid-response (a proxy restart): the browser reconnects. `end()` closes
-          // after what was written has gone out; `destroy()` could discard it under load.
+          // The connection drops mid-response (a proxy restart) once the browser has dispatched what
+          // was sent (a cut right after the bytes left could lose them in the browser's network
+          // stack under load, and it would come back from an earlier event): the browser reconnects.
+          await browserHas(lastId);
           response.socket?.end();
           await reader.cancel();
           return;

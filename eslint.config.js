@@ -15,7 +15,7 @@ const IO_MODULES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'scratch/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'scratch/**', 'bench/results/**', '.dependency-cruiser.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

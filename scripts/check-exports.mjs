@@ -57,6 +57,7 @@ const expected = {
     'TOOLKIT_TENANT',
     'CREATE_SEARCH_ATTRIBUTES_COMMAND',
     'telemetryClientInterceptors',
+    'MissingDependencyError',
   ],
   'toolkit-agent/client': [
     'AgentClient',

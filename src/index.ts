@@ -61,17 +61,17 @@ export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { FileCredentialStore, type FileCredentialStoreOptions } from './credentials/file-store.ts';
 export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './credentials/postgres.ts';
 export { listCredentialStatus, type CredentialStatus } from './credentials/status.ts';
-export { CustomAPITool, type CustomAPIToolOptions } from './tools/custom-api.ts';
+export { CustomAPITool, type CustomAPIToolOptions } from './tools/http/custom-api.ts';
 export { ToolSearchTool } from './tools/tool-search.ts';
 export * from './mcp/index.ts';
-export { IssueTrackerTool, LINEAR_DOCUMENTS } from './tools/issue-tracker.ts';
-export { ChatTool } from './tools/chat.ts';
-export { ProjectTrackerTool } from './tools/project-tracker.ts';
-export { NotesTool, NOTION_VERSION } from './tools/notes.ts';
-export { WikiTool } from './tools/wiki.ts';
-export { CalendarTool, type CalendarToolOptions } from './tools/calendar.ts';
-export { MailTool, type MailToolOptions } from './tools/mail.ts';
-export { FileDriveTool, type FileDriveToolOptions } from './tools/file-drive.ts';
+export { IssueTrackerTool, LINEAR_DOCUMENTS } from './tools/linear/issue-tracker.ts';
+export { ChatTool } from './tools/slack/chat.ts';
+export { ProjectTrackerTool } from './tools/atlassian/project-tracker.ts';
+export { NotesTool, NOTION_VERSION } from './tools/notion/notes.ts';
+export { WikiTool } from './tools/atlassian/wiki.ts';
+export { CalendarTool, type CalendarToolOptions } from './tools/google/calendar.ts';
+export { MailTool, type MailToolOptions } from './tools/google/mail.ts';
+export { FileDriveTool, type FileDriveToolOptions } from './tools/google/file-drive.ts';
 export * from './tools/builtins/index.ts';
 export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
 export { errorForResponse } from './http/classify.ts';
@@ -123,6 +123,8 @@ export {
   ControlRefusedError,
   ContextOverflowError,
 } from './errors.ts';
+export { MissingDependencyError } from './optional-dependency.ts';
+export type { PostgresPool, PostgresPoolClient } from './postgres/pool.ts';
 export {
   EmbeddedTemporalServer,
   acquireEmbeddedServer,

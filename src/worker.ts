@@ -5,7 +5,8 @@ import {
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { createActivities } from './activities/index.ts';
-import { buildAgentRegistry, type AgentDefinition } from './activities/registry.ts';
+import type { AgentDefinition } from './activities/agent-definition.ts';
+import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
 import { connectWorkerConnection } from './connection/connect.ts';
@@ -18,12 +19,12 @@ import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle } from './workflow-bundle.ts';
 
-export type { AgentDefinition } from './activities/registry.ts';
+export type { AgentDefinition } from './activities/agent-definition.ts';
 export {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   DEFAULT_TIMEOUTS,
-} from './activities/registry.ts';
+} from './activities/agent-definition.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 
 /** How long (ms) a stopping worker lets running activities finish before cancelling them. */

@@ -4,7 +4,8 @@ import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
 import { TextDeltaBatcher } from './live-text.ts';
-import { lookupModel, type RegisteredAgent } from './registry.ts';
+import type { RegisteredAgent } from './agent-definition.ts';
+import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 
 /**

@@ -3,7 +3,8 @@ import type { ToolSchema } from '../common/index.ts';
 import { compactConversation } from '../context/compact.ts';
 import { contextSettings } from '../context/options.ts';
 import type { CompactContextInput, CompactionResult } from '../context/types.ts';
-import { lookupModel, type RegisteredAgent } from './registry.ts';
+import type { RegisteredAgent } from './agent-definition.ts';
+import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 
 /**

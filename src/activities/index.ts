@@ -15,7 +15,8 @@ import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
-import { lookupAgent, type AgentRegistry } from './registry.ts';
+import type { AgentRegistry } from './agent-definition.ts';
+import { lookupAgent } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 

@@ -9,7 +9,8 @@ import { LOAD_SKILL_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
-import { lookupModel, type RegisteredAgent } from './registry.ts';
+import type { RegisteredAgent } from './agent-definition.ts';
+import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 
 const PREVIEW_CHARS = 2_000;

@@ -1,12 +1,8 @@
 import type { Context } from '@temporalio/activity';
 import type { Message, ResolvedRun, ResolveRunInput } from '../common/index.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
-import {
-  DEFAULT_MAX_ITERATIONS,
-  lookupModel,
-  SKILL_MAX_ITERATIONS,
-  type RegisteredAgent,
-} from './registry.ts';
+import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS, type RegisteredAgent } from './agent-definition.ts';
+import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 

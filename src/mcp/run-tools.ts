@@ -1,4 +1,4 @@
-import type { RegisteredAgent } from '../activities/registry.ts';
+import type { McpAgentTools } from './agent-tools.ts';
 import type { ToolSchema } from '../common/messages.ts';
 import type { SecretSet } from '../redaction.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -17,12 +17,19 @@ export interface McpRunTools {
 
 const NONE: McpRunTools = { tools: [], skillTools: [], unavailable: [] };
 
+/** What these functions read of an agent: its MCP servers, and its own tools and their schemas. */
+export interface McpToolOwner {
+  mcp?: McpAgentTools | undefined;
+  tools: ReadonlyMap<string, unknown>;
+  schemas: ReadonlyMap<string, ToolSchema>;
+}
+
 /**
  * The MCP tools of one run, listed inside `resolveRun` (an activity): the servers without
  * `skillsOnly`, plus the `skillsOnly` servers that a selected skill names in `mcps`.
  */
 export async function mcpToolsForRun(
-  agent: RegisteredAgent,
+  agent: McpToolOwner,
   skills: ReadonlyArray<Pick<Skill, 'mcps'>>,
   tenant: string | undefined,
 ): Promise<McpRunTools> {
@@ -42,7 +49,7 @@ export async function mcpToolsForRun(
 
 /** Schemas of the MCP tools among `names` (for `callModel`), listing their servers when this worker has not yet. */
 export async function mcpSchemas(
-  agent: RegisteredAgent,
+  agent: McpToolOwner,
   names: readonly string[],
   tenant: string | undefined,
 ): Promise<Map<string, ToolSchema>> {
@@ -61,7 +68,7 @@ export async function mcpSchemas(
  * attached it (`skillTools`), like the built-in tools.
  */
 export async function mcpToolFor(
-  agent: RegisteredAgent,
+  agent: McpToolOwner,
   name: string,
   run: { tenant?: string; skillTools?: readonly string[]; secrets: SecretSet; signal?: AbortSignal },
 ): Promise<McpTool | undefined> {
@@ -74,7 +81,7 @@ export async function mcpToolFor(
 
 /** The schemas `tool_search` indexes besides the agent's own: the tools of servers offered to every run. */
 export async function searchableMcpSchemas(
-  agent: Pick<RegisteredAgent, 'mcp'>,
+  agent: Pick<McpToolOwner, 'mcp'>,
   tenant: string | undefined,
   secrets: SecretSet,
 ): Promise<ToolSchema[]> {

@@ -1,21 +1,25 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { ConfigurationError } from '../errors.ts';
+import { importOptional } from '../optional-dependency.ts';
+import type { PostgresPool } from './pool.ts';
 
 /** How every PostgreSQL store is given its database. */
 export interface PostgresConnectionOptions {
   /** e.g. `postgres://user:password@db.internal:5432/agents`. */
   connectionString?: string;
-  /** A pool you already have; closed by you, not by the store's `close()`. */
-  pool?: pg.Pool;
+  /** A pool you already have (a `pg.Pool`); closed by you, not by the store's `close()`. */
+  pool?: PostgresPool;
   /** Table name; created on first use. */
   table?: string;
 }
 
 /** The pool, table and one-time table creation of a PostgreSQL store. */
 export class PostgresTable {
-  readonly pool: pg.Pool;
   readonly name: string;
-  readonly #ownsPool: boolean;
+  readonly #store: string;
+  readonly #options: PostgresConnectionOptions;
+  readonly #max: number;
+  #pool: PostgresPool | undefined;
   readonly #ddl: string;
   readonly #migrations: string[];
   #ready: Promise<void> | undefined;
@@ -36,17 +40,24 @@ export class PostgresTable {
       throw new ConfigurationError(
         `Invalid table name ${JSON.stringify(this.name)} for ${store}: use a-z, 0-9 and _.`,
       );
-    this.pool =
-      options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: defaults.max });
-    this.#ownsPool = !options.pool;
+    this.#store = store;
+    this.#options = options;
+    this.#max = defaults.max;
+    this.#pool = options.pool;
     this.#ddl = `CREATE TABLE IF NOT EXISTS ${this.name} (${defaults.columns})`;
     this.#migrations = (defaults.migrations ?? []).map((sql) => sql.replaceAll('{table}', this.name));
   }
 
-  /** Creates the table once per store; call before every statement. */
+  /** The pool; `ready()` must have been awaited. */
+  get pool(): PostgresPool {
+    if (!this.#pool) throw new Error(`${this.#store}: await ready() before using the pool.`);
+    return this.#pool;
+  }
+
+  /** Opens the pool and creates the table, once per store; call before every statement. */
   ready(): Promise<void> {
-    this.#ready ??= this.pool
-      .query(this.#ddl)
+    this.#ready ??= this.#openPool()
+      .then((pool) => pool.query(this.#ddl))
       .catch((error: unknown) => {
         // Two hosts creating the table at once: the loser sees a duplicate, which is fine.
         if (!['23505', '42P07'].includes((error as { code?: string }).code ?? '')) throw error;
@@ -61,7 +72,16 @@ export class PostgresTable {
     return this.#ready;
   }
 
+  async #openPool(): Promise<PostgresPool> {
+    if (!this.#pool) {
+      const { default: postgres } = await importOptional<{ default: typeof pg }>('pg', this.#store);
+      this.#pool = new postgres.Pool({ connectionString: this.#options.connectionString, max: this.#max });
+    }
+    return this.#pool;
+  }
+
+  /** Ends the pool this store opened (a pool given in the options is yours to end). */
   async close(): Promise<void> {
-    if (this.#ownsPool) await this.pool.end();
+    if (!this.#options.pool) await this.#pool?.end();
   }
 }

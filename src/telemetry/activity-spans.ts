@@ -6,7 +6,7 @@ import type {
   Next,
 } from '@temporalio/worker';
 import { failureType } from '../activities/failures.ts';
-import type { AgentRegistry } from '../activities/registry.ts';
+import type { AgentRegistry } from '../activities/agent-definition.ts';
 import type { CallModelInput, InvokeToolInput, ModelStep, ToolOutcome } from '../common/index.ts';
 import { contentAttribute, GEN_AI, providerAndModel, TENANT_ATTRIBUTE } from './gen-ai.ts';
 import { toGenAiMessages } from './messages.ts';

@@ -7,8 +7,9 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { requireOptional } from '../optional-dependency.ts';
 import { TRACER_NAME } from './gen-ai.ts';
 
 /** OpenTelemetry settings of a worker or client. */
@@ -65,5 +66,12 @@ function ensureContextPropagation(): void {
   const carried = context.with(context.active().setValue(probe, true), () =>
     context.active().getValue(probe),
   );
-  if (carried !== true) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (carried === true) return;
+  const hooks = requireOptional<{
+    AsyncLocalStorageContextManager: typeof AsyncLocalStorageContextManager;
+  }>(
+    '@opentelemetry/context-async-hooks',
+    'Tracing (OpenTelemetry context across awaits, when the application registered no context manager)',
+  );
+  context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
 }

@@ -5,7 +5,7 @@ import {
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkerInterceptors, WorkerOptions } from '@temporalio/worker';
-import type { AgentRegistry } from '../activities/registry.ts';
+import type { AgentRegistry } from '../activities/agent-definition.ts';
 import { genAiActivitySpans } from './activity-spans.ts';
 import { resolveTelemetry, type TelemetryOptions } from './options.ts';
 import { workflowSpanSinks } from './workflow-span-sink.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
-import { CustomAPITool } from '../../src/tools/custom-api.ts';
+import { CustomAPITool } from '../../src/tools/http/custom-api.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { collect, startTestWorker, type TestWorker } from './helpers.ts';
 

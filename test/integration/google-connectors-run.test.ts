@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
-import { CalendarTool } from '../../src/tools/calendar.ts';
-import { FileDriveTool } from '../../src/tools/file-drive.ts';
-import { MailTool } from '../../src/tools/mail.ts';
+import { CalendarTool } from '../../src/tools/google/calendar.ts';
+import { FileDriveTool } from '../../src/tools/google/file-drive.ts';
+import { MailTool } from '../../src/tools/google/mail.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { discoveryValidator, GOOGLE_DISCOVERY_AVAILABLE } from '../support/providers/google-discovery.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';

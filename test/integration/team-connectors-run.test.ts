@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
-import { ChatTool } from '../../src/tools/chat.ts';
-import { IssueTrackerTool } from '../../src/tools/issue-tracker.ts';
-import { NotesTool } from '../../src/tools/notes.ts';
-import { ProjectTrackerTool } from '../../src/tools/project-tracker.ts';
-import { WikiTool } from '../../src/tools/wiki.ts';
+import { ChatTool } from '../../src/tools/slack/chat.ts';
+import { IssueTrackerTool } from '../../src/tools/linear/issue-tracker.ts';
+import { NotesTool } from '../../src/tools/notion/notes.ts';
+import { ProjectTrackerTool } from '../../src/tools/atlassian/project-tracker.ts';
+import { WikiTool } from '../../src/tools/atlassian/wiki.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { LINEAR_SCHEMA_AVAILABLE, startLinearServer } from '../support/providers/linear-server.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';

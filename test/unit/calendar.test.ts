@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { PermissionError } from '../../src/errors.ts';
-import { CalendarTool } from '../../src/tools/calendar.ts';
+import { CalendarTool } from '../../src/tools/google/calendar.ts';
 import { timeWindow } from '../../src/tools/google/time-window.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { discoveryValidator, GOOGLE_DISCOVERY_AVAILABLE } from '../support/providers/google-discovery.ts';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { CredentialError, PermissionError, RateLimitError } from '../../src/errors.ts';
-import { ChatTool } from '../../src/tools/chat.ts';
+import { ChatTool } from '../../src/tools/slack/chat.ts';
 import type { ServerResponse } from 'node:http';
 import { runWithRefreshOnRejection } from '../../src/tools/refresh-on-rejection.ts';
 import {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import type { CredentialRecord } from '../../src/credentials/types.ts';
 import { CredentialError, ToolInputError, UpstreamError } from '../../src/errors.ts';
-import { CustomAPITool } from '../../src/tools/custom-api.ts';
+import { CustomAPITool } from '../../src/tools/http/custom-api.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { toolContext } from '../support/tool-context.ts';
 

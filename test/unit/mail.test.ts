@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { CredentialError, PermissionError, RateLimitError, ToolInputError } from '../../src/errors.ts';
 import type { GmailPart } from '../../src/tools/google/mime.ts';
-import { MailTool } from '../../src/tools/mail.ts';
+import { MailTool } from '../../src/tools/google/mail.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { discoveryValidator, GOOGLE_DISCOVERY_AVAILABLE } from '../support/providers/google-discovery.ts';
 import { toolContext } from '../support/tool-context.ts';

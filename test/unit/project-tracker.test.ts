@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
-import { ProjectTrackerTool } from '../../src/tools/project-tracker.ts';
+import { ProjectTrackerTool } from '../../src/tools/atlassian/project-tracker.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { toolContext } from '../support/tool-context.ts';
 

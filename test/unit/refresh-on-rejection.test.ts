@@ -5,7 +5,7 @@ import { CredentialError } from '../../src/errors.ts';
 import { errorForResponse } from '../../src/http/classify.ts';
 import { httpRequest } from '../../src/http/request.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
-import { MailTool } from '../../src/tools/mail.ts';
+import { MailTool } from '../../src/tools/google/mail.ts';
 import { runWithRefreshOnRejection } from '../../src/tools/refresh-on-rejection.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { toolContext } from '../support/tool-context.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
-import { CustomAPITool } from '../../src/tools/custom-api.ts';
+import { CustomAPITool } from '../../src/tools/http/custom-api.ts';
 import { ToolSearchTool } from '../../src/tools/tool-search.ts';
 import { toolContext } from '../support/tool-context.ts';
 

@@ -1,3 +1,4 @@
+import type * as Playwright from 'playwright-core';
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { capText } from '../../common/text.ts';
 import { ConfigurationError, UpstreamError } from '../../errors.ts';
 import { assertPublicUrl } from '../../http/public-address.ts';
 import { exists } from '../../fs/probe.ts';
+import { importOptional } from '../../optional-dependency.ts';
 import type { ToolContext, ToolOutput } from '../connector-base.ts';
 import { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
 import { shown } from './jail.ts';
@@ -64,7 +66,10 @@ export class PlaywrightBrowseTool extends BuiltinTool {
       screenshot,
     } = args as { url: string; steps?: Array<z.infer<typeof step>>; screenshot?: boolean };
     await assertPublicUrl(new URL(url), this.#options.allowPrivateNetworks);
-    const { chromium } = await import('playwright-core');
+    const { chromium } = await importOptional<typeof Playwright>(
+      'playwright-core',
+      'The playwright_browse tool',
+    );
     const browser = await chromium.launch({ executablePath: await this.#chromium(), args: CHROMIUM_ARGS });
     try {
       const page = await browser.newPage();

@@ -1,14 +1,18 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
+import type { Readability } from '@mozilla/readability';
+import type { parseHTML } from 'linkedom';
 import { z } from 'zod';
 import { UpstreamError } from '../../errors.ts';
 import { errorForResponse } from '../../http/classify.ts';
 import { Agent } from 'undici';
 import { assertPublicUrl, publicOnlyLookup, type HostResolver } from '../../http/public-address.ts';
 import { httpRequest } from '../../http/request.ts';
+import { importOptional } from '../../optional-dependency.ts';
+import { htmlToMarkdown } from '../html-to-markdown.ts';
 import type { ToolContext, ToolOutput } from '../connector-base.ts';
 import { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
+
+/** Named in the error when the HTML packages are not installed. */
+const FEATURE = 'The open_url tool (reading HTML pages)';
 
 interface PageDocument {
   title: string;
@@ -73,12 +77,16 @@ export class OpenUrlTool extends BuiltinTool {
       );
     }
     if (!/html/i.test(type)) return { text: response.text(), metadata: { url: response.url } };
+    const [linkedom, readability] = await Promise.all([
+      importOptional<{ parseHTML: typeof parseHTML }>('linkedom', FEATURE),
+      importOptional<{ Readability: typeof Readability }>('@mozilla/readability', FEATURE),
+    ]);
     // linkedom's DOM typings need the DOM lib; the little we read is typed here.
-    const { document } = parseHTML(response.text()) as unknown as { document: PageDocument };
-    const article = new Readability(document).parse();
+    const { document } = linkedom.parseHTML(response.text()) as unknown as { document: PageDocument };
+    const article = new readability.Readability(document).parse();
     const title = article?.title ?? document.title ?? '';
     const markdown = article?.content
-      ? new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' }).turndown(article.content)
+      ? await htmlToMarkdown(article.content, FEATURE, { codeBlockStyle: 'fenced' })
       : (document.body?.textContent ?? '').replace(/\s+\n/g, '\n').trim();
     return { text: `# ${title}\n\n${markdown}`.trim(), metadata: { url: response.url, title } };
   }

@@ -1,5 +1,5 @@
-import TurndownService from 'turndown';
 import { ToolInputError } from '../../errors.ts';
+import { htmlToMarkdown } from '../html-to-markdown.ts';
 
 /** A part of a Gmail message as `messages.get?format=full` returns it. */
 export interface GmailPart {
@@ -35,8 +35,6 @@ function decodeText(part: GmailPart, bytes: Buffer): string {
   }
 }
 
-const turndown = new TurndownService({ headingStyle: 'atx' }).remove(['style', 'script', 'head', 'title']);
-
 /**
  * The readable text of a message and its attachments: in multipart/alternative the plain part wins
  * and HTML is converted to text only when it is all there is; other multiparts are read in order.
@@ -50,7 +48,7 @@ export async function readMessage(
   const leafText = async (part: GmailPart): Promise<string> => {
     const data = part.body?.data ?? (part.body?.attachmentId ? await loadBody(part.body.attachmentId) : '');
     const text = decodeText(part, Buffer.from(data, 'base64url'));
-    return part.mimeType === 'text/html' ? turndown.turndown(text) : text;
+    return part.mimeType === 'text/html' ? htmlToMarkdown(text, 'Reading an HTML-only mail message') : text;
   };
   const walk = async (part: GmailPart): Promise<string> => {
     const type = part.mimeType ?? 'text/plain';

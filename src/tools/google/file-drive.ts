@@ -1,9 +1,9 @@
-import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
+import type { CredentialRecord, CredentialStore } from '../../credentials/types.ts';
 import { z } from 'zod';
-import { ToolInputError } from '../errors.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages } from '../http/collect-pages.ts';
-import { ExportTooLargeError, googleRequest, requireScope } from './google/request.ts';
+import { ToolInputError } from '../../errors.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { collectPages } from '../../http/collect-pages.ts';
+import { ExportTooLargeError, googleRequest, requireScope } from './request.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'list', 'get']),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CredentialRecord } from '../credentials/types.ts';
+import type { CredentialRecord } from '../../credentials/types.ts';
 import {
   CredentialError,
   NotFoundError,
@@ -7,12 +7,12 @@ import {
   RateLimitError,
   ToolInputError,
   UpstreamError,
-} from '../errors.ts';
-import { errorForResponse } from '../http/classify.ts';
-import { httpRequest } from '../http/request.ts';
-import { parseRetryAfter } from '../http/retry-after.ts';
-import { noteWriteRefused } from './call-scope.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
+} from '../../errors.ts';
+import { errorForResponse } from '../../http/classify.ts';
+import { httpRequest } from '../../http/request.ts';
+import { parseRetryAfter } from '../../http/retry-after.ts';
+import { noteWriteRefused } from '../call-scope.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'post']),

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
-import { CredentialError } from '../errors.ts';
-import { errorForResponse } from '../http/classify.ts';
-import { httpRequest, type HttpResponse, type HttpTimeouts } from '../http/request.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
+import type { CredentialRecord, CredentialStore } from '../../credentials/types.ts';
+import { CredentialError } from '../../errors.ts';
+import { errorForResponse } from '../../http/classify.ts';
+import { httpRequest, type HttpResponse, type HttpTimeouts } from '../../http/request.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
 import { resolveCustomApiUrl } from './custom-api-url.ts';
 
 const TEXT_TYPES =

@@ -1,4 +1,4 @@
-import { ToolInputError } from '../errors.ts';
+import { ToolInputError } from '../../errors.ts';
 
 /** What a path may not contain: a scheme (`http:`), a network-path reference (`//host`), a backslash (some parsers read it as `/`), a `..` segment, a control character. */
 const ESCAPES = [

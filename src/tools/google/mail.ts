@@ -1,10 +1,10 @@
-import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
+import type { CredentialRecord, CredentialStore } from '../../credentials/types.ts';
 import { z } from 'zod';
-import { ToolInputError } from '../errors.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages } from '../http/collect-pages.ts';
-import { googleRequest, requireScope } from './google/request.ts';
-import { composeMessage, header, readMessage, type GmailPart } from './google/mime.ts';
+import { ToolInputError } from '../../errors.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { collectPages } from '../../http/collect-pages.ts';
+import { googleRequest, requireScope } from './request.ts';
+import { composeMessage, header, readMessage, type GmailPart } from './mime.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'read', 'draft', 'send']),

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { CredentialStore } from '../credentials/types.ts';
+import type { CredentialStore } from '../../credentials/types.ts';
 import { z } from 'zod';
-import { ToolInputError, UpstreamError } from '../errors.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages } from '../http/collect-pages.ts';
-import { googleRequest, requireScope } from './google/request.ts';
-import { timeWindow } from './google/time-window.ts';
+import { ToolInputError, UpstreamError } from '../../errors.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { collectPages } from '../../http/collect-pages.ts';
+import { googleRequest, requireScope } from './request.ts';
+import { timeWindow } from './time-window.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'create']),

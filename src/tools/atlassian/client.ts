@@ -1,8 +1,8 @@
-import type { CredentialRecord } from '../credentials/types.ts';
-import { CredentialError } from '../errors.ts';
-import { errorForResponse } from '../http/classify.ts';
-import { httpRequest } from '../http/request.ts';
-import type { ToolContext } from './connector-base.ts';
+import type { CredentialRecord } from '../../credentials/types.ts';
+import { CredentialError } from '../../errors.ts';
+import { errorForResponse } from '../../http/classify.ts';
+import { httpRequest } from '../../http/request.ts';
+import type { ToolContext } from '../connector-base.ts';
 
 /** Cloud (email + API token, Basic) or self-hosted (personal access token, Bearer), and where. */
 export function atlassianSite(

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { CredentialRecord } from '../credentials/types.ts';
-import { NotFoundError, ToolInputError } from '../errors.ts';
-import { errorForResponse } from '../http/classify.ts';
-import { httpRequest } from '../http/request.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.ts';
-import { collectPages } from '../http/collect-pages.ts';
+import type { CredentialRecord } from '../../credentials/types.ts';
+import { NotFoundError, ToolInputError } from '../../errors.ts';
+import { errorForResponse } from '../../http/classify.ts';
+import { httpRequest } from '../../http/request.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { parseMarkdownBlocks, type MarkdownBlock } from '../markdown-blocks.ts';
+import { collectPages } from '../../http/collect-pages.ts';
 
 /** The Notion API version sent with every request (the current one in Notion's official SDK). */
 export const NOTION_VERSION = '2025-09-03';

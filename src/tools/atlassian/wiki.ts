@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { NotFoundError, ToolInputError } from '../errors.ts';
-import { atlassianClient } from './atlassian.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.ts';
-import { collectPages } from '../http/collect-pages.ts';
+import { NotFoundError, ToolInputError } from '../../errors.ts';
+import { atlassianClient } from './client.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { parseMarkdownBlocks, type MarkdownBlock } from '../markdown-blocks.ts';
+import { collectPages } from '../../http/collect-pages.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'create']),

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { CredentialRecord } from '../credentials/types.ts';
-import { CredentialError, RateLimitError, ToolInputError, UpstreamError } from '../errors.ts';
-import { errorForResponse } from '../http/classify.ts';
-import { httpRequest } from '../http/request.ts';
-import { parseRetryAfter } from '../http/retry-after.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
+import type { CredentialRecord } from '../../credentials/types.ts';
+import { CredentialError, RateLimitError, ToolInputError, UpstreamError } from '../../errors.ts';
+import { errorForResponse } from '../../http/classify.ts';
+import { httpRequest } from '../../http/request.ts';
+import { parseRetryAfter } from '../../http/retry-after.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
 
 /** The GraphQL documents this connector sends (tests validate them against Linear's published schema). */
 export const LINEAR_DOCUMENTS = {

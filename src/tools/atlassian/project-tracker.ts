@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ToolInputError } from '../errors.ts';
-import { atlassianClient } from './atlassian.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from './connector-base.ts';
-import { collectPages } from '../http/collect-pages.ts';
+import { ToolInputError } from '../../errors.ts';
+import { atlassianClient } from './client.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { collectPages } from '../../http/collect-pages.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'create']),

@@ -1,0 +1,126 @@
+import type {
+  ApprovalSettings,
+  ResolvedApproval,
+  RunLimits,
+  RunTimeouts,
+  ToolSchema,
+} from '../common/index.ts';
+import type { ContextOptions } from '../context/types.ts';
+import type { CredentialStore } from '../credentials/types.ts';
+import type { McpAgentTools } from '../mcp/agent-tools.ts';
+import type { McpServers } from '../mcp/options.ts';
+import type { MemoryStore } from '../memory/types.ts';
+import type { ModelAdapter } from '../models/model-adapter.ts';
+import type { LlmOption } from '../models/to-adapter.ts';
+import type { SkillActivation, SkillOptions } from '../skills/options.ts';
+import type { FileSkillRegistry } from '../skills/registry.ts';
+import type { Skill } from '../skills/skill.ts';
+import type { BaseConnectorTool } from '../tools/connector-base.ts';
+import type { LiveTextOption } from './live-text.ts';
+
+/** Everything a worker knows about one named agent: the parts with secrets and side effects. */
+export interface AgentDefinition extends SkillOptions {
+  /** The default model: an AI SDK provider model or a ModelAdapter. */
+  llm: LlmOption;
+  /** Further models a run may name (`model` in the run options), by name. */
+  models?: Record<string, LlmOption>;
+  tools?: BaseConnectorTool[];
+  credentialStore?: CredentialStore;
+  /** Where this agent's conversations live. Default: the worker's memory store. */
+  memoryStore?: MemoryStore;
+  systemPrompt?: string;
+  /** Model iterations per run. Default 4. */
+  maxIterations?: number;
+  /** Characters of tool output given to the model. Default 20,000. */
+  maxToolOutputChars?: number;
+  timeouts?: Partial<RunTimeouts>;
+  /**
+   * Show the model only `tool_search` (and `alwaysLoaded` tools) at first; the tools a search finds
+   * are given to the model from the next step on. For agents with many tools.
+   */
+  toolSearch?: boolean | { alwaysLoaded?: string[] };
+  /** Built-in tools that selected skills may attach for a run; not shown to the model otherwise. */
+  builtinTools?: BaseConnectorTool[];
+  /**
+   * MCP servers whose tools the agent offers, as `<server>_<tool>`: stdio servers
+   * (`{ command, args?, env?, cwd? }`) and Streamable HTTP servers (`{ url, headers?, credentialKey? }`).
+   * With `skillsOnly: true` a server's tools are offered only in runs whose skills name it in `mcps`.
+   */
+  mcpServers?: McpServers;
+  /** Each run (each chat turn) ends with `stop_reason: 'deadline'` after this long, unless the run sets its own. */
+  timeoutMs?: number;
+  /** Budgets of each run (`stop_reason: 'budget'`); a run's own `limits` win field by field. */
+  limits?: RunLimits;
+  /** Tools that wait for a person's approval in this agent (instead of each tool's `needsApproval`). */
+  approval?: ApprovalSettings;
+  /**
+   * Live text (`text_delta` events) while the model writes, sent in batches (default every 100 ms,
+   * one history event per batch). `false` turns it off.
+   */
+  liveText?: LiveTextOption;
+  /** Keeps long conversations inside the model's context window (budget and compaction). */
+  context?: ContextOptions;
+}
+
+/** An agent's skill settings, resolved. */
+export interface AgentSkillSettings {
+  registry: FileSkillRegistry;
+  fixed: Array<string | Skill>;
+  defaultSkillIds: string[];
+  autoUse: boolean;
+  matchLimit: number;
+  /** Undefined when project discovery is off. */
+  projectRoot: string | undefined;
+  /** As set; undefined means `'both'` when the agent has skills of its own available, else `'triggers'`. */
+  activation: SkillActivation | undefined;
+  listingChars: number;
+}
+
+export const DEFAULT_MAX_ITERATIONS = 4;
+/** The limit when skills are active and no limit was set (spec 8). */
+export const SKILL_MAX_ITERATIONS = 8;
+export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 20_000;
+export const DEFAULT_TIMEOUTS: RunTimeouts = {
+  modelStartToCloseMs: 10 * 60_000,
+  modelHeartbeatMs: 30_000,
+  modelMaxAttempts: 6,
+  toolStartToCloseMs: 5 * 60_000,
+  toolHeartbeatMs: 30_000,
+  toolMaxAttempts: 3,
+  storeStartToCloseMs: 10_000,
+  storeMaxAttempts: 10,
+};
+
+/** An agent definition checked once, when the worker is created. */
+export interface RegisteredAgent {
+  name: string;
+  /** The models runs may name; `defaultModel` is used when a run names none. */
+  models: Map<string, ModelAdapter>;
+  defaultModel: string;
+  tools: Map<string, BaseConnectorTool>;
+  schemas: Map<string, ToolSchema>;
+  /** The tools the model sees at the start of a run. */
+  initialTools: string[];
+  /** Built-in tools that skills may attach (their schemas are in `schemas` too). */
+  builtinTools: Map<string, BaseConnectorTool>;
+  credentialStore: CredentialStore | undefined;
+  memoryStore: MemoryStore;
+  systemPrompt: string | undefined;
+  /** The limit the definition set, if it set one. */
+  maxIterations: number | undefined;
+  skills: AgentSkillSettings;
+  maxToolOutputChars: number;
+  timeouts: RunTimeouts;
+  /** The agent's MCP servers on this worker, when it has any. */
+  mcp?: McpAgentTools;
+  timeoutMs: number | undefined;
+  limits: RunLimits | undefined;
+  /** Undefined when no tool of the agent needs approval. */
+  approval: ResolvedApproval | undefined;
+  /** Undefined when live text is off. */
+  textDeltaBatchMs: number | undefined;
+  /** The context budget as the definition set it; defaults are filled in per model. */
+  context: ContextOptions | undefined;
+}
+
+export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

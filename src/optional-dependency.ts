@@ -1,0 +1,60 @@
+import { createRequire } from 'node:module';
+import { ConfigurationError } from './errors.ts';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * A feature's package is not installed. Packages that only some features need (PostgreSQL's `pg`,
+ * `playwright-core`, the HTML-to-Markdown stack, ...) are optional peer dependencies of toolkit-agent:
+ * install the one named here to use the feature.
+ */
+export class MissingDependencyError extends ConfigurationError {
+  /** The npm package to install. */
+  readonly packageName: string;
+
+  constructor(packageName: string, feature: string, cause: unknown) {
+    super(
+      `${feature} needs the package "${packageName}", which is not installed. ` +
+        `Install it next to toolkit-agent: npm install ${packageName}${versionRange(packageName)}`,
+      { cause },
+    );
+    this.packageName = packageName;
+  }
+}
+
+/** Loads an optional peer dependency (an ES module import) on first use. */
+export async function importOptional<T>(packageName: string, feature: string): Promise<T> {
+  try {
+    return (await import(packageName)) as T;
+  } catch (error) {
+    throw notInstalled(error, packageName) ? new MissingDependencyError(packageName, feature, error) : error;
+  }
+}
+
+/** Loads an optional peer dependency synchronously (its CommonJS build), for code that cannot wait. */
+export function requireOptional<T>(packageName: string, feature: string): T {
+  try {
+    return require(packageName) as T;
+  } catch (error) {
+    throw notInstalled(error, packageName) ? new MissingDependencyError(packageName, feature, error) : error;
+  }
+}
+
+function notInstalled(error: unknown, packageName: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    (message ?? '').includes(`'${packageName}'`)
+  );
+}
+
+/** `@^8.23.1` for a peer dependency this package declares, so the install gets a version that works. */
+function versionRange(packageName: string): string {
+  try {
+    const manifest = require('../package.json') as { peerDependencies?: Record<string, string> };
+    const range = manifest.peerDependencies?.[packageName];
+    return range ? `@${range}` : '';
+  } catch {
+    return '';
+  }
+}

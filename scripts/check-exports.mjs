@@ -46,6 +46,7 @@ const expected = {
     'resolveTemporalConnection',
     'AesGcmPayloadCodec',
     'createCodecServer',
+    'authorizeUiOrigin',
     'McpToolError',
     'ControlRefusedError',
     'eventStreamResponse',

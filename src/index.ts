@@ -44,6 +44,7 @@ export {
 } from './codec/aes-gcm-codec.ts';
 export { resolveEncryption, type PayloadEncryptionOptions } from './codec/key-ring.ts';
 export { createCodecServer, type CodecServerOptions, type CodecRequest } from './codec/codec-server.ts';
+export { authorizeUiOrigin, type UiOriginAuthorizationOptions } from './codec/ui-authorization.ts';
 export type { AgentEvent, AgentEventType } from './common/events.ts';
 export type { ApprovalSettings, PendingApproval, RunLimits } from './common/control.ts';
 export type { LiveTextOption } from './activities/live-text.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { credentialStoreOf, loadConfig, pickAgent, taskQueueOf } from './config.ts';
 import { CliError, note, printJson, UsageError } from './output.ts';
-import { untilSignal } from './server.ts';
+import { untilSignal } from './until-signal.ts';
 import { resolveTarget, targetOf, withTargetOptions, type TargetOptions } from './target.ts';
 
 interface McpOptions extends TargetOptions {

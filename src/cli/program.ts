@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAuth } from './auth.ts';
 import { registerChat } from './chat.ts';
+import { registerCodec } from './codec.ts';
 import { registerCreds } from './creds.ts';
 import { registerInit } from './init.ts';
 import { registerMcp } from './mcp.ts';
@@ -30,6 +31,7 @@ export function createProgram(): Command {
   registerRun(program);
   registerChat(program);
   registerServer(program);
+  registerCodec(program);
   registerRuns(program);
   registerCreds(program);
   registerAuth(program);

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { dataDir } from '../paths.ts';
+import { configuredEncryption, localUiOrigins, startCodecServer, type RunningCodecServer } from './codec.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { CliError, note, paint, printJson } from './output.ts';
 import {
@@ -12,19 +13,7 @@ import {
   writeServerState,
   type TargetOptions,
 } from './target.ts';
-
-/** Resolves on the first Ctrl-C or SIGTERM, keeping the process alive until then. */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  const keepAlive = setInterval(() => undefined, 1 << 30);
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      clearInterval(keepAlive);
-      resolve(signal);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-}
+import { untilSignal } from './until-signal.ts';
 
 export function registerServer(program: Command): void {
   program
@@ -34,9 +23,23 @@ export function registerServer(program: Command): void {
     .option('--ui-port <port>', 'web UI port (default: port + 1000)')
     .option('--headless', 'no web UI')
     .option('--db <file>', 'database file (default: ~/.toolkit-agent/temporal.db)')
+    .option(
+      '--codec-port <port>',
+      'port of the codec server started for the UI when payload keys are configured',
+    )
     .option('--json', 'print the address as one JSON line')
     .action(
-      async (opts: { port: string; uiPort?: string; headless?: boolean; db?: string; json?: boolean }) => {
+      async (
+        opts: {
+          port: string;
+          uiPort?: string;
+          headless?: boolean;
+          db?: string;
+          codecPort?: string;
+          json?: boolean;
+        },
+        cmd: Command,
+      ) => {
         const running = await readServerState();
         if (running) {
           throw new CliError(
@@ -46,17 +49,35 @@ export function registerServer(program: Command): void {
         const port = Number(opts.port);
         const db = opts.db ?? join(dataDir(), 'temporal.db');
         await mkdir(dataDir(), { recursive: true, mode: 0o700 });
+        const uiPort = opts.uiPort ? Number(opts.uiPort) : port + 1000;
+        // With payload keys, the UI gets a codec server on loopback, so it shows encrypted runs decoded.
+        const encryption = opts.headless
+          ? undefined
+          : await configuredEncryption(cmd.optsWithGlobals<{ config?: string }>().config);
+        let codec: RunningCodecServer | undefined;
+        if (encryption) {
+          codec = await startCodecServer({
+            encryption,
+            origins: localUiOrigins(uiPort),
+            namespaces: ['default'],
+            ...(opts.codecPort ? { port: Number(opts.codecPort) } : {}),
+          });
+        }
         const { EmbeddedTemporalServer } = await import('../embedded/dev-server.ts');
         const server = await EmbeddedTemporalServer.start({
           port,
           dbFilename: db,
-          ui: opts.headless ? false : { port: opts.uiPort ? Number(opts.uiPort) : port + 1000 },
+          ui: opts.headless ? false : { port: uiPort, ...(codec ? { codecEndpoint: codec.url } : {}) },
           log: note,
+        }).catch(async (error: unknown) => {
+          await codec?.close();
+          throw error;
         });
         const state = {
           address: server.address,
           namespace: server.namespace,
           uiUrl: server.uiUrl,
+          ...(codec ? { codecEndpoint: codec.url } : {}),
           db,
           pid: process.pid,
         };
@@ -67,12 +88,16 @@ export function registerServer(program: Command): void {
             `Temporal server  ${paint('bold', server.address)} (namespace ${server.namespace})\n`,
           );
           if (server.uiUrl) process.stdout.write(`Temporal UI      ${paint('cyan', server.uiUrl)}\n`);
+          if (codec) {
+            process.stdout.write(`Codec endpoint   ${codec.url} (the UI shows encrypted payloads decoded)\n`);
+          }
           process.stdout.write(`Database         ${db}\n`);
           note('Ready. Other toolkit-agent commands use this server. Press Ctrl-C to stop.');
         }
         await untilSignal();
         await removeServerState();
         await server.close();
+        await codec?.close();
       },
     );
 

@@ -23,6 +23,8 @@ export interface ServerState {
   address: string;
   namespace: string;
   uiUrl?: string;
+  /** The codec server the UI uses, when payload keys are configured. */
+  codecEndpoint?: string;
   db: string;
   pid: number;
 }

@@ -5,16 +5,26 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Payload } from '@temporalio/common';
 import { AesGcmPayloadCodec } from './aes-gcm-codec.ts';
 
-/** What an {@link CodecServerOptions.authorize} check sees of a request. */
+/**
+ * What an {@link CodecServerOptions.authorize} check sees of a request: what the Temporal UI really
+ * sends. Every UI request carries `Origin` and `X-Namespace`; `Authorization` comes only when the UI
+ * is set to pass the user's access token, which it does only to an `https://` endpoint and only when
+ * the UI has logins; cookies come only when the UI is set to include cross-origin credentials.
+ * `temporal workflow show --codec-endpoint` sends `X-Namespace` (and `--codec-auth` as `Authorization`).
+ */
 export interface CodecRequest {
-  /** The `Authorization` header (the Temporal UI sends the user's token when asked to). */
+  /** The `Authorization` header, when the UI passes the user's access token (or `--codec-auth`). */
   authorization: string | undefined;
-  /** The `X-Namespace` header the UI and CLI send. */
+  /** The `X-Namespace` header: the namespace whose payloads are asked for. */
   namespace: string | undefined;
+  /** The `Origin` header: the UI's origin for a browser request; undefined for other clients. */
   origin: string | undefined;
+  /** The request's cookies by name (sent by the UI only with "include cross-origin credentials"). */
+  cookies: Record<string, string>;
   headers: IncomingHttpHeaders;
 }
 
@@ -29,6 +39,11 @@ export interface CodecServerOptions {
   authorize?: (request: CodecRequest) => boolean | Promise<boolean>;
   /** The largest request body accepted. Default 8 MB. */
   maxBodyBytes?: number;
+  /**
+   * Serve `https://` with this certificate and key (PEM). A UI with logins passes the user's access
+   * token (`Authorization: Bearer …`) only to an `https://` codec endpoint.
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 interface JsonPayload {
@@ -44,14 +59,15 @@ interface JsonPayload {
  * CORS answers the UI needs. Call `listen(port)` on the result.
  *
  * @example
+ * // A local UI over http: it sends its Origin and namespace, no token. Bind to loopback.
  * const server = createCodecServer({
  *   keys: { k1: process.env.PAYLOAD_KEY! },
- *   allowedOrigins: ['https://temporal-ui.internal'],
- *   authorize: ({ authorization }) => authorization === `Bearer ${process.env.CODEC_TOKEN}`,
+ *   allowedOrigins: ['http://localhost:8233'],
+ *   authorize: authorizeUiOrigin({ origins: ['http://localhost:8233'], namespaces: ['default'] }),
  * });
- * server.listen(8888);
+ * server.listen(8888, '127.0.0.1');
  */
-export function createCodecServer(options: CodecServerOptions): Server {
+export function createCodecServer(options: CodecServerOptions): Server | HttpsServer {
   const ids = Object.keys(options.keys ?? {});
   const currentKeyId = options.currentKeyId ?? (ids.length === 1 ? ids[0]! : undefined);
   if (!currentKeyId) {
@@ -63,13 +79,16 @@ export function createCodecServer(options: CodecServerOptions): Server {
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const anyOrigin = options.allowedOrigins.includes('*');
 
-  return createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     void handle(request, response).catch((error: unknown) => {
       if (!response.headersSent)
         reply(response, 500, { message: `The codec failed: ${(error as Error).message}` });
       else response.destroy();
     });
-  });
+  };
+  return options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
+    : createServer(listener);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const origin = request.headers.origin;
@@ -101,6 +120,7 @@ export function createCodecServer(options: CodecServerOptions): Server {
           authorization: request.headers.authorization,
           namespace: Array.isArray(namespace) ? namespace[0] : namespace,
           origin,
+          cookies: parseCookies(request.headers.cookie),
           headers: request.headers,
         })
       : true;
@@ -127,6 +147,21 @@ export function createCodecServer(options: CodecServerOptions): Server {
     const result = action === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
     reply(response, 200, { payloads: result.map(toJson) });
   }
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const pair of (header ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at < 1) continue;
+    const value = pair.slice(at + 1).trim();
+    try {
+      cookies[pair.slice(0, at).trim()] = decodeURIComponent(value);
+    } catch {
+      cookies[pair.slice(0, at).trim()] = value;
+    }
+  }
+  return cookies;
 }
 
 function fromJson(payload: JsonPayload): Payload {

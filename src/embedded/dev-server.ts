@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import { freePort } from './free-port.ts';
+import { ConfigurationError } from '../errors.ts';
+import { freePort, portIsFree } from './free-port.ts';
 import { findTemporalCli, type FindTemporalCliOptions } from './temporal-cli.ts';
 import {
   DEV_SERVER_SEARCH_ATTRIBUTE_ARGS,
@@ -21,8 +22,11 @@ export interface EmbeddedServerOptions {
   cli?: FindTemporalCliOptions;
   /** The frontend port on 127.0.0.1. Default: a free port. */
   port?: number;
-  /** Serve the Temporal web UI too (on `port` + 1000 unless given). Default: headless. */
-  ui?: boolean | { port?: number };
+  /**
+   * Serve the Temporal web UI too (on `port` + 1000 unless given). Default: headless. `codecEndpoint`
+   * points the UI at a codec server (`--ui-codec-endpoint`), so it shows encrypted payloads decoded.
+   */
+  ui?: boolean | { port?: number; codecEndpoint?: string };
   /** How long to wait for the server to answer. Default: 60 s. */
   startTimeoutMs?: number;
   log?: (line: string) => void;
@@ -79,11 +83,19 @@ export class EmbeddedTemporalServer {
     if (!cli) return EmbeddedTemporalServer.#startWithSdkDownload(namespace, options);
     const port = options.port ?? (await freePort());
     const address = `127.0.0.1:${port}`;
+    // A server already there would answer the readiness check in place of the one we start.
+    if (options.port !== undefined && !(await portIsFree(port))) {
+      throw new ConfigurationError(
+        `Port ${port} on 127.0.0.1 is already in use (another Temporal server?): choose another port, or use the server that is there.`,
+      );
+    }
     const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port)];
     let uiUrl: string | undefined;
     if (options.ui) {
-      const uiPort = (typeof options.ui === 'object' ? options.ui.port : undefined) ?? port + 1000;
+      const ui = typeof options.ui === 'object' ? options.ui : {};
+      const uiPort = ui.port ?? port + 1000;
       args.push('--ui-ip', '127.0.0.1', '--ui-port', String(uiPort));
+      if (ui.codecEndpoint) args.push('--ui-codec-endpoint', ui.codecEndpoint);
       uiUrl = `http://127.0.0.1:${uiPort}`;
     } else {
       args.push('--headless');

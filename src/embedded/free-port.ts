@@ -12,3 +12,16 @@ export async function freePort(): Promise<number> {
   if (!address || typeof address === 'string') throw new Error('Could not find a free port on 127.0.0.1.');
   return address.port;
 }
+
+/** Whether `port` on 127.0.0.1 is free to listen on (nothing else holds it). */
+export async function portIsFree(port: number): Promise<boolean> {
+  const server = createServer();
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (!listening) return false;
+  server.close();
+  await once(server, 'close');
+  return true;
+}

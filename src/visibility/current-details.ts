@@ -1,10 +1,39 @@
 import { setCurrentDetails } from '@temporalio/workflow';
 
+import type { StopReason } from '../common/run.ts';
+
 /**
  * Shows in the Temporal UI where a run stands (workflow code): the step and the limit, and the
  * phase of a deep run.
  */
 export function showStep(iteration: number, maxIterations: number, tags: Record<string, unknown>): void {
-  const phase = typeof tags.phase === 'string' ? ` · ${tags.phase} phase` : '';
-  setCurrentDetails(`**Step ${iteration}** of at most ${maxIterations}${phase}`);
+  setCurrentDetails(`**Step ${iteration}** of at most ${maxIterations}${phaseOf(tags)}`);
+}
+
+const ENDINGS: Record<StopReason, string> = {
+  completed: 'Completed',
+  max_iterations: 'Stopped at the iteration limit',
+  cancelled: 'Cancelled',
+  deadline: 'Stopped at the deadline',
+  budget: 'Stopped: over budget',
+};
+
+/** Shows how a run (or a chat turn, or a deep run's phase) ended, e.g. "Completed after 2 steps". */
+export function showEnd(stopReason: StopReason, iterations: number, tags: Record<string, unknown>): void {
+  const ending = ENDINGS[stopReason] ?? `Stopped (${stopReason})`;
+  setCurrentDetails(`**${ending}** after ${steps(iterations)}${phaseOf(tags)}`);
+}
+
+/** Shows that a run failed, with the failure's first line. */
+export function showFailure(error: unknown, iterations: number, tags: Record<string, unknown>): void {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+  setCurrentDetails(`**Failed** after ${steps(iterations)}${phaseOf(tags)}: ${message}`);
+}
+
+function steps(count: number): string {
+  return count === 1 ? '1 step' : `${count} steps`;
+}
+
+function phaseOf(tags: Record<string, unknown>): string {
+  return typeof tags.phase === 'string' ? ` · ${tags.phase} phase` : '';
 }

@@ -118,6 +118,11 @@ export class RunLoop implements ControlledLoop {
     this.#storeActivities = storeActivities(timeouts);
   }
 
+  /** Model steps taken so far. */
+  get iterations(): number {
+    return this.#iterations;
+  }
+
   /** Position of the next message: where the next turn of a session continues. */
   get seq(): number {
     return this.#seq;

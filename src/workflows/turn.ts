@@ -4,6 +4,7 @@ import type { EventLog } from './event-log.ts';
 import { resolveRunActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop } from './run-loop.ts';
+import { showEnd, showFailure } from '../visibility/current-details.ts';
 
 export interface TurnOptions {
   /** Continue a stored conversation at this position (a chat session's next turn). */
@@ -44,8 +45,12 @@ export async function runTurn(
   const control = options.control ?? new RunControl();
   control.watchDeadline(input.timeoutMs ?? plan.timeoutMs);
   const loop = new RunLoop(input, plan, conversationId, events, control, tags);
-  const { output, stopReason, iterations, stopMessage } = await loop.run();
+  const { output, stopReason, iterations, stopMessage } = await loop.run().catch((error: unknown) => {
+    showFailure(error, loop.iterations, tags);
+    throw error;
+  });
   if (!options.control) control.finish();
+  showEnd(stopReason, iterations, tags);
   if (stopReason === 'cancelled' || stopReason === 'deadline') {
     // The last event of a stopped turn: in-flight work was cancelled, its calls answered.
     events.emit('run_cancelled', stopMessage ?? 'Run cancelled', {

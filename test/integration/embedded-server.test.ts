@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import { describe, expect, it } from 'vitest';
-import { acquireEmbeddedServer } from '../../src/embedded/dev-server.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { acquireEmbeddedServer, EmbeddedTemporalServer } from '../../src/embedded/dev-server.ts';
 import { startNodeProcess } from './processes.ts';
 
 function accepts(address: string): Promise<boolean> {
@@ -28,6 +28,14 @@ async function waitUntilClosed(address: string, timeoutMs = 15_000): Promise<boo
 }
 
 describe('the embedded Temporal server', () => {
+  it('refuses a port another server already holds, instead of answering with that server', async () => {
+    const taken = inject('temporalAddress');
+    const port = Number(taken.split(':')[1]);
+    await expect(EmbeddedTemporalServer.start({ port })).rejects.toThrow(
+      `Port ${port} on 127.0.0.1 is already in use (another Temporal server?)`,
+    );
+  });
+
   it('is shared within a process and stops when its last user releases it', async () => {
     const first = await acquireEmbeddedServer();
     const second = await acquireEmbeddedServer();

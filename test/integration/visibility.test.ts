@@ -47,6 +47,7 @@ describe('runs in the Temporal UI and in listings', () => {
     env = await startTestWorker({
       support: { llm: addingModel(), tools: [new AddTool()] },
       billing: { llm: addingModel(), tools: [new AddTool()] },
+      limited: { llm: addingModel(), tools: [new AddTool()], maxIterations: 1 },
     });
     const found = await findTemporalCli({ install: false });
     if (!found) throw new Error('The temporal CLI is not installed: run `npm run temporal:ensure`.');
@@ -98,7 +99,16 @@ describe('runs in the Temporal UI and in listings', () => {
     expect(summaries).toEqual(['resolve run', 'model scripted', 'tool add', 'model scripted']);
 
     const metadata = await handle.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-    expect(metadata.currentDetails).toBe('**Step 2** of at most 4');
+    expect(metadata.currentDetails).toBe('**Completed** after 2 steps');
+  });
+
+  it('says in its details how a run ended, not the step it was on', async () => {
+    const handle = await env.agents.start('limited', 'Add two and three');
+    expect((await handle.result()).metadata.stop_reason).toBe('max_iterations');
+    const metadata = await handle.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe('**Stopped at the iteration limit** after 1 step');
+    // The CLI reads the same details from a closed run.
+    expect(await describeWithCli(handle.workflowId)).not.toContain('of at most');
   });
 
   it('lists runs and chat sessions by agent, tenant, kind and status, newest first', async () => {

@@ -24,9 +24,11 @@ export function showEnd(stopReason: StopReason, iterations: number, tags: Record
   setCurrentDetails(`**${ending}** after ${steps(iterations)}${phaseOf(tags)}`);
 }
 
-/** Shows that a run failed, with the failure's first line. */
+/** Shows that a run failed, with the first line of what failed (the activity's own error, not its wrapper). */
 export function showFailure(error: unknown, iterations: number, tags: Record<string, unknown>): void {
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+  let root = error;
+  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+  const message = (root instanceof Error ? root.message : String(root)).split('\n')[0]!.slice(0, 200);
   setCurrentDetails(`**Failed** after ${steps(iterations)}${phaseOf(tags)}: ${message}`);
 }
 

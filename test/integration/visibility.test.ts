@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { ModelError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import type { AgentRunListing, ListRunsOptions } from '../../src/visibility/list.ts';
 import { createAgentWorker } from '../../src/worker.ts';
@@ -48,6 +49,13 @@ describe('runs in the Temporal UI and in listings', () => {
       support: { llm: addingModel(), tools: [new AddTool()] },
       billing: { llm: addingModel(), tools: [new AddTool()] },
       limited: { llm: addingModel(), tools: [new AddTool()], maxIterations: 1 },
+      refused: {
+        llm: new ScriptedModel([
+          () => {
+            throw new ModelError('The provider refused the request (400)', { status: 400 });
+          },
+        ]),
+      },
     });
     const found = await findTemporalCli({ install: false });
     if (!found) throw new Error('The temporal CLI is not installed: run `npm run temporal:ensure`.');
@@ -109,6 +117,11 @@ describe('runs in the Temporal UI and in listings', () => {
     expect(metadata.currentDetails).toBe('**Stopped at the iteration limit** after 1 step');
     // The CLI reads the same details from a closed run.
     expect(await describeWithCli(handle.workflowId)).not.toContain('of at most');
+
+    const failed = await env.agents.start('refused', 'Hello');
+    await expect(failed.result()).rejects.toThrow();
+    const details = await failed.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(details.currentDetails).toMatch(/^\*\*Failed\*\* after 1 step: .*refused the request \(400\)/);
   });
 
   it('lists runs and chat sessions by agent, tenant, kind and status, newest first', async () => {

@@ -45,6 +45,10 @@ try {
     const error = await store.read('s').then(() => undefined, (caught) => caught);
     if (!(error instanceof MissingDependencyError) || !/npm install pg@/.test(error.message)) throw error ?? new Error('no error');
     console.log(error.message);
+    const { serveMcp } = await import('toolkit-agent/mcp');
+    const mcp = await serveMcp({ agents: {}, transport: 'stdio' }).then(() => undefined, (caught) => caught);
+    if (!(mcp instanceof MissingDependencyError) || !mcp.message.includes('npm install @modelcontextprotocol/sdk@')) throw mcp ?? new Error('no error');
+    console.log(mcp.message);
   `;
   writeFileSync(join(app, 'probe.mjs'), probe);
   const said = run('node', ['probe.mjs'], app);

@@ -22,13 +22,23 @@ export class MissingDependencyError extends ConfigurationError {
   }
 }
 
-/** Loads an optional peer dependency (an ES module import) on first use. */
-export async function importOptional<T>(packageName: string, feature: string): Promise<T> {
+/**
+ * Loads an optional peer dependency (an ES module import) on first use: `specifier` is the package
+ * or one of its subpaths (`@modelcontextprotocol/sdk/client/index.js`).
+ */
+export async function importOptional<T>(specifier: string, feature: string): Promise<T> {
   try {
-    return (await import(packageName)) as T;
+    return (await import(specifier)) as T;
   } catch (error) {
+    const packageName = packageOf(specifier);
     throw notInstalled(error, packageName) ? new MissingDependencyError(packageName, feature, error) : error;
   }
+}
+
+/** `@scope/name` or `name`: the package a module specifier belongs to. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 }
 
 /** Loads an optional peer dependency synchronously (its CommonJS build), for code that cannot wait. */

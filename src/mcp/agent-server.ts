@@ -1,9 +1,10 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AgentClient } from '../client/agent-client.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError } from '../errors.ts';
+import type { McpServerSdk } from './sdk.ts';
 
 const SERVER_INFO = { name: 'toolkit-agent', version: '0.1.0' };
 
@@ -40,8 +41,12 @@ const output = {
  * each run event as a progress notification (the first names the workflow, so a client that
  * disconnects can find the run again) and answers with the final output.
  */
-export function createAgentMcpServer(agents: AgentClient, names: readonly string[]): McpServer {
-  const server = new McpServer(SERVER_INFO);
+export function createAgentMcpServer(
+  sdk: McpServerSdk,
+  agents: AgentClient,
+  names: readonly string[],
+): McpServer {
+  const server = new sdk.McpServer(SERVER_INFO);
   for (const agent of names) {
     server.registerTool(
       runToolName(agent),

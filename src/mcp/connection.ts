@@ -1,9 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isStdioServer, type McpServerConfig } from './options.ts';
+import { loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
 
 const STDERR_TAIL_CHARS = 2_000;
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -97,10 +97,11 @@ export class McpConnection {
   }
 
   async #connect(): Promise<Client> {
-    const client = new Client(CLIENT_INFO);
+    const sdk = await loadMcpClientSdk();
+    const client = new sdk.Client(CLIENT_INFO);
     const transport = isStdioServer(this.config)
-      ? this.#stdioTransport(this.config)
-      : new StreamableHTTPClientTransport(new URL(this.config.url), {
+      ? this.#stdioTransport(sdk, this.config)
+      : new sdk.StreamableHTTPClientTransport(new URL(this.config.url), {
           requestInit: { headers: this.config.headers ?? {} },
           fetch: (url, init) => {
             const headers = new Headers(init?.headers);
@@ -108,7 +109,7 @@ export class McpConnection {
             return fetch(url, { ...init, headers });
           },
         });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       this.#tools = undefined;
     });
     const mine = Promise.resolve(client);
@@ -124,9 +125,12 @@ export class McpConnection {
     return client;
   }
 
-  #stdioTransport(config: Extract<McpServerConfig, { command: string }>): StdioClientTransport {
+  #stdioTransport(
+    sdk: McpClientSdk,
+    config: Extract<McpServerConfig, { command: string }>,
+  ): StdioClientTransport {
     this.#stderrTail = '';
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
       ...(config.env ? { env: config.env } : {}),

@@ -1,7 +1,6 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CredentialError, PermissionError, RateLimitError, ToolkitError, UpstreamError } from '../errors.ts';
 import type { McpConnection } from './connection.ts';
+import { loadedMcpClientSdk } from './sdk.ts';
 
 /** An MCP tool answered with `isError: true`; the message is the server's own text. Goes back to the model. */
 export class McpToolError extends ToolkitError {
@@ -36,7 +35,9 @@ export function toMcpFailure(error: unknown, context: FailureContext): Error {
   const where = `MCP server "${server}"`;
   const detail = error instanceof Error ? error.message : String(error);
   if (error instanceof ToolkitError) return error;
-  if (error instanceof StreamableHTTPError) {
+  // An error of the SDK's own classes can only come once the SDK is loaded.
+  const sdk = loadedMcpClientSdk();
+  if (sdk && error instanceof sdk.StreamableHTTPError) {
     const status = error.code;
     if (status === 401) {
       const key = context.credentialKey;
@@ -71,13 +72,14 @@ export function toMcpFailure(error: unknown, context: FailureContext): Error {
     });
   }
   const lost =
-    !(error instanceof McpError) ||
-    error.code === (ErrorCode.ConnectionClosed as number) ||
-    error.code === (ErrorCode.RequestTimeout as number);
+    !sdk ||
+    !(error instanceof sdk.McpError) ||
+    error.code === (sdk.ErrorCode.ConnectionClosed as number) ||
+    error.code === (sdk.ErrorCode.RequestTimeout as number);
   if (!lost) {
     if (
-      error.code === (ErrorCode.MethodNotFound as number) ||
-      error.code === (ErrorCode.InvalidParams as number)
+      error.code === (sdk.ErrorCode.MethodNotFound as number) ||
+      error.code === (sdk.ErrorCode.InvalidParams as number)
     ) {
       context.connection.invalidateTools();
     }

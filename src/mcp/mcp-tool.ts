@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
 import type { ToolSchema } from '../common/messages.ts';
@@ -10,6 +10,7 @@ import type { McpAgentTools, McpToolEntry } from './agent-tools.ts';
 import { toToolOutput } from './call-result.ts';
 import { toMcpFailure } from './errors.ts';
 import { isStdioServer } from './options.ts';
+import { loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
 
 const validators = new WeakMap<Tool, JsonSchemaValidator<unknown>>();
 let ajv: AjvJsonSchemaValidator | undefined;
@@ -48,7 +49,7 @@ export class McpTool extends BaseConnectorTool {
 
   async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
     const { entry } = this;
-    checkArguments(entry, args);
+    checkArguments(await loadMcpClientSdk(), entry, args);
     const callKey = `${context.workflowId}/${context.runId}/${context.callId}`;
     if (!entry.retrySafe && (sentCalls.has(callKey) || sentBefore())) {
       throw new UpstreamError(
@@ -97,10 +98,10 @@ export class McpTool extends BaseConnectorTool {
 }
 
 /** Checks arguments against the tool's input schema before anything is sent; a mismatch goes back to the model. */
-function checkArguments(entry: McpToolEntry, args: Record<string, unknown>): void {
+function checkArguments(sdk: McpClientSdk, entry: McpToolEntry, args: Record<string, unknown>): void {
   let validate = validators.get(entry.tool);
   if (!validate) {
-    ajv ??= new AjvJsonSchemaValidator();
+    ajv ??= new sdk.AjvJsonSchemaValidator();
     validate = ajv.getValidator(entry.tool.inputSchema);
     validators.set(entry.tool, validate);
   }

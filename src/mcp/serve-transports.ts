@@ -3,9 +3,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ConfigurationError } from '../errors.ts';
+import type { McpServerSdk } from './sdk.ts';
 
 /** Streamable HTTP on `host:port` (path `/mcp`), for clients that send `Authorization: Bearer <bearerToken>`. */
 export interface McpHttpTransport {
@@ -23,9 +22,9 @@ interface Serving {
 }
 
 /** Serves one MCP server over this process's stdin/stdout. */
-export async function serveStdio(create: () => McpServer): Promise<Serving> {
+export async function serveStdio(sdk: McpServerSdk, create: () => McpServer): Promise<Serving> {
   const server = create();
-  await server.connect(new StdioServerTransport());
+  await server.connect(new sdk.StdioServerTransport());
   return { close: () => server.close() };
 }
 
@@ -34,7 +33,11 @@ export async function serveStdio(create: () => McpServer): Promise<Serving> {
  * client that disconnects leaves nothing behind (its run goes on in Temporal). Requests without the
  * bearer token get 401 before any MCP code sees them.
  */
-export async function serveHttp(create: () => McpServer, options: McpHttpTransport): Promise<Serving> {
+export async function serveHttp(
+  sdk: McpServerSdk,
+  create: () => McpServer,
+  options: McpHttpTransport,
+): Promise<Serving> {
   if (typeof options.bearerToken !== 'string' || options.bearerToken.length < 16) {
     throw new ConfigurationError(
       'serveMcp over HTTP needs a `bearerToken` of at least 16 characters (e.g. crypto.randomUUID()); ' +
@@ -62,7 +65,7 @@ export async function serveHttp(create: () => McpServer, options: McpHttpTranspo
       return reply(response, 405, 'This server is stateless: send requests with POST.');
     }
     const server = create();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.on('close', () => {
       void transport.close();
       void server.close();

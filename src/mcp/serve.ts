@@ -15,6 +15,7 @@ import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import { defaultMemoryPath } from '../paths.ts';
 import { createAgentWorker, type AgentWorkerOptions } from '../worker.ts';
 import { createAgentMcpServer, runToolName } from './agent-server.ts';
+import { loadMcpServerSdk } from './sdk.ts';
 import { serveHttp, serveStdio, type McpHttpTransport } from './serve-transports.ts';
 
 export type { McpHttpTransport } from './serve-transports.ts';
@@ -63,6 +64,7 @@ export interface McpServing {
 export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
   const names = Object.keys(options.agents ?? {});
   names.forEach(runToolName); // a name no client could call fails here, before anything starts
+  const sdk = await loadMcpServerSdk(); // a missing SDK is named before anything starts
   const stdio = options.transport === 'stdio';
   // Over stdio, stdout belongs to the protocol: Temporal's log lines go to stderr.
   if (!Runtime._instance) {
@@ -110,10 +112,10 @@ export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
       ...(dataConverter ? { dataConverter } : {}),
     });
     const agents = new AgentClient({ client, taskQueue });
-    const server = () => createAgentMcpServer(agents, names);
+    const server = () => createAgentMcpServer(sdk, agents, names);
     const serving = stdio
-      ? await serveStdio(server)
-      : await serveHttp(server, options.transport as McpHttpTransport);
+      ? await serveStdio(sdk, server)
+      : await serveHttp(sdk, server, options.transport as McpHttpTransport);
     cleanup.push(() => serving.close());
     return { ...(serving.url ? { url: serving.url } : {}), close };
   } catch (error) {

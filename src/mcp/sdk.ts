@@ -1,0 +1,81 @@
+import type * as ClientIndex from '@modelcontextprotocol/sdk/client/index.js';
+import type * as ClientStdio from '@modelcontextprotocol/sdk/client/stdio.js';
+import type * as ClientHttp from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type * as ServerMcp from '@modelcontextprotocol/sdk/server/mcp.js';
+import type * as ServerStdio from '@modelcontextprotocol/sdk/server/stdio.js';
+import type * as ServerHttp from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type * as Types from '@modelcontextprotocol/sdk/types.js';
+import type * as Ajv from '@modelcontextprotocol/sdk/validation/ajv';
+import { importOptional } from '../optional-dependency.ts';
+
+/**
+ * The parts of the MCP SDK (`@modelcontextprotocol/sdk`, an optional peer dependency) that agents
+ * with `mcpServers` use, loaded on first use.
+ */
+export interface McpClientSdk {
+  Client: typeof ClientIndex.Client;
+  StdioClientTransport: typeof ClientStdio.StdioClientTransport;
+  StreamableHTTPClientTransport: typeof ClientHttp.StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof ClientHttp.StreamableHTTPError;
+  ToolListChangedNotificationSchema: typeof Types.ToolListChangedNotificationSchema;
+  McpError: typeof Types.McpError;
+  ErrorCode: typeof Types.ErrorCode;
+  AjvJsonSchemaValidator: typeof Ajv.AjvJsonSchemaValidator;
+}
+
+/** The parts `serveMcp` uses. */
+export interface McpServerSdk {
+  McpServer: typeof ServerMcp.McpServer;
+  StdioServerTransport: typeof ServerStdio.StdioServerTransport;
+  StreamableHTTPServerTransport: typeof ServerHttp.StreamableHTTPServerTransport;
+}
+
+const SDK = '@modelcontextprotocol/sdk';
+let client: Promise<McpClientSdk> | undefined;
+let loadedClient: McpClientSdk | undefined;
+
+/** The client side of the SDK (loaded once); names the package to install when it is missing. */
+export function loadMcpClientSdk(): Promise<McpClientSdk> {
+  const feature = 'MCP servers as tool sources (mcpServers)';
+  client ??= Promise.all([
+    importOptional<typeof ClientIndex>(`${SDK}/client/index.js`, feature),
+    importOptional<typeof ClientStdio>(`${SDK}/client/stdio.js`, feature),
+    importOptional<typeof ClientHttp>(`${SDK}/client/streamableHttp.js`, feature),
+    importOptional<typeof Types>(`${SDK}/types.js`, feature),
+    importOptional<typeof Ajv>(`${SDK}/validation/ajv`, feature),
+  ]).then(([index, stdio, http, types, ajv]) => {
+    loadedClient = {
+      Client: index.Client,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      StreamableHTTPError: http.StreamableHTTPError,
+      ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+      McpError: types.McpError,
+      ErrorCode: types.ErrorCode,
+      AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator,
+    };
+    return loadedClient;
+  });
+  client.catch(() => (client = undefined));
+  return client;
+}
+
+/** The client side of the SDK if it was loaded (an error can only come from the SDK once it was). */
+export function loadedMcpClientSdk(): McpClientSdk | undefined {
+  return loadedClient;
+}
+
+/** The server side of the SDK, for `serveMcp`. */
+export async function loadMcpServerSdk(): Promise<McpServerSdk> {
+  const feature = 'serveMcp (agents as an MCP server)';
+  const [mcp, stdio, http] = await Promise.all([
+    importOptional<typeof ServerMcp>(`${SDK}/server/mcp.js`, feature),
+    importOptional<typeof ServerStdio>(`${SDK}/server/stdio.js`, feature),
+    importOptional<typeof ServerHttp>(`${SDK}/server/streamableHttp.js`, feature),
+  ]);
+  return {
+    McpServer: mcp.McpServer,
+    StdioServerTransport: stdio.StdioServerTransport,
+    StreamableHTTPServerTransport: http.StreamableHTTPServerTransport,
+  };
+}

@@ -27,7 +27,18 @@ export interface AiSdkAdapterOptions {
   stream?: boolean;
   /** Further call settings given to the provider on every step (temperature, maxOutputTokens, providerOptions, ...). */
   callOptions?: Partial<Omit<LanguageModelV4CallOptions, 'prompt' | 'tools' | 'abortSignal'>>;
+  /**
+   * How a structured run (`output`) asks this model: `'native'` sends the schema as the provider's
+   * response format on each step (OpenAI's `response_format`, Anthropic's `output_config.format`
+   * or its JSON tool), `'tool'` offers a `final_answer` tool whose parameters are the schema.
+   * Default: `'native'` for providers known to take a response format, `'tool'` for others
+   * (OpenAI-compatible servers such as vLLM and Ollama differ in what they accept).
+   */
+  structuredOutput?: 'native' | 'tool';
 }
+
+/** Providers whose AI SDK packages send a response format with a schema on every model. */
+const NATIVE_OUTPUT_PROVIDERS = /^(openai|azure|anthropic|google|vertex|amazon-bedrock|mistral|xai|groq|deepseek|cerebras|fireworks|togetherai)\b/;
 
 export function isLanguageModel(value: unknown): value is LanguageModel {
   const model = value as LanguageModel | null;
@@ -52,13 +63,20 @@ export function isLanguageModel(value: unknown): value is LanguageModel {
 export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = {}): ModelAdapter {
   const name = `${model.provider}:${model.modelId}`;
   const v4 = model as unknown as LanguageModelV4;
+  const structuredOutput =
+    options.structuredOutput ??
+    (NATIVE_OUTPUT_PROVIDERS.test(model.provider) || supportsStructuredOutputs(model) ? 'native' : 'tool');
   return {
     specificationVersion: 'toolkit-agent.model.v1',
     modelId: name,
+    structuredOutput,
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const call: LanguageModelV4CallOptions = {
         ...options.callOptions,
         prompt: toProviderPrompt(request.messages),
+        ...(request.output
+          ? { responseFormat: { type: 'json' as const, schema: request.output.schema as never, name: 'output' } }
+          : {}),
         ...(request.tools.length
           ? {
               tools: request.tools.map((tool) => ({
@@ -84,6 +102,11 @@ export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = 
       }
     },
   };
+}
+
+/** `@ai-sdk/openai-compatible` models say whether their server takes a JSON Schema response format. */
+function supportsStructuredOutputs(model: LanguageModel): boolean {
+  return (model as { supportsStructuredOutputs?: unknown }).supportsStructuredOutputs === true;
 }
 
 /** The parts of a complete answer, as doGenerate returns them. */

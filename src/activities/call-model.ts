@@ -61,7 +61,8 @@ export async function callModel(
         if (!overflow) throw error;
         return overflow;
       });
-    if ('reason' in generated) return { text: '', toolCalls: [], overflow: generated, context: view.report() };
+    if ('reason' in generated)
+      return { text: '', toolCalls: [], overflow: generated, context: view.report() };
     const response = output && !native ? takeFinalAnswer(generated, output.schema) : generated;
     // The live text reaches the workflow before the step's result does.
     await deltas?.close();
@@ -93,7 +94,8 @@ export async function callModel(
       writeAttemptOf(context),
     );
     await view.settle(response.usage);
-    const checked = output && response.toolCalls.length === 0 ? checkAnswer(response.text, output.schema) : undefined;
+    const checked =
+      output && response.toolCalls.length === 0 ? checkAnswer(response.text, output.schema) : undefined;
     return {
       text: response.text,
       toolCalls: response.toolCalls,

@@ -53,10 +53,14 @@ export async function readOutputSchema(path: string): Promise<Record<string, unk
   try {
     schema = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${path} is not JSON (${(error as Error).message}); --output-schema takes a JSON Schema file.`);
+    throw new UsageError(
+      `${path} is not JSON (${(error as Error).message}); --output-schema takes a JSON Schema file.`,
+    );
   }
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) {
-    throw new UsageError(`${path} is not a JSON Schema object; --output-schema takes one, e.g. {"type": "object", ...}.`);
+    throw new UsageError(
+      `${path} is not a JSON Schema object; --output-schema takes one, e.g. {"type": "object", ...}.`,
+    );
   }
   return schema as Record<string, unknown>;
 }

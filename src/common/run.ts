@@ -37,12 +37,7 @@ export interface AgentRunInput {
  * `timeoutMs`, or would have passed one of its `limits`.
  */
 export type StopReason =
-  | 'completed'
-  | 'max_iterations'
-  | 'cancelled'
-  | 'deadline'
-  | 'budget'
-  | 'invalid_output';
+  'completed' | 'max_iterations' | 'cancelled' | 'deadline' | 'budget' | 'invalid_output';
 
 /**
  * What a run returns. `output` is the answer's text, or in a structured run (`output` option) the

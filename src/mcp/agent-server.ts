@@ -33,7 +33,7 @@ const input = {
 function outputShape(schema: JsonSchemaObject | undefined) {
   return {
     output: schema
-      ? z.fromJSONSchema(schema as never).describe("The agent's answer, matching its output schema")
+      ? z.fromJSONSchema(schema).describe("The agent's answer, matching its output schema")
       : z.string().describe("The agent's answer"),
     workflow_id: z.string().describe('The durable run (a Temporal workflow): follow or fetch it by this id'),
     session_id: z.string().optional(),
@@ -98,7 +98,7 @@ export function createAgentMcpServer(
             progress(`${event.type}: ${event.message}`);
             if (event.type === 'run_completed') {
               answer = event.payload.output;
-              if (event.payload.stop_reason === 'invalid_output') invalid = String(event.payload.reason ?? '');
+              if (event.payload.stop_reason === 'invalid_output') invalid = asReason(event.payload.reason);
             }
           }
           if (extra.signal.aborted) {
@@ -142,4 +142,8 @@ async function* untilAborted<T>(events: AsyncGenerator<T>, signal: AbortSignal):
   } finally {
     void events.return(undefined).catch(() => undefined);
   }
+}
+
+function asReason(reason: unknown): string {
+  return typeof reason === 'string' ? reason : 'the answer did not match the output schema';
 }

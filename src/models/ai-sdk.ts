@@ -38,7 +38,8 @@ export interface AiSdkAdapterOptions {
 }
 
 /** Providers whose AI SDK packages send a response format with a schema on every model. */
-const NATIVE_OUTPUT_PROVIDERS = /^(openai|azure|anthropic|google|vertex|amazon-bedrock|mistral|xai|groq|deepseek|cerebras|fireworks|togetherai)\b/;
+const NATIVE_OUTPUT_PROVIDERS =
+  /^(openai|azure|anthropic|google|vertex|amazon-bedrock|mistral|xai|groq|deepseek|cerebras|fireworks|togetherai)\b/;
 
 export function isLanguageModel(value: unknown): value is LanguageModel {
   const model = value as LanguageModel | null;
@@ -75,7 +76,7 @@ export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = 
         ...options.callOptions,
         prompt: toProviderPrompt(request.messages),
         ...(request.output
-          ? { responseFormat: { type: 'json' as const, schema: request.output.schema as never, name: 'output' } }
+          ? { responseFormat: { type: 'json' as const, schema: request.output.schema, name: 'output' } }
           : {}),
         ...(request.tools.length
           ? {

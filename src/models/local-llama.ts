@@ -95,7 +95,9 @@ export class LocalLlamaModel implements ModelAdapter {
       temperature: this.#options.temperature ?? 0,
       signal: request.signal,
       // A structured answer streams as its JSON (the run reads `partial_output` from it).
-      ...(request.onTextDelta ? { onTextChunk: answerStream(request.onTextDelta, schema !== undefined) } : {}),
+      ...(request.onTextDelta
+        ? { onTextChunk: answerStream(request.onTextDelta, schema !== undefined) }
+        : {}),
     });
     this.#steps += 1;
     const reply = parseLocalReply(text, `local_${this.#steps}`, schema);

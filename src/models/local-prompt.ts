@@ -156,7 +156,7 @@ export function parseLocalReply(
     return { text: '', toolCalls: [call] };
   }
   if (output) return { text: JSON.stringify(dropOptionalNulls(reply.answer ?? null, output)), toolCalls: [] };
-  return { text: String(reply.answer ?? ''), toolCalls: [] };
+  return { text: typeof reply.answer === 'string' ? reply.answer : '', toolCalls: [] };
 }
 
 /** Removes the `null` values the grammar allows for optional properties (see {@link toGrammarSchema}). */

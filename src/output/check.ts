@@ -8,7 +8,7 @@ function validatorOf(schema: JsonSchemaObject): z.ZodType {
   const key = JSON.stringify(schema);
   let validator = validators.get(key);
   if (!validator) {
-    validator = z.fromJSONSchema(schema as never);
+    validator = z.fromJSONSchema(schema);
     if (validators.size >= 64) validators.delete(validators.keys().next().value!);
     validators.set(key, validator);
   }

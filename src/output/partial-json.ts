@@ -87,5 +87,11 @@ function complete(source: string): string | undefined {
     .replace(/,\s*"(?:[^"\\]|\\.)*"\s*:\s*$/, '')
     .replace(/\{\s*"(?:[^"\\]|\\.)*"\s*:\s*$/, '{');
   if (head.trim() === '') return undefined;
-  return head + [...open].reverse().map((bracket) => (bracket === '{' ? '}' : ']')).join('');
+  return (
+    head +
+    [...open]
+      .reverse()
+      .map((bracket) => (bracket === '{' ? '}' : ']'))
+      .join('')
+  );
 }

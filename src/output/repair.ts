@@ -5,7 +5,9 @@ import type { OutputIssue } from './types.ts';
  * do. Pure (no I/O), so the workflow builds it and stores it as an ordinary durable step.
  */
 export function repairMessage(issues: readonly OutputIssue[], attempt: number, allowed: number): string {
-  const lines = issues.slice(0, 20).map((issue) => `- ${issue.path || '(the whole answer)'}: ${issue.message}`);
+  const lines = issues
+    .slice(0, 20)
+    .map((issue) => `- ${issue.path || '(the whole answer)'}: ${issue.message}`);
   if (issues.length > 20) lines.push(`- ... and ${issues.length - 20} more`);
   return [
     `Your answer does not match the required JSON schema (repair ${attempt} of ${allowed}):`,

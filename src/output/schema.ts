@@ -12,11 +12,7 @@ export type JsonSchema<T = unknown> = JsonSchemaObject & { readonly '~output'?: 
 export type OutputSchema = z.ZodType | JsonSchema;
 
 /** The value a schema describes: `z.output` of a zod schema, `T` of a `JsonSchema<T>`. */
-export type InferOutput<S> = S extends z.ZodType
-  ? z.output<S>
-  : S extends JsonSchema<infer T>
-    ? T
-    : never;
+export type InferOutput<S> = S extends z.ZodType ? z.output<S> : S extends JsonSchema<infer T> ? T : never;
 
 /** The type of `result.output`: the run's schema wins over the agent's; text without either. */
 export type ResultOutput<RunSchema, AgentSchema = undefined> = [RunSchema] extends [OutputSchema]
@@ -36,7 +32,7 @@ function isZodSchema(value: unknown): value is z.ZodType {
 export function toOutputJsonSchema(output: unknown, where: string): JsonSchemaObject {
   if (isZodSchema(output)) {
     try {
-      return z.toJSONSchema(output, { io: 'output' }) as JsonSchemaObject;
+      return z.toJSONSchema(output, { io: 'output' });
     } catch (error) {
       throw new ConfigurationError(
         `${where}: \`output\` cannot be written as JSON Schema (${(error as Error).message}). ` +

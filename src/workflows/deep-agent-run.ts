@@ -43,7 +43,9 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
   );
   const plan = String(planned.output).trim();
   // A stop (cancel, deadline) ends the whole deep run after the phase it stopped.
-  const stopped = async (answer: AgentResult<unknown> & { messageCount: number }): Promise<DeepAgentResult<unknown>> => {
+  const stopped = async (
+    answer: AgentResult<unknown> & { messageCount: number },
+  ): Promise<DeepAgentResult<unknown>> => {
     const { messageCount, ...result } = answer;
     const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
     events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {

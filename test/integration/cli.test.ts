@@ -53,7 +53,9 @@ describe('toolkit-agent run and runs', () => {
       JSON.stringify({ type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] }),
     );
     const env = clusterEnv();
-    const human = await runCli(['-c', CLI_CONFIG, 'run', 'please add 2 and 3', '--output-schema', schema], { env });
+    const human = await runCli(['-c', CLI_CONFIG, 'run', 'please add 2 and 3', '--output-schema', schema], {
+      env,
+    });
     expect(human.code, human.stderr).toBe(0);
     expect(JSON.parse(human.stdout)).toEqual({ sum: 5 });
     const json = await runCli(

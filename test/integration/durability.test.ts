@@ -98,7 +98,10 @@ describe('a run survives its worker being killed', () => {
     first.child.kill('SIGKILL');
     await first.exited;
 
-    const second = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'output-crash-second' });
+    const second = startNodeProcess('test/fixtures/worker-process.ts', {
+      ...env,
+      MODE: 'output-crash-second',
+    });
     processes.push(second);
     const result = await handle.result();
     await streaming;

@@ -116,7 +116,10 @@ describe('serveMcp: our agents as an MCP server', () => {
 
     // An answer that never matches is a tool error naming what was wrong, also in a session.
     triageLlm.push({ object: { priority: 'urgent', team: 'billing' } });
-    const failed = await client.callTool({ name: 'run_triage', arguments: { prompt: 'Invoices fail again' } });
+    const failed = await client.callTool({
+      name: 'run_triage',
+      arguments: { prompt: 'Invoices fail again' },
+    });
     expect(failed.isError).toBe(true);
     expect(JSON.stringify(failed.content)).toMatch(/output schema after 1 attempt\(s\) \(priority: /);
     triageLlm.push({ object: { priority: 'urgent', team: 'billing' } });

@@ -144,7 +144,9 @@ describe('structured output (typed results)', () => {
     const llm = new ScriptedModel([{ object: { ok: 'yes' } }]);
     const env = await worker(llm, { output: schema, outputRepairs: 3 });
     const error = await env.agents
-      .getHandle<{ ok: boolean }>((await env.agents.start('triage', 'Is it ok?', { outputRepairs: 0 })).workflowId)
+      .getHandle<{ ok: boolean }>(
+        (await env.agents.start('triage', 'Is it ok?', { outputRepairs: 0 })).workflowId,
+      )
       .result()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutputValidationError);

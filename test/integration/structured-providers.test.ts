@@ -48,8 +48,7 @@ const providers: Array<{
     name: 'Anthropic',
     start: startAnthropicServer,
     // A model with native structured outputs: the schema goes in `output_config.format`.
-    model: (server) =>
-      createAnthropic({ apiKey: API_KEY, baseURL: `${server.url}/v1` })('claude-sonnet-4-5'),
+    model: (server) => createAnthropic({ apiKey: API_KEY, baseURL: `${server.url}/v1` })('claude-sonnet-4-5'),
     schemaIn: (body) => {
       const format = (body.output_config as { format: { type: string; schema: unknown } }).format;
       expect(format.type).toBe('json_schema');

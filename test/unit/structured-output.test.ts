@@ -42,9 +42,15 @@ describe('checkAnswer', () => {
   });
 
   it('names each failing path', () => {
-    const check = checkAnswer('{"rows": [{"name": "a", "amount": 1}, {"name": 2, "amount": "3"}]}', ROWS_SCHEMA);
+    const check = checkAnswer(
+      '{"rows": [{"name": "a", "amount": 1}, {"name": 2, "amount": "3"}]}',
+      ROWS_SCHEMA,
+    );
     expect(check.ok).toBe(false);
-    expect(check.ok ? [] : check.issues.map((issue) => issue.path)).toEqual(['rows[1].name', 'rows[1].amount']);
+    expect(check.ok ? [] : check.issues.map((issue) => issue.path)).toEqual([
+      'rows[1].name',
+      'rows[1].amount',
+    ]);
   });
 
   it('says when the answer is not JSON at all', () => {
@@ -52,7 +58,9 @@ describe('checkAnswer', () => {
       ok: false,
       issues: [{ path: '', message: expect.stringMatching(/^not valid JSON/) as unknown }],
     });
-    expect(checkAnswer('', ROWS_SCHEMA)).toMatchObject({ issues: [{ message: 'not valid JSON: the answer is empty' }] });
+    expect(checkAnswer('', ROWS_SCHEMA)).toMatchObject({
+      issues: [{ message: 'not valid JSON: the answer is empty' }],
+    });
   });
 
   it('formats paths', () => {
@@ -67,7 +75,9 @@ describe('StructuredAnswer', () => {
     const bad = checkAnswer('{"rows": 1}', ROWS_SCHEMA);
     const first = answer.accept('{"rows": 1}', bad);
     expect(first).toMatchObject({ kind: 'repair' });
-    expect(first.kind === 'repair' && first.message).toMatch(/repair 1 of 1\):\n- rows: Invalid input: expected array/);
+    expect(first.kind === 'repair' && first.message).toMatch(
+      /repair 1 of 1\):\n- rows: Invalid input: expected array/,
+    );
     const second = answer.accept('{"rows": 1}', bad);
     expect(second).toMatchObject({
       kind: 'failed',
@@ -88,7 +98,9 @@ describe('toOutputJsonSchema', () => {
   it('refuses what is not a schema, naming where', () => {
     expect(() => toOutputJsonSchema('rows', 'Agent "x"')).toThrow(ConfigurationError);
     expect(() => toOutputJsonSchema([], 'Agent "x"')).toThrow(/Agent "x": `output` must be a zod schema/);
-    expect(() => toOutputJsonSchema(z.date(), 'The run')).toThrow(/The run: `output` cannot be written as JSON Schema/);
+    expect(() => toOutputJsonSchema(z.date(), 'The run')).toThrow(
+      /The run: `output` cannot be written as JSON Schema/,
+    );
   });
 });
 
@@ -120,7 +132,11 @@ describe('the local model’s structured answers', () => {
     expect(replySchema([], false, ROWS_SCHEMA)).toMatchObject({
       properties: { answer: { type: 'object', properties: { rows: { type: 'array' } } } },
     });
-    const reply = parseLocalReply('{"answer": {"rows": [{"name": "a", "amount": 1}], "note": null}}', 'l1', ROWS_SCHEMA);
+    const reply = parseLocalReply(
+      '{"answer": {"rows": [{"name": "a", "amount": 1}], "note": null}}',
+      'l1',
+      ROWS_SCHEMA,
+    );
     expect(reply).toEqual({ text: '{"rows":[{"name":"a","amount":1}]}', toolCalls: [] });
   });
 

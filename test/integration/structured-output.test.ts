@@ -1,5 +1,7 @@
-import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { afterAll, describe, expect, expectTypeOf, inject, it } from 'vitest';
 import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { OutputValidationError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
@@ -194,3 +196,38 @@ describe('structured output (typed results)', () => {
     );
   });
 });
+
+describe('structured output from the Agent facade', () => {
+  it('types run() from the agent’s schema, lets a run name its own, and gives chat turns the agent’s', async () => {
+    const llm = new ScriptedModel([
+      { object: TRIAGE },
+      { object: ['a', 'b'] },
+      { object: { ...TRIAGE, priority: 'low' } },
+    ]);
+    const agent = new Agent({
+      llm,
+      output: Triage,
+      memoryStore: new InMemoryMemoryStore(),
+      autoProjectSkills: false,
+      temporal: { address: inject('temporalAddress'), taskQueue: `structured-facade-${Date.now()}` },
+    });
+    try {
+      const events: string[] = [];
+      for await (const event of agent.stream('Triage ticket 12')) events.push(event.type);
+      expect(events).toContain('partial_output');
+      const Tags = z.array(z.string());
+      const tags = await agent.run('Tags of ticket 12?', { output: Tags });
+      expectTypeOf(tags.output).toEqualTypeOf<string[]>();
+      expect(tags.output).toEqual(['a', 'b']);
+      expect(llm.calls[1]!.output?.schema).toEqual(z.toJSONSchema(Tags));
+      const turn = await agent.chatSession().send('Triage ticket 13');
+      expect(turn.output).toEqual({ ...TRIAGE, priority: 'low' });
+      llm.assertAllStepsUsed();
+    } finally {
+      await agent.close();
+    }
+    const typed = (a: Agent<typeof Triage>) => a.run('x');
+    expectTypeOf<Awaited<ReturnType<typeof typed>>['output']>().toEqualTypeOf<z.output<typeof Triage>>();
+  });
+});
+

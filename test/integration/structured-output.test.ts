@@ -226,8 +226,8 @@ describe('structured output from the Agent facade', () => {
     } finally {
       await agent.close();
     }
-    const typed = (a: Agent<typeof Triage>) => a.run('x');
-    expectTypeOf<Awaited<ReturnType<typeof typed>>['output']>().toEqualTypeOf<z.output<typeof Triage>>();
+    expectTypeOf<Awaited<ReturnType<Agent<typeof Triage>['run']>>['output']>().toEqualTypeOf<
+      z.output<typeof Triage>
+    >();
   });
 });
-

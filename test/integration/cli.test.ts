@@ -74,6 +74,21 @@ describe('toolkit-agent run and runs', () => {
     );
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/broken\.json is not JSON .*--output-schema takes a JSON Schema file/);
+
+    // A schema the model's answer never matches: the last answer on stdout, the error, exit 1.
+    const strict = join(home, 'text-sum.schema.json');
+    await writeFile(
+      strict,
+      JSON.stringify({ type: 'object', properties: { sum: { type: 'string' } }, required: ['sum'] }),
+    );
+    const invalid = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 2', '--output-schema', strict], {
+      env,
+    });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/no answer matching its output schema after 3 attempt\(s\)/);
+    expect(invalid.stdout).toMatch(
+      /^You said: Your answer does not match the required JSON schema \(repair 2 of 2\)/,
+    );
   });
 
   it('run prints the answer alone on standard output, progress on standard error, no escape codes when piped', async () => {

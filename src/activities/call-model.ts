@@ -45,7 +45,9 @@ export async function callModel(
   const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   const interval = setInterval(() => context.heartbeat(), every);
   const deltas = input.textDeltaBatchMs
-    ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs, { structured: native })
+    ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs, {
+        structured: output !== undefined,
+      })
     : undefined;
   try {
     const generated = await model

@@ -8,6 +8,7 @@ import type { ProviderData, ToolCall, Usage } from '../common/messages.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { classifyModelError } from './model-errors.ts';
 import { toProviderPrompt } from './ai-sdk-prompt.ts';
+import { FINAL_ANSWER_TOOL } from '../output/final-answer-tool.ts';
 
 /**
  * A language model of any AI SDK provider package (`@ai-sdk/openai`, `@ai-sdk/anthropic`,
@@ -133,11 +134,19 @@ async function collectStream(
     { text: string; providerOptions?: Record<string, Record<string, unknown>> }
   >();
   let usage: Usage | undefined;
+  /** Calls of the final-answer tool: their arguments are a structured answer being written. */
+  const answers = new Set<string>();
   for await (const part of stream as unknown as AsyncIterable<LanguageModelV4StreamPart>) {
     switch (part.type) {
       case 'text-delta':
         builder.text += part.delta;
         onTextDelta?.(part.delta);
+        break;
+      case 'tool-input-start':
+        if (part.toolName === FINAL_ANSWER_TOOL) answers.add(part.id);
+        break;
+      case 'tool-input-delta':
+        if (answers.has(part.id)) onTextDelta?.(part.delta);
         break;
       case 'reasoning-start':
         reasoning.set(part.id, { text: '', providerOptions: part.providerMetadata });

@@ -122,10 +122,15 @@ describe('structured output through a final-answer tool (a model without a nativ
       structuredOutput: 'tool',
     });
     env = await startTestWorker({ agent: { llm, tools: [new AddTool()] } });
-    const result = await env.agents.run('agent', 'Add 2 and 40 and explain', { output: Sum });
+    const handle = await env.agents.start('agent', 'Add 2 and 40 and explain', { output: Sum });
+    const events = await collect(handle.events());
+    const result = await handle.result();
 
     expect(result.output).toEqual(ANSWER);
     expect(result.metadata).toMatchObject({ stop_reason: 'completed', iterations: 3, output_repairs: 1 });
+    // The tool's arguments stream as the answer: `partial_output` as with a native response format.
+    const partials = events.filter((e) => e.type === 'partial_output').map((e) => e.payload.output);
+    expect(partials.at(-1)).toEqual(ANSWER);
     expect(server.bodies).toHaveLength(3);
     for (const body of server.bodies) {
       expect(body.response_format).toBeUndefined();

@@ -135,3 +135,46 @@ export class ControlRefusedError extends ToolkitError {
     this.workflowId = workflowId;
   }
 }
+
+/** One way a structured answer did not match its schema: the JSON path (`''` for the whole answer) and what. */
+export interface OutputValidationIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * A structured run (`output`) ended with `stop_reason: 'invalid_output'`: its answer still did not
+ * match the schema after `outputRepairs` repair steps. Carries the failing `paths`, each `issue`, and
+ * the last raw answer. The stored conversation keeps every answer and repair message.
+ */
+export class OutputValidationError extends ToolkitError {
+  readonly workflowId: string;
+  /** The JSON paths that failed, e.g. `priority` or `rows[2].amount` (`''`: the whole answer). */
+  readonly paths: string[];
+  readonly issues: OutputValidationIssue[];
+  /** The model's last answer, as written. */
+  readonly raw: string;
+  /** Answering steps the run made (1 + its repairs). */
+  readonly attempts: number;
+
+  constructor(
+    workflowId: string,
+    failure: { issues: OutputValidationIssue[]; raw: string; attempts: number },
+    options?: { cause?: unknown },
+  ) {
+    const first = failure.issues[0];
+    const detail = first ? `${first.path || '(the whole answer)'}: ${first.message}` : 'no details';
+    super(
+      'INVALID_OUTPUT',
+      `Agent run ${workflowId} gave no answer matching its output schema after ${failure.attempts} ` +
+        `attempt(s) (${detail}${failure.issues.length > 1 ? `, and ${failure.issues.length - 1} more` : ''}). ` +
+        'Loosen the schema, describe its fields to the model, or raise outputRepairs.',
+      options,
+    );
+    this.workflowId = workflowId;
+    this.issues = failure.issues;
+    this.paths = [...new Set(failure.issues.map((issue) => issue.path))];
+    this.raw = failure.raw;
+    this.attempts = failure.attempts;
+  }
+}

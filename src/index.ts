@@ -6,7 +6,8 @@ export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts
 export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
 export type { DeepAgentResult, Verification } from './common/deep.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
-export { AgentChatSession, type ChatSessionOptions } from './client/chat-session.ts';
+export { AgentChatSession, type ChatSessionOptions, type SendOptions } from './client/chat-session.ts';
+export type { InferOutput, JsonSchema, OutputSchema } from './output/schema.ts';
 export {
   eventStreamResponse,
   type EventSourceable,
@@ -123,6 +124,8 @@ export {
   ModelError,
   ControlRefusedError,
   ContextOverflowError,
+  OutputValidationError,
+  type OutputValidationIssue,
 } from './errors.ts';
 export { MissingDependencyError } from './optional-dependency.ts';
 export type { PostgresPool, PostgresPoolClient } from './postgres/pool.ts';

@@ -16,6 +16,8 @@ import type { SkillActivation, SkillOptions } from '../skills/options.ts';
 import type { FileSkillRegistry } from '../skills/registry.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
+import type { OutputSchema } from '../output/schema.ts';
+import type { OutputSpec } from '../output/types.ts';
 import type { LiveTextOption } from './live-text.ts';
 
 /** Everything a worker knows about one named agent: the parts with secrets and side effects. */
@@ -60,6 +62,13 @@ export interface AgentDefinition extends SkillOptions {
   liveText?: LiveTextOption;
   /** Keeps long conversations inside the model's context window (budget and compaction). */
   context?: ContextOptions;
+  /**
+   * Every run answers with an object matching this schema (a zod schema or a JSON Schema object),
+   * unless the run names its own `output`: `result.output` is then the parsed object.
+   */
+  output?: OutputSchema;
+  /** How many times an answer that does not match `output` is sent back to the model. Default 2. */
+  outputRepairs?: number;
 }
 
 /** An agent's skill settings, resolved. */
@@ -121,6 +130,8 @@ export interface RegisteredAgent {
   textDeltaBatchMs: number | undefined;
   /** The context budget as the definition set it; defaults are filled in per model. */
   context: ContextOptions | undefined;
+  /** The definition's structured output, as JSON Schema; undefined when runs answer in text. */
+  output?: OutputSpec;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

@@ -3,6 +3,8 @@ import type { CallModelInput, ModelStep, ToolSchema } from '../common/index.ts';
 import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
+import { checkAnswer } from '../output/check.ts';
+import { finalAnswerTool, takeFinalAnswer } from '../output/final-answer-tool.ts';
 import { TextDeltaBatcher } from './live-text.ts';
 import type { RegisteredAgent } from './agent-definition.ts';
 import { lookupModel } from './registry.ts';
@@ -14,7 +16,9 @@ import { writeAttemptOf } from './write-attempt.ts';
  * (replacing what a failed attempt may have stored, never what a later attempt stored) and returns the small delta the workflow needs.
  * A request over the budget is not sent, and a provider's "prompt too long" is not thrown: both come
  * back as `overflow`, which the workflow answers by compacting. Heartbeats while the model thinks,
- * so a dead worker is noticed quickly.
+ * so a dead worker is noticed quickly. In a structured run the model is asked natively (adapters
+ * with `structuredOutput: 'native'`) or through a `final_answer` tool, and an answer without tool
+ * calls is checked against the schema here (`ModelStep.output`), never in workflow code.
  */
 export async function callModel(
   agent: RegisteredAgent,
@@ -26,6 +30,9 @@ export async function callModel(
     .map((name) => agent.schemas.get(name) ?? mcp.get(name))
     .filter((s): s is ToolSchema => s !== undefined);
   const model = lookupModel(agent, input.model);
+  const output = input.output;
+  const native = output !== undefined && model.structuredOutput === 'native';
+  if (output && !native) tools.push(finalAnswerTool(output.schema));
   const view = await StepContext.load({
     ...input,
     context: agent.context,
@@ -39,22 +46,27 @@ export async function callModel(
   const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   const interval = setInterval(() => context.heartbeat(), every);
   const deltas = input.textDeltaBatchMs
-    ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs)
+    ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs, {
+        structured: output !== undefined,
+      })
     : undefined;
   try {
-    const response = await model
+    const generated = await model
       .generate({
         messages: view.messages,
         tools,
         signal: context.cancellationSignal,
         ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
+        ...(native ? { output: { schema: output.schema } } : {}),
       })
       .catch(async (error: unknown) => {
         const overflow = await view.overflowFrom(error);
         if (!overflow) throw error;
         return overflow;
       });
-    if ('reason' in response) return { text: '', toolCalls: [], overflow: response, context: view.report() };
+    if ('reason' in generated)
+      return { text: '', toolCalls: [], overflow: generated, context: view.report() };
+    const response = output && !native ? takeFinalAnswer(generated, output.schema) : generated;
     // The live text reaches the workflow before the step's result does.
     await deltas?.close();
     const ids = new Set<string>();
@@ -85,9 +97,12 @@ export async function callModel(
       writeAttemptOf(context),
     );
     await view.settle(response.usage);
+    const checked =
+      output && response.toolCalls.length === 0 ? checkAnswer(response.text, output.schema) : undefined;
     return {
       text: response.text,
       toolCalls: response.toolCalls,
+      ...(checked ? { output: checked } : {}),
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
       ...(response.usage ? { usage: response.usage } : {}),
       context: view.report(),

@@ -1,6 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import { DEFAULT_TEXT_DELTA_BATCH_MS, TEXT_DELTA_SIGNAL, type TextDeltaSignal } from '../common/control.ts';
 import { ConfigurationError } from '../errors.ts';
+import { parsePartialJson } from '../output/partial-json.ts';
 
 /** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
 export type LiveTextOption = boolean | { batchMs?: number };
@@ -24,27 +25,49 @@ export function resolveLiveText(agent: string, option: LiveTextOption | undefine
  * signal that fails is dropped, since the step's result, not its deltas, is what the run keeps.
  */
 export class TextDeltaBatcher {
-  readonly #send: (text: string) => Promise<void>;
+  readonly #send: (text: string, partial: unknown) => Promise<void>;
   readonly #batchMs: number;
+  /** Structured runs: each batch also carries the answer parsed so far. */
+  readonly #structured: boolean;
   #buffer = '';
+  /** All text of the step so far (structured runs only). */
+  #written = '';
+  #lastPartial = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
   #sending: Promise<void> = Promise.resolve();
   /** Batches sent so far. */
   batches = 0;
 
-  constructor(send: (text: string) => Promise<void>, batchMs: number) {
+  constructor(
+    send: (text: string, partial: unknown) => Promise<void>,
+    batchMs: number,
+    options: { structured?: boolean } = {},
+  ) {
     this.#send = send;
     this.#batchMs = batchMs;
+    this.#structured = options.structured ?? false;
   }
 
   /** The delta signals of one model step, sent to the workflow run that scheduled the activity. */
-  static forActivity(context: Context, seq: number, batchMs: number): TextDeltaBatcher {
+  static forActivity(
+    context: Context,
+    seq: number,
+    batchMs: number,
+    options: { structured?: boolean } = {},
+  ): TextDeltaBatcher {
     const { workflowExecution, attempt } = context.info;
     if (!workflowExecution) throw new Error('Live text needs the activity to belong to a workflow.');
     const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
     return new TextDeltaBatcher(
-      (text) => handle.signal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL, { seq, attempt, text }),
+      (text, partial) =>
+        handle.signal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL, {
+          seq,
+          attempt,
+          text,
+          ...(partial === undefined ? {} : { partial }),
+        }),
       batchMs,
+      options,
     );
   }
 
@@ -67,6 +90,19 @@ export class TextDeltaBatcher {
     this.#buffer = '';
     if (!text) return;
     this.batches += 1;
-    this.#sending = this.#sending.then(() => this.#send(text)).catch(() => undefined);
+    const partial = this.#partial(text);
+    this.#sending = this.#sending.then(() => this.#send(text, partial)).catch(() => undefined);
+  }
+
+  /** The structured answer parsed so far, when it reads as JSON and changed since the last batch. */
+  #partial(text: string): unknown {
+    if (!this.#structured) return undefined;
+    this.#written += text;
+    const partial = parsePartialJson(this.#written);
+    if (partial === undefined || typeof partial !== 'object') return undefined;
+    const json = JSON.stringify(partial);
+    if (json === this.#lastPartial) return undefined;
+    this.#lastPartial = json;
+    return partial;
   }
 }

@@ -24,6 +24,7 @@ import {
 import { resolveApproval } from './approval.ts';
 import { resolveLiveText } from './live-text.ts';
 import { addSkillActivationTools } from './skill-activation.ts';
+import { toOutputSpec } from '../output/schema.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
@@ -100,6 +101,7 @@ export function buildAgentRegistry(
       },
       approval: resolveApproval(name, definition.approval, tools, builtinTools),
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
+      output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
     });
   }

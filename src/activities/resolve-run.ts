@@ -64,5 +64,6 @@ export async function resolveRun(
     ...(agent.limits ? { limits: agent.limits } : {}),
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
+    ...(agent.output ? { output: agent.output } : {}),
   };
 }

@@ -37,6 +37,12 @@ import { createAgentWorker } from '../worker.ts';
 import { LazyConnection } from './lazy-connection.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
+import {
+  checkOutputRepairs,
+  toOutputJsonSchema,
+  type OutputSchema,
+  type ResultOutput,
+} from '../output/schema.ts';
 
 export interface AgentOptions extends SkillOptions {
   /** The model: any AI SDK provider model (e.g. `anthropic('claude-sonnet-4-5')`) or a ModelAdapter. */
@@ -78,10 +84,23 @@ export interface AgentOptions extends SkillOptions {
   telemetry?: TelemetryOptions;
   /** Show each prompt's first line in the Temporal UI's run summary (default off). */
   summaryIncludesPrompt?: boolean;
+  /**
+   * Every run answers with an object matching this schema (zod, or a JSON Schema object) unless the
+   * run names its own: `result.output` is the parsed object, typed from the schema.
+   */
+  output?: OutputSchema;
+  /** How many times an answer that does not match `output` is sent back to the model. Default 2. */
+  outputRepairs?: number;
 }
 
-/** Per-run options of {@link Agent.run}, {@link Agent.stream} and {@link Agent.startRun}. */
-export type AgentRunOptions = Pick<StartRunOptions, 'timeoutMs' | 'limits' | 'tenant' | 'workflowId'>;
+/**
+ * Per-run options of {@link Agent.run}, {@link Agent.stream} and {@link Agent.startRun}; `output`
+ * and `outputRepairs` win over the agent's.
+ */
+export type AgentRunOptions = Pick<
+  StartRunOptions,
+  'timeoutMs' | 'limits' | 'tenant' | 'workflowId' | 'output' | 'outputRepairs'
+>;
 
 interface Started {
   agents: AgentClient;
@@ -105,7 +124,7 @@ interface Started {
  * const result = await agent.run('Is the billing API up?');
  * await agent.close();
  */
-export class Agent {
+export class Agent<S extends OutputSchema | undefined = undefined> {
   readonly #options: AgentOptions;
   readonly #llm: ModelAdapter;
   readonly #skills: Array<string | Skill>;
@@ -135,8 +154,10 @@ export class Agent {
     this.#builtins = builtinTools({ projectRoot: this.#options.projectRoot ?? DEFAULT_PROJECT_ROOT });
   }
 
-  constructor(opts: AgentOptions) {
+  constructor(opts: AgentOptions & { output?: S }) {
     this.#llm = toModelAdapter(opts?.llm, 'Agent');
+    if (opts.output !== undefined) toOutputJsonSchema(opts.output, 'Agent');
+    checkOutputRepairs(opts.outputRepairs, 'Agent');
     if (
       opts.maxIterations !== undefined &&
       (!Number.isInteger(opts.maxIterations) || opts.maxIterations < 1)
@@ -182,14 +203,21 @@ export class Agent {
     return new SkillSearchIndex(await this.availableSkills()).search(query);
   }
 
-  /** Runs the agent on `prompt` and resolves with its output and metadata. */
-  async run(prompt: string, opts: AgentRunOptions = {}): Promise<AgentResult> {
+  /**
+   * Runs the agent on `prompt` and resolves with its output and metadata. With an `output` schema
+   * (the run's, else the agent's) `result.output` is the parsed object, typed from the schema; an
+   * answer that never matches rejects with an `OutputValidationError`.
+   */
+  async run<R extends OutputSchema | undefined = undefined>(
+    prompt: string,
+    opts: AgentRunOptions & { output?: R } = {},
+  ): Promise<AgentResult<ResultOutput<R, S>>> {
+    const handle = await this.startRun(prompt, opts);
     const started = await this.#start();
-    const handle = await started.agents.start(this.#name, prompt, { ...this.#runOptions(), ...opts });
     return Promise.race([handle.result(), started.serving]);
   }
 
-  /** Runs the agent on `prompt`, yielding each event as it happens. */
+  /** Runs the agent on `prompt`, yielding each event as it happens (`partial_output` in a structured run). */
   async *stream(prompt: string, opts: AgentRunOptions = {}): AsyncGenerator<AgentEvent> {
     yield* (await this.startRun(prompt, opts)).events();
   }
@@ -198,9 +226,13 @@ export class Agent {
    * Starts a run and returns its handle at once: `result()`, `events()`, and the controls
    * `cancel()`, `approve()`, `reject()`, `pendingApprovals()`.
    */
-  async startRun(prompt: string, opts: AgentRunOptions = {}): Promise<AgentRunHandle> {
+  async startRun<R extends OutputSchema | undefined = undefined>(
+    prompt: string,
+    opts: AgentRunOptions & { output?: R } = {},
+  ): Promise<AgentRunHandle<ResultOutput<R, S>>> {
     const started = await this.#start();
-    return started.agents.start(this.#name, prompt, { ...this.#runOptions(), ...opts });
+    const handle = await started.agents.start(this.#name, prompt, { ...this.#runOptions(), ...opts });
+    return handle as unknown as AgentRunHandle<ResultOutput<R, S>>;
   }
 
   /**
@@ -256,6 +288,8 @@ export class Agent {
       model: this.#llm.modelId,
       ...(this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations }),
       ...(this.#skills.length ? { skills: [...this.#skills] } : {}),
+      ...(this.#options.output === undefined ? {} : { output: this.#options.output }),
+      ...(this.#options.outputRepairs === undefined ? {} : { outputRepairs: this.#options.outputRepairs }),
     };
   }
 

@@ -1,4 +1,5 @@
 import type { AgentChatSession } from '../client/chat-session.ts';
+import type { OutputSchema } from '../output/schema.ts';
 import { Agent, type AgentOptions } from './agent.ts';
 
 export interface DeepAgentOptions extends AgentOptions {
@@ -10,21 +11,25 @@ export interface DeepAgentOptions extends AgentOptions {
  * An agent that plans before it acts (spec 4.8): each run is a `deepAgentRun` workflow that writes
  * a short plan, executes it with the same skills and tools, and with `verify: true` checks the
  * answer and revises it at most once. `metadata.plan` and `metadata.verification` say what happened.
+ * With `output`, the executed (and, after a failed check, revised) answer is the structured one:
+ * the check reads its JSON, and `result.output` is the object.
  *
  * @example
  * const agent = DeepAgent.withBuiltins({ llm, verify: true, skills: ['security-engineer'] });
  * const { output, metadata } = await agent.run('Review this service for injection risks');
  */
-export class DeepAgent extends Agent {
+export class DeepAgent<S extends OutputSchema | undefined = undefined> extends Agent<S> {
   readonly #verify: boolean;
 
-  static override withBuiltins(opts: DeepAgentOptions): DeepAgent {
-    const agent = new DeepAgent(opts);
+  static override withBuiltins<S extends OutputSchema | undefined = undefined>(
+    opts: DeepAgentOptions & { output?: S },
+  ): DeepAgent<S> {
+    const agent = new DeepAgent<S>(opts);
     agent.enableBuiltins();
     return agent;
   }
 
-  constructor(opts: DeepAgentOptions) {
+  constructor(opts: DeepAgentOptions & { output?: S }) {
     super(opts);
     this.#verify = opts.verify ?? false;
   }

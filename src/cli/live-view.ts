@@ -20,9 +20,12 @@ export class LiveView {
   #timer: NodeJS.Timeout | undefined;
   #streamed = '';
   #steps = 0;
+  /** A structured run: its answer is printed as formatted JSON at the end, not streamed. */
+  readonly #structured: boolean;
 
-  constructor(mode: ViewMode) {
+  constructor(mode: ViewMode, options: { structured?: boolean } = {}) {
     this.#mode = mode;
+    this.#structured = options.structured ?? false;
     if (mode === 'human' && process.stdout.isTTY && process.stderr.isTTY) {
       this.#spinner = yoctoSpinner({ stream: process.stderr, handleSignals: false }).start(this.#text());
       this.#timer = setInterval(() => this.#refresh(), 100);
@@ -66,7 +69,10 @@ export class LiveView {
         );
         break;
       case 'text_delta':
-        this.text(asText(payload.text));
+        if (!this.#structured) this.text(asText(payload.text));
+        break;
+      case 'partial_output':
+        this.#label = 'writing the answer';
         break;
       case 'run_cancelled':
         this.#label = 'cancelled';
@@ -101,11 +107,14 @@ export class LiveView {
     this.#streamed = '';
   }
 
-  /** The final answer (unless it was streamed already) and a summary line. */
-  finish(result: AgentResult): void {
+  /** The final answer (unless it was streamed already; a structured answer as JSON) and a summary line. */
+  finish(result: AgentResult<unknown>): void {
     this.stop();
     if (this.#mode === 'json') return;
-    this.answer(result.output);
+    const { output } = result;
+    if (typeof output === 'string') this.answer(output);
+    else if (output !== undefined) this.answer(JSON.stringify(output, null, 2));
+    else if (result.metadata.text) this.answer(result.metadata.text);
     const usage = result.metadata.usage;
     const tokens = usage ? ` · ${usage.input_tokens + usage.output_tokens} tokens` : '';
     process.stderr.write(

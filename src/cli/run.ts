@@ -1,9 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadConfig, pickAgent } from './config.ts';
 import { targetOf, withTargetOptions } from './target.ts';
 import { decideApproval } from './approvals.ts';
 import { LiveView } from './live-view.ts';
-import { CliError, EXIT, note } from './output.ts';
+import { CliError, EXIT, note, UsageError } from './output.ts';
+import { OutputValidationError } from '../errors.ts';
 
 interface RunOptions {
   agent?: string;
@@ -13,6 +15,7 @@ interface RunOptions {
   id?: string;
   json?: boolean;
   approveAll?: boolean;
+  outputSchema?: string;
   address?: string;
   namespace?: string;
   profile?: string;
@@ -36,7 +39,31 @@ export function cancelOnInterrupt(cancel: () => Promise<void>): () => void {
 }
 
 /** Stop reasons that make `run` exit with 1: the run did not get to answer. */
-const FAILED_STOPS = new Set(['cancelled', 'deadline', 'budget']);
+const FAILED_STOPS = new Set(['cancelled', 'deadline', 'budget', 'invalid_output']);
+
+/** The JSON Schema in `path`, for `--output-schema`. */
+export async function readOutputSchema(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Could not read the output schema ${path}: ${(error as Error).message}`);
+  }
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `${path} is not JSON (${(error as Error).message}); --output-schema takes a JSON Schema file.`,
+    );
+  }
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) {
+    throw new UsageError(
+      `${path} is not a JSON Schema object; --output-schema takes one, e.g. {"type": "object", ...}.`,
+    );
+  }
+  return schema as Record<string, unknown>;
+}
 
 export function registerRun(program: Command): void {
   withTargetOptions(program.command('run <prompt>'))
@@ -48,17 +75,22 @@ export function registerRun(program: Command): void {
     .option('--id <workflowId>', "the run's workflow id (default: agent-<name>-<uuid>); one id runs once")
     .option('--json', 'print the events as NDJSON')
     .option('--approve-all', 'approve every tool call that asks for approval')
+    .option(
+      '--output-schema <file>',
+      'answer with a JSON object matching this JSON Schema file (printed as JSON; with --json, in the last line)',
+    )
     .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 the run answered (completed or max_iterations), 1 it failed, was cancelled (Ctrl-C),\npassed its deadline or budget, 2 usage. Tool calls that need approval are asked y/n on a terminal.',
+      '\nExit codes: 0 the run answered (completed or max_iterations), 1 it failed, was cancelled (Ctrl-C),\npassed its deadline or budget, or gave no answer matching --output-schema, 2 usage. Tool calls that need approval are asked y/n on a terminal.',
     )
     .action(async (prompt: string, opts: RunOptions, cmd: Command) => {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const agent = pickAgent(loaded.config, opts.agent);
+      const output = opts.outputSchema ? await readOutputSchema(opts.outputSchema) : undefined;
       const { serve } = await import('./serving.ts');
       const serving = await serve(loaded, { ...targetOf(opts), worker: opts.worker, temporary: true });
-      const view = new LiveView(opts.json ? 'json' : 'human');
+      const view = new LiveView(opts.json ? 'json' : 'human', { structured: output !== undefined });
       let release = () => undefined as void;
       try {
         const handle = await serving.agents.start(agent, prompt, {
@@ -66,6 +98,7 @@ export function registerRun(program: Command): void {
           ...(opts.skill.length ? { skills: opts.skill } : {}),
           ...(opts.tenant ? { tenant: opts.tenant } : {}),
           ...(opts.id ? { workflowId: opts.id } : {}),
+          ...(output ? { output } : {}),
         });
         release = cancelOnInterrupt(() => handle.cancel('cancelled at the terminal (Ctrl-C)'));
         const follow = async () => {
@@ -87,6 +120,9 @@ export function registerRun(program: Command): void {
         if (FAILED_STOPS.has(result.metadata.stop_reason)) process.exitCode = EXIT.failure;
       } catch (error) {
         view.stop();
+        if (error instanceof OutputValidationError && !opts.json) {
+          process.stdout.write(`${error.raw}\n`); // the last answer, for a person to see what went wrong
+        }
         throw error instanceof CliError ? error : new CliError((error as Error).message);
       } finally {
         release();

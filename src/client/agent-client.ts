@@ -18,6 +18,13 @@ import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
+import { checkedResult } from '../output/result.ts';
+import {
+  checkOutputRepairs,
+  toOutputJsonSchema,
+  type OutputSchema,
+  type ResultOutput,
+} from '../output/schema.ts';
 
 export interface StartRunOptions {
   /** Default: `agent-<name>-<uuid>`. */
@@ -38,13 +45,21 @@ export interface StartRunOptions {
   limits?: RunLimits;
   /** Show the prompt's first line in the Temporal UI's summary of the run. Default: the client's setting (off). */
   summaryIncludesPrompt?: boolean;
+  /**
+   * A structured answer: a zod schema or a JSON Schema object (only its JSON Schema travels). The
+   * answer is checked against it on the worker; `result().output` is then the parsed object.
+   */
+  output?: OutputSchema;
+  /** How many times an answer that does not match `output` is sent back to the model. Default: the agent's, else 2. */
+  outputRepairs?: number;
 }
 
 /**
  * A run started through {@link AgentClient}: its result, its events and its controls (cancel,
- * approve, reject, pendingApprovals), from any process.
+ * approve, reject, pendingApprovals), from any process. `T` is the type of `result().output`: text,
+ * or the object of a structured run (inferred from its `output` schema).
  */
-export class AgentRunHandle extends ApprovalControls {
+export class AgentRunHandle<T = string> extends ApprovalControls {
   readonly workflow: WorkflowHandle;
   protected readonly controls: RunControls;
 
@@ -68,13 +83,18 @@ export class AgentRunHandle extends ApprovalControls {
     return this.workflow.workflowId;
   }
 
-  /** Waits for the run to finish. Rejects with a {@link RunFailedError} naming the root cause when it failed. */
-  async result(): Promise<AgentResult> {
+  /**
+   * Waits for the run to finish. Rejects with a {@link RunFailedError} naming the root cause when it
+   * failed, and with an {@link OutputValidationError} when a structured run ended with `invalid_output`.
+   */
+  async result(): Promise<AgentResult<T>> {
+    let result: AgentResult<unknown>;
     try {
-      return (await this.workflow.result()) as AgentResult;
+      result = (await this.workflow.result()) as AgentResult<unknown>;
     } catch (error) {
       throw asRunFailure(this.workflowId, error);
     }
+    return checkedResult<T>(this.workflowId, result);
   }
 
   /** The run's events after `afterSeq`, as they happen, ending after `run_completed`. */
@@ -156,8 +176,16 @@ export class AgentClient {
     });
   }
 
-  /** Starts a run of the named agent and returns at once. */
-  async start(agent: string, prompt: string, opts: StartRunOptions = {}): Promise<AgentRunHandle> {
+  /**
+   * Starts a run of the named agent and returns at once. With `output`, the handle's result is typed
+   * from the schema; an agent whose definition has an `output` answers in objects too (type them
+   * with `start<T>` or a `JsonSchema<T>`).
+   */
+  async start<S extends OutputSchema | undefined = undefined>(
+    agent: string,
+    prompt: string,
+    opts: StartRunOptions & { output?: S } = {},
+  ): Promise<AgentRunHandle<ResultOutput<S>>> {
     if (typeof prompt !== 'string' || prompt.trim() === '') {
       throw new TypeError('The prompt must be a non-empty string.');
     }
@@ -169,6 +197,9 @@ export class AgentClient {
     if (opts.deep?.verify) input.verify = true;
     if (opts.timeoutMs !== undefined) input.timeoutMs = checkedTimeout(opts.timeoutMs);
     if (opts.limits) input.limits = opts.limits;
+    if (opts.output !== undefined) input.output = toOutputJsonSchema(opts.output, 'The run');
+    const repairs = checkOutputRepairs(opts.outputRepairs, 'The run');
+    if (repairs !== undefined) input.outputRepairs = repairs;
     const workflowId = opts.workflowId ?? `agent-${agent}-${randomUUID()}`;
     const ui = runStartOptions({
       agent,
@@ -186,11 +217,15 @@ export class AgentClient {
         ...(withSearchAttributes ? ui.searchAttributes : {}),
       }),
     );
-    return new AgentRunHandle(workflow);
+    return new AgentRunHandle<ResultOutput<S>>(workflow);
   }
 
   /** Runs the named agent to the end. */
-  async run(agent: string, prompt: string, opts?: StartRunOptions): Promise<AgentResult> {
+  async run<S extends OutputSchema | undefined = undefined>(
+    agent: string,
+    prompt: string,
+    opts?: StartRunOptions & { output?: S },
+  ): Promise<AgentResult<ResultOutput<S>>> {
     return (await this.start(agent, prompt, opts)).result();
   }
 
@@ -219,9 +254,9 @@ export class AgentClient {
     return listAgentRuns(this.client, this.taskQueue, opts);
   }
 
-  /** A run started elsewhere, by workflow id. */
-  getHandle(workflowId: string): AgentRunHandle {
-    return new AgentRunHandle(this.client.workflow.getHandle(workflowId));
+  /** A run started elsewhere, by workflow id (`T`: the type of its output, when it is structured). */
+  getHandle<T = string>(workflowId: string): AgentRunHandle<T> {
+    return new AgentRunHandle<T>(this.client.workflow.getHandle(workflowId));
   }
 
   async close(): Promise<void> {

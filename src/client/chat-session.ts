@@ -19,6 +19,23 @@ import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
+import { checkedResult } from '../output/result.ts';
+import {
+  checkOutputRepairs,
+  toOutputJsonSchema,
+  type OutputSchema,
+  type ResultOutput,
+} from '../output/schema.ts';
+
+/** Per-turn options of `send` and `stream`. */
+export interface SendOptions {
+  /** Refuse the send unless it would be this turn of the session. */
+  expectedTurn?: number;
+  /** A structured answer for this turn (zod or JSON Schema): `output` is then the parsed object. */
+  output?: OutputSchema;
+  /** How many times an answer that does not match `output` is sent back. Default: the session's, else 2. */
+  outputRepairs?: number;
+}
 
 export interface ChatSessionOptions {
   /** Default: a new random id. Reuse an id to continue a session from any process. */
@@ -35,6 +52,10 @@ export interface ChatSessionOptions {
   timeoutMs?: number;
   /** Each turn's budget (`stop_reason: 'budget'`). */
   limits?: RunLimits;
+  /** Every turn answers with an object matching this schema, unless `send` names its own. */
+  output?: OutputSchema;
+  /** Repair steps of each turn's structured answer. Default 2. */
+  outputRepairs?: number;
 }
 
 /** Where a session runs: resolved lazily, so an `Agent` can start its embedded server on first use. */
@@ -84,13 +105,18 @@ export class AgentChatSession extends ApprovalControls {
 
   /**
    * One turn: resolves with the answer and the run's metadata once the turn is done. With
-   * `expectedTurn`, the session refuses the send unless it would be that turn.
+   * `expectedTurn`, the session refuses the send unless it would be that turn. With `output`, the
+   * answer is the parsed object (typed from the schema), or an `OutputValidationError` is thrown.
    */
-  async send(prompt: string, opts: { expectedTurn?: number } = {}): Promise<ChatTurnResult> {
-    const { client, operation, send } = await this.#prepare(prompt, opts.expectedTurn);
+  async send<S extends OutputSchema | undefined = undefined>(
+    prompt: string,
+    opts: SendOptions & { output?: S } = {},
+  ): Promise<ChatTurnResult<ResultOutput<S>>> {
+    const { client, operation, send } = await this.#prepare(prompt, opts);
+    let result: ChatTurnResult<unknown>;
     try {
-      return await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
+      result = await startWithSearchAttributes(client, (withSearchAttributes) =>
+        client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult<unknown>, [SendInput]>(SEND_UPDATE, {
           args: [send],
           startWorkflowOperation: operation(withSearchAttributes),
         }),
@@ -98,11 +124,12 @@ export class AgentChatSession extends ApprovalControls {
     } catch (error) {
       throw this.#failure(error);
     }
+    return { ...checkedResult<ResultOutput<S>>(this.workflowId, result), turn: result.turn };
   }
 
-  /** One turn as events, ending with its `run_completed`. */
-  async *stream(prompt: string): AsyncGenerator<AgentEvent> {
-    const { client, operation, send } = await this.#prepare(prompt);
+  /** One turn as events, ending with its `run_completed` (`partial_output` events in a structured turn). */
+  async *stream(prompt: string, opts: SendOptions = {}): AsyncGenerator<AgentEvent> {
+    const { client, operation, send } = await this.#prepare(prompt, opts);
     const workflow = client.workflow.getHandle(this.workflowId);
     const afterSeq = await workflow
       .query<ChatSessionState>(SESSION_STATE_QUERY)
@@ -144,7 +171,8 @@ export class AgentChatSession extends ApprovalControls {
       .map((message) => ({ ...message, content: message.content }));
   }
 
-  async #prepare(prompt: string, expectedTurn?: number) {
+  async #prepare(prompt: string, opts: SendOptions = {}) {
+    const { expectedTurn } = opts;
     const { client, taskQueue, agent } = await this.#target();
     const input: ChatSessionInput = { agent, sessionId: this.sessionId };
     const { tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits } = this.#options;
@@ -167,10 +195,14 @@ export class AgentChatSession extends ApprovalControls {
         ...ui.options,
         ...(withSearchAttributes ? ui.searchAttributes : {}),
       });
+    const output = opts.output ?? this.#options.output;
+    const repairs = checkOutputRepairs(opts.outputRepairs ?? this.#options.outputRepairs, 'The chat turn');
     const send: SendInput = {
       prompt,
       turnId: randomUUID(),
       ...(expectedTurn === undefined ? {} : { expectedTurn }),
+      ...(output === undefined ? {} : { output: toOutputJsonSchema(output, 'The chat turn') }),
+      ...(repairs === undefined ? {} : { outputRepairs: repairs }),
     };
     return { client, operation, send };
   }

@@ -1,12 +1,18 @@
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './agent-client.ts';
 export type { AgentEvent, AgentEventType } from '../common/events.ts';
 export type { AgentResult } from '../common/run.ts';
-export { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
+export { AgentChatSession, type ChatSessionOptions, type SendOptions } from './chat-session.ts';
+export type { InferOutput, JsonSchema, OutputSchema } from '../output/schema.ts';
 export type { ChatTurnResult } from '../common/chat.ts';
 export type { TemporalConnectionOptions, TemporalTlsOptions } from '../connection/temporal-options.ts';
 export type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 export type { PendingApproval, RunLimits } from '../common/control.ts';
-export { ControlRefusedError, RunFailedError } from '../errors.ts';
+export {
+  ControlRefusedError,
+  OutputValidationError,
+  RunFailedError,
+  type OutputValidationIssue,
+} from '../errors.ts';
 export { eventStreamResponse, type EventStreamResponseOptions } from './event-stream-response.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
 export {

@@ -1,6 +1,7 @@
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from './control.ts';
 import type { AgentResult } from './run.ts';
+import type { JsonSchemaObject } from '../output/types.ts';
 
 /** The input of the `chatSession` workflow (one per session, id `chat-<sessionId>`). */
 export interface ChatSessionInput {
@@ -34,9 +35,14 @@ export interface SendInput {
   turnId: string;
   /** Refuse this send unless it would be this turn (guards against a client acting on a stale view). */
   expectedTurn?: number;
+  /** A structured answer for this turn: the JSON Schema it must match. */
+  output?: JsonSchemaObject;
+  /** Repair steps for this turn's answer (default: the agent's, else 2). */
+  outputRepairs?: number;
 }
 
-export interface ChatTurnResult extends AgentResult {
+/** One turn's result; `output` is the parsed object when the turn asked for one. */
+export interface ChatTurnResult<T = string> extends AgentResult<T> {
   turn: number;
 }
 

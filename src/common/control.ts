@@ -63,6 +63,8 @@ export interface TextDeltaSignal {
   /** The activity attempt: a retried step writes its text again under a higher attempt. */
   attempt: number;
   text: string;
+  /** In a structured run: the answer parsed so far (`partial_output`), when it reads as JSON yet. */
+  partial?: unknown;
 }
 
 export const CANCEL_UPDATE = 'toolkit.cancel';

@@ -12,7 +12,7 @@ export interface Verification {
   revised: boolean;
 }
 
-export type DeepAgentResult = AgentResult & {
+export type DeepAgentResult<T = string> = AgentResult<T> & {
   metadata: AgentResult['metadata'] & { plan: string; verification: Verification };
 };
 

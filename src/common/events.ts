@@ -14,14 +14,17 @@ export type AgentEventType =
   | 'approval_granted'
   | 'approval_rejected'
   | 'text_delta'
+  | 'partial_output'
   | 'context_compacted';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
- * `tool_*.tool` and `.call_id`; `run_completed.output`; `run_cancelled.reason`, `.stop_reason` and
- * `.output`; `approval_*.call_id` and `.tool` (`approval_requested.args`, `approval_granted.note`,
- * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `context_compacted.before_tokens`, `.after_tokens` and
- * `.messages_summarized`. No event ever carries a secret.
+ * `tool_*.tool` and `.call_id`; `run_completed.output` (the parsed object in a structured run, with
+ * `.text` its JSON as written); `run_cancelled.reason`, `.stop_reason` and `.output`;
+ * `approval_*.call_id` and `.tool` (`approval_requested.args`, `approval_granted.note`,
+ * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `partial_output.output` (a
+ * structured answer parsed so far, and `.attempt`); `context_compacted.before_tokens`,
+ * `.after_tokens` and `.messages_summarized`. No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;

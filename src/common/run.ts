@@ -2,6 +2,7 @@ import type { ContextMetadata, ContextOverflow, ContextReport } from '../context
 import type { Skill } from '../skills/skill.ts';
 import type { ResolvedApproval, RunLimits } from './control.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
+import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '../output/types.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -25,16 +26,28 @@ export interface AgentRunInput {
   timeoutMs?: number;
   /** End the run with `stop_reason: 'budget'` before a step would pass one of these. */
   limits?: RunLimits;
+  /** A structured answer: the JSON Schema it must match (the agent's own `output` otherwise). */
+  output?: JsonSchemaObject;
+  /** Repair steps for an answer that does not match (default: the agent's, else 2). */
+  outputRepairs?: number;
 }
 
 /**
  * Why a run ended: it answered, hit `maxIterations`, was cancelled from outside, passed its
  * `timeoutMs`, or would have passed one of its `limits`.
  */
-export type StopReason = 'completed' | 'max_iterations' | 'cancelled' | 'deadline' | 'budget';
+export type StopReason =
+  'completed' | 'max_iterations' | 'cancelled' | 'deadline' | 'budget' | 'invalid_output';
 
-export interface AgentResult {
-  output: string;
+/**
+ * What a run returns. `output` is the answer's text, or in a structured run (`output` option) the
+ * parsed object, typed from the schema; a structured run that stopped before a matching answer
+ * (`max_iterations`, `budget`, `cancelled`, `deadline`) has `output: undefined` and its last text
+ * in `metadata.text`. A run that ended with `invalid_output` rejects `result()` with an
+ * `OutputValidationError`.
+ */
+export interface AgentResult<T = string> {
+  output: T;
   metadata: {
     used_skills: string[];
     used_skill_tools: string[];
@@ -56,6 +69,12 @@ export interface AgentResult {
     plan?: unknown;
     /** The conversation against the context budget after the last step (input tokens, compactions). */
     context?: ContextMetadata;
+    /** Structured runs: the answer's text as the model wrote it (or the last text, when it stopped early). */
+    text?: string;
+    /** Structured runs: repair steps made (answers sent back because they did not match). */
+    output_repairs?: number;
+    /** A structured run that ended with `invalid_output`: what did not match, and the last answer. */
+    output_error?: OutputFailure;
   };
 }
 
@@ -114,6 +133,8 @@ export interface ResolvedRun {
   approval?: ResolvedApproval;
   /** Batch interval of live text (`text_delta`); absent when the agent turned live text off. */
   textDeltaBatchMs?: number;
+  /** The agent definition's `output` (a run's own wins); absent when it has none. */
+  output?: OutputSpec;
 }
 
 export interface CallModelInput {
@@ -129,6 +150,8 @@ export interface CallModelInput {
   textDeltaBatchMs?: number;
   /** Send the step even when it is over the context budget (after a compaction that could not cut enough). */
   sendOverBudget?: boolean;
+  /** A structured run: an answer without tool calls is checked against this schema (`ModelStep.output`). */
+  output?: { schema: JsonSchemaObject };
 }
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */
@@ -141,6 +164,8 @@ export interface ModelStep {
   context?: ContextReport;
   /** Set when the step was not answered because its request does not fit: compact and call again. */
   overflow?: ContextOverflow;
+  /** A structured run's answer (no tool calls), checked against the schema in the activity. */
+  output?: OutputCheck;
 }
 
 export interface InvokeToolInput {

@@ -5,6 +5,7 @@ import type { AgentClient } from '../client/agent-client.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { McpServerSdk } from './sdk.ts';
+import type { JsonSchemaObject } from '../output/types.ts';
 
 const SERVER_INFO = { name: 'toolkit-agent', version: '0.1.0' };
 
@@ -29,22 +30,30 @@ const input = {
     .describe('Continue (or start) the chat session with this id; without it the run stands alone'),
 };
 
-const output = {
-  output: z.string().describe("The agent's answer"),
-  workflow_id: z.string().describe('The durable run (a Temporal workflow): follow or fetch it by this id'),
-  session_id: z.string().optional(),
-};
+/** The tool's output schema: `output` is the answer's text, or the agent's structured `output`. */
+function outputShape(schema: JsonSchemaObject | undefined) {
+  return {
+    output: schema
+      ? z.fromJSONSchema(schema).describe("The agent's answer, matching its output schema")
+      : z.string().describe("The agent's answer"),
+    workflow_id: z.string().describe('The durable run (a Temporal workflow): follow or fetch it by this id'),
+    session_id: z.string().optional(),
+  };
+}
 
 /**
  * An MCP server (SDK `McpServer`) whose tools run our agents: `run_<agent>` takes `prompt` and an
  * optional `session_id`, starts a durable run (or the session's next turn) through `agents`, sends
  * each run event as a progress notification (the first names the workflow, so a client that
- * disconnects can find the run again) and answers with the final output.
+ * disconnects can find the run again) and answers with the final output. An agent with an `output`
+ * schema (`outputs`, as JSON Schema) declares it in the tool's `outputSchema` and answers with the
+ * object in `structuredContent.output` (its JSON as the text content).
  */
 export function createAgentMcpServer(
   sdk: McpServerSdk,
   agents: AgentClient,
   names: readonly string[],
+  outputs: Readonly<Record<string, JsonSchemaObject | undefined>> = {},
 ): McpServer {
   const server = new sdk.McpServer(SERVER_INFO);
   for (const agent of names) {
@@ -56,7 +65,7 @@ export function createAgentMcpServer(
           `Runs the "${agent}" agent on a prompt as a durable run and returns its answer. ` +
           'Progress notifications report each step; the first one names the run, which keeps going if you disconnect.',
         inputSchema: input,
-        outputSchema: output,
+        outputSchema: outputShape(outputs[agent]),
       },
       async ({ prompt, session_id }, extra): Promise<CallToolResult> => {
         const token = extra._meta?.progressToken;
@@ -73,7 +82,7 @@ export function createAgentMcpServer(
         try {
           let workflowId: string;
           let events: AsyncGenerator<AgentEvent>;
-          let result: (() => Promise<{ output: string }>) | undefined;
+          let result: (() => Promise<{ output: unknown }>) | undefined;
           if (session_id) {
             const session = agents.chatSession(agent, { sessionId: session_id });
             workflowId = session.workflowId;
@@ -85,18 +94,23 @@ export function createAgentMcpServer(
             result = () => handle.result();
           }
           progress(`Run started: workflow ${workflowId}`);
-          let answer: string | undefined;
+          let answer: unknown;
+          let invalid: string | undefined;
           for await (const event of untilAborted(events, extra.signal)) {
             progress(`${event.type}: ${event.message}`);
-            if (event.type === 'run_completed')
-              answer = typeof event.payload.output === 'string' ? event.payload.output : '';
+            if (event.type === 'run_completed') {
+              answer = event.payload.output;
+              if (event.payload.stop_reason === 'invalid_output') invalid = asReason(event.payload.reason);
+            }
           }
           if (extra.signal.aborted) {
             return { content: [{ type: 'text', text: `The client left; run ${workflowId} goes on.` }] };
           }
-          answer = result ? (await result()).output : (answer ?? '');
+          if (invalid !== undefined) throw new Error(`Run ${workflowId}: ${invalid}`);
+          answer = result ? (await result()).output : (answer ?? (outputs[agent] ? undefined : ''));
+          const text = typeof answer === 'string' ? answer : JSON.stringify(answer ?? null);
           return {
-            content: [{ type: 'text', text: answer }],
+            content: [{ type: 'text', text }],
             structuredContent: {
               output: answer,
               workflow_id: workflowId,
@@ -130,4 +144,8 @@ async function* untilAborted<T>(events: AsyncGenerator<T>, signal: AbortSignal):
   } finally {
     void events.return(undefined).catch(() => undefined);
   }
+}
+
+function asReason(reason: unknown): string {
+  return typeof reason === 'string' ? reason : 'the answer did not match the output schema';
 }

@@ -16,6 +16,7 @@ import { defaultMemoryPath } from '../paths.ts';
 import { createAgentWorker, type AgentWorkerOptions } from '../worker.ts';
 import { createAgentMcpServer, runToolName } from './agent-server.ts';
 import { loadMcpServerSdk } from './sdk.ts';
+import { toOutputJsonSchema } from '../output/schema.ts';
 import { serveHttp, serveStdio, type McpHttpTransport } from './serve-transports.ts';
 
 export type { McpHttpTransport } from './serve-transports.ts';
@@ -53,6 +54,8 @@ export interface McpServing {
  * `session_id`) that starts a durable run, reports its events as progress notifications and answers
  * with the final output. Runs an in-process worker for the agents on `temporal` (or an embedded dev
  * server). Over HTTP every request must carry `Authorization: Bearer <bearerToken>` (401 otherwise).
+ * An agent with an `output` schema declares it as the tool's `outputSchema` and answers with the
+ * object in `structuredContent.output`.
  *
  * @example
  * const mcp = await serveMcp({
@@ -65,6 +68,12 @@ export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
   const names = Object.keys(options.agents ?? {});
   names.forEach(runToolName); // a name no client could call fails here, before anything starts
   const sdk = await loadMcpServerSdk(); // a missing SDK is named before anything starts
+  const outputs = Object.fromEntries(
+    names.map((name) => {
+      const schema = options.agents[name]!.output;
+      return [name, schema === undefined ? undefined : toOutputJsonSchema(schema, `Agent "${name}"`)];
+    }),
+  );
   const stdio = options.transport === 'stdio';
   // Over stdio, stdout belongs to the protocol: Temporal's log lines go to stderr.
   if (!Runtime._instance) {
@@ -112,7 +121,7 @@ export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
       ...(dataConverter ? { dataConverter } : {}),
     });
     const agents = new AgentClient({ client, taskQueue });
-    const server = () => createAgentMcpServer(sdk, agents, names);
+    const server = () => createAgentMcpServer(sdk, agents, names, outputs);
     const serving = stdio
       ? await serveStdio(sdk, server)
       : await serveHttp(sdk, server, options.transport as McpHttpTransport);

@@ -8,6 +8,7 @@ import type { ProviderData, ToolCall, Usage } from '../common/messages.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { classifyModelError } from './model-errors.ts';
 import { toProviderPrompt } from './ai-sdk-prompt.ts';
+import { FINAL_ANSWER_TOOL } from '../output/final-answer-tool.ts';
 
 /**
  * A language model of any AI SDK provider package (`@ai-sdk/openai`, `@ai-sdk/anthropic`,
@@ -27,7 +28,19 @@ export interface AiSdkAdapterOptions {
   stream?: boolean;
   /** Further call settings given to the provider on every step (temperature, maxOutputTokens, providerOptions, ...). */
   callOptions?: Partial<Omit<LanguageModelV4CallOptions, 'prompt' | 'tools' | 'abortSignal'>>;
+  /**
+   * How a structured run (`output`) asks this model: `'native'` sends the schema as the provider's
+   * response format on each step (OpenAI's `response_format`, Anthropic's `output_config.format`
+   * or its JSON tool), `'tool'` offers a `final_answer` tool whose parameters are the schema.
+   * Default: `'native'` for providers known to take a response format, `'tool'` for others
+   * (OpenAI-compatible servers such as vLLM and Ollama differ in what they accept).
+   */
+  structuredOutput?: 'native' | 'tool';
 }
+
+/** Providers whose AI SDK packages send a response format with a schema on every model. */
+const NATIVE_OUTPUT_PROVIDERS =
+  /^(openai|azure|anthropic|google|vertex|amazon-bedrock|mistral|xai|groq|deepseek|cerebras|fireworks|togetherai)\b/;
 
 export function isLanguageModel(value: unknown): value is LanguageModel {
   const model = value as LanguageModel | null;
@@ -52,13 +65,20 @@ export function isLanguageModel(value: unknown): value is LanguageModel {
 export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = {}): ModelAdapter {
   const name = `${model.provider}:${model.modelId}`;
   const v4 = model as unknown as LanguageModelV4;
+  const structuredOutput =
+    options.structuredOutput ??
+    (NATIVE_OUTPUT_PROVIDERS.test(model.provider) || supportsStructuredOutputs(model) ? 'native' : 'tool');
   return {
     specificationVersion: 'toolkit-agent.model.v1',
     modelId: name,
+    structuredOutput,
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const call: LanguageModelV4CallOptions = {
         ...options.callOptions,
         prompt: toProviderPrompt(request.messages),
+        ...(request.output
+          ? { responseFormat: { type: 'json' as const, schema: request.output.schema, name: 'output' } }
+          : {}),
         ...(request.tools.length
           ? {
               tools: request.tools.map((tool) => ({
@@ -86,6 +106,11 @@ export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = 
   };
 }
 
+/** `@ai-sdk/openai-compatible` models say whether their server takes a JSON Schema response format. */
+function supportsStructuredOutputs(model: LanguageModel): boolean {
+  return (model as { supportsStructuredOutputs?: unknown }).supportsStructuredOutputs === true;
+}
+
 /** The parts of a complete answer, as doGenerate returns them. */
 function collect(content: readonly LanguageModelV4Content[], usage: Usage | undefined): ModelResponse {
   const builder = new ResponseBuilder();
@@ -109,11 +134,19 @@ async function collectStream(
     { text: string; providerOptions?: Record<string, Record<string, unknown>> }
   >();
   let usage: Usage | undefined;
+  /** Calls of the final-answer tool: their arguments are a structured answer being written. */
+  const answers = new Set<string>();
   for await (const part of stream as unknown as AsyncIterable<LanguageModelV4StreamPart>) {
     switch (part.type) {
       case 'text-delta':
         builder.text += part.delta;
         onTextDelta?.(part.delta);
+        break;
+      case 'tool-input-start':
+        if (part.toolName === FINAL_ANSWER_TOOL) answers.add(part.id);
+        break;
+      case 'tool-input-delta':
+        if (answers.has(part.id)) onTextDelta?.(part.delta);
         break;
       case 'reasoning-start':
         reasoning.set(part.id, { text: '', providerOptions: part.providerMetadata });

@@ -47,3 +47,38 @@ export class LocalAnswerStream {
     if (text) this.#onText(text);
   }
 }
+
+/**
+ * The JSON of a structured answer while the local model writes `{"answer": <value>}`: hands on the
+ * value's text as it arrives (holding back the last `}`, which may close the wrapper), and nothing
+ * for a tool call.
+ */
+export class LocalObjectStream {
+  readonly #onText: (text: string) => void;
+  #raw = '';
+  /** Where the value starts in `#raw`, once known; -1 when the reply is no answer. */
+  #start: number | undefined;
+  /** How much of `#raw` has been handed on. */
+  #sent = 0;
+
+  constructor(onText: (text: string) => void) {
+    this.#onText = onText;
+  }
+
+  push(chunk: string): void {
+    if (this.#start === -1) return;
+    this.#raw += chunk;
+    if (this.#start === undefined) {
+      const opening = /^\s*\{\s*"answer"\s*:\s*/.exec(this.#raw);
+      if (opening && opening[0].length < this.#raw.length) this.#start = opening[0].length;
+      else if (!/^\s*(\{\s*("a?n?s?w?e?r?"?\s*:?\s*)?)?$/.test(this.#raw)) this.#start = -1;
+      if (this.#start === undefined || this.#start === -1) return;
+      this.#sent = this.#start;
+    }
+    const end = this.#raw.replace(/\}\s*$/, '').length;
+    if (end > this.#sent) {
+      this.#onText(this.#raw.slice(this.#sent, end));
+      this.#sent = end;
+    }
+  }
+}

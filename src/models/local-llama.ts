@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { ConfigurationError, ContextOverflowError } from '../errors.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema } from './local-prompt.ts';
-import { LocalAnswerStream } from './local-answer-stream.ts';
+import { LocalAnswerStream, LocalObjectStream } from './local-answer-stream.ts';
 
 export interface LocalLlamaOptions {
   /** A GGUF model file (e.g. the Gemma 3 270M that `npm run model:local` assembles). */
@@ -40,6 +40,8 @@ interface Loaded {
  */
 export class LocalLlamaModel implements ModelAdapter {
   readonly specificationVersion = 'toolkit-agent.model.v1';
+  /** A structured answer is held to its schema by the JSON grammar. */
+  readonly structuredOutput = 'native';
   readonly modelId: string;
   readonly #options: LocalLlamaOptions;
   #loading: Promise<Loaded> | undefined;
@@ -84,17 +86,21 @@ export class LocalLlamaModel implements ModelAdapter {
       );
     }
     const force = mustCallTool(request.messages, request.tools, this.#options.toolChoice ?? 'auto');
-    const grammar = await llama.createGrammarForJsonSchema(replySchema(request.tools, force));
+    const schema = request.output?.schema;
+    const grammar = await llama.createGrammarForJsonSchema(replySchema(request.tools, force, schema));
     await sequence.clearHistory();
     const text = await completion.generateCompletion(prompt, {
       grammar,
       maxTokens: this.#options.maxTokens ?? DEFAULT_MAX_TOKENS,
       temperature: this.#options.temperature ?? 0,
       signal: request.signal,
-      ...(request.onTextDelta ? { onTextChunk: answerStream(request.onTextDelta) } : {}),
+      // A structured answer streams as its JSON (the run reads `partial_output` from it).
+      ...(request.onTextDelta
+        ? { onTextChunk: answerStream(request.onTextDelta, schema !== undefined) }
+        : {}),
     });
     this.#steps += 1;
-    const reply = parseLocalReply(text, `local_${this.#steps}`);
+    const reply = parseLocalReply(text, `local_${this.#steps}`, schema);
     const output = model.tokenize(text).length;
     return { ...reply, usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } };
   }
@@ -134,7 +140,7 @@ export class LocalLlamaModel implements ModelAdapter {
 }
 
 /** Hands on the answer's text while the model writes its JSON reply. */
-function answerStream(onText: (text: string) => void): (chunk: string) => void {
-  const stream = new LocalAnswerStream(onText);
+function answerStream(onText: (text: string) => void, structured: boolean): (chunk: string) => void {
+  const stream = structured ? new LocalObjectStream(onText) : new LocalAnswerStream(onText);
   return (chunk) => stream.push(chunk);
 }

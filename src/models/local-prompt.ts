@@ -66,13 +66,23 @@ export function mustCallTool(
   return toolChoice === 'required' && tools.length > 0 && messages.at(-1)?.role === 'user';
 }
 
-/** The JSON schema (in the subset grammar engines take) that every reply must match. */
-export function replySchema(tools: readonly ToolSchema[], forceTool: boolean): Record<string, unknown> {
+/**
+ * The JSON schema (in the subset grammar engines take) that every reply must match. With `output`
+ * (a structured run), the answer is held to that schema instead of being text.
+ */
+export function replySchema(
+  tools: readonly ToolSchema[],
+  forceTool: boolean,
+  output?: Record<string, unknown>,
+): Record<string, unknown> {
   const calls = tools.map((tool) => ({
     type: 'object',
     properties: { tool: { const: tool.function.name }, arguments: toGrammarSchema(tool.function.parameters) },
   }));
-  const answer = { type: 'object', properties: { answer: { type: 'string' } } };
+  const answer = {
+    type: 'object',
+    properties: { answer: output ? toGrammarSchema(output) : { type: 'string' } },
+  };
   const options = forceTool ? calls : [...calls, answer];
   return options.length === 1 ? options[0]! : { oneOf: options };
 }
@@ -122,9 +132,17 @@ export function toGrammarSchema(schema: Record<string, unknown>): Record<string,
   }
 }
 
-/** The model's JSON reply as a step: a tool call (with null optional arguments dropped) or an answer. */
-export function parseLocalReply(text: string, callId: string): ModelResponse {
-  let reply: { tool?: string; arguments?: Record<string, unknown>; answer?: string };
+/**
+ * The model's JSON reply as a step: a tool call (with null optional arguments dropped) or an answer;
+ * a structured answer (`output`: its schema) becomes its JSON text, without the nulls the grammar
+ * wrote for optional properties.
+ */
+export function parseLocalReply(
+  text: string,
+  callId: string,
+  output?: Record<string, unknown>,
+): ModelResponse {
+  let reply: { tool?: string; arguments?: Record<string, unknown>; answer?: unknown };
   try {
     reply = JSON.parse(text) as typeof reply;
   } catch {
@@ -137,5 +155,22 @@ export function parseLocalReply(text: string, callId: string): ModelResponse {
     const call: ToolCall = { id: callId, name: reply.tool, args };
     return { text: '', toolCalls: [call] };
   }
-  return { text: String(reply.answer ?? ''), toolCalls: [] };
+  if (output) return { text: JSON.stringify(dropOptionalNulls(reply.answer ?? null, output)), toolCalls: [] };
+  return { text: typeof reply.answer === 'string' ? reply.answer : '', toolCalls: [] };
+}
+
+/** Removes the `null` values the grammar allows for optional properties (see {@link toGrammarSchema}). */
+function dropOptionalNulls(value: unknown, schema: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) {
+    const items = (schema.items ?? {}) as Record<string, unknown>;
+    return value.map((item) => dropOptionalNulls(item, items));
+  }
+  if (!value || typeof value !== 'object') return value;
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([name, item]) => item !== null || required.has(name))
+      .map(([name, item]) => [name, dropOptionalNulls(item, properties[name] ?? {})]),
+  );
 }

@@ -1,4 +1,5 @@
 import type { Message, ProviderData, ToolCall, ToolSchema, Usage } from '../common/messages.ts';
+import type { JsonSchemaObject } from '../output/types.ts';
 
 /** What one model step is asked: the conversation so far and the tools it may call. */
 export interface ModelRequest {
@@ -8,6 +9,11 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Called with each piece of answer text as the model writes it (adapters that stream). */
   onTextDelta?: (text: string) => void;
+  /**
+   * The run wants a structured answer: given only to adapters with `structuredOutput: 'native'`,
+   * which answer (when they answer without tool calls) with JSON text matching `schema`.
+   */
+  output?: { schema: JsonSchemaObject };
 }
 
 /** One model step: text, tool calls (each with an id), optional reasoning and token usage. */
@@ -30,6 +36,12 @@ export interface ModelAdapter {
   /** A name for logs and metadata, e.g. `openai:gpt-5` or `scripted`. */
   readonly modelId: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * `'native'`: the adapter honours `request.output` itself (a provider's response format, a
+   * grammar). Otherwise (`'tool'` or absent) a structured run offers the model a `final_answer`
+   * tool whose parameters are the schema.
+   */
+  readonly structuredOutput?: 'native' | 'tool';
   /**
    * The most input tokens one request may carry (the context window minus room for the answer), when
    * the adapter knows it; agents use it as their default `context.maxInputTokens`.

@@ -10,6 +10,11 @@ export interface ScriptedStep {
   usage?: Usage;
   /** Wait this long before answering (simulates a slow model; honours cancellation). */
   delayMs?: number;
+  /**
+   * A structured answer: its JSON is the step's text (written as live text in a few pieces when the
+   * run streams). Any JSON value; the run checks it against its schema like a real model's answer.
+   */
+  object?: unknown;
 }
 
 /**
@@ -22,10 +27,13 @@ export interface ScriptedStep {
  *   { toolCalls: [{ name: 'custom_api', args: { method: 'GET', path: '/status' } }] },
  *   { text: 'The service is up.' },
  * ]);
+ * // A structured run's answer: { object: { priority: 'high', team: 'billing' } }
  */
 export class ScriptedModel implements ModelAdapter {
   readonly specificationVersion = 'toolkit-agent.model.v1';
   readonly modelId = 'scripted';
+  /** Structured runs hand it their schema (`calls[i].output`) and take `object` steps as answers. */
+  readonly structuredOutput = 'native';
   readonly calls: ModelRequest[] = [];
   readonly #steps: Array<ScriptedStep | ((request: ModelRequest) => ScriptedStep | Promise<ScriptedStep>)>;
 
@@ -42,7 +50,11 @@ export class ScriptedModel implements ModelAdapter {
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     const index = this.calls.length;
-    this.calls.push({ messages: structuredClone(request.messages), tools: structuredClone(request.tools) });
+    this.calls.push({
+      messages: structuredClone(request.messages),
+      tools: structuredClone(request.tools),
+      ...(request.output ? { output: structuredClone(request.output) } : {}),
+    });
     const entry = this.#steps[index];
     if (entry === undefined) {
       throw new ToolkitError(
@@ -58,7 +70,11 @@ export class ScriptedModel implements ModelAdapter {
       name: call.name,
       args: call.args,
     }));
-    return { text: step.text ?? '', toolCalls, reasoning: step.reasoning, usage: step.usage };
+    const text = step.object === undefined ? (step.text ?? '') : JSON.stringify(step.object);
+    if (step.object !== undefined && request.onTextDelta) {
+      for (const piece of text.match(/[\s\S]{1,16}/g) ?? []) request.onTextDelta(piece);
+    }
+    return { text, toolCalls, reasoning: step.reasoning, usage: step.usage };
   }
 
   /** Throws when steps of the script were never used. Call it at the end of a test. */

@@ -16,6 +16,7 @@ const ENDINGS: Record<StopReason, string> = {
   cancelled: 'Cancelled',
   deadline: 'Stopped at the deadline',
   budget: 'Stopped: over budget',
+  invalid_output: 'Stopped: the answer never matched the output schema',
 };
 
 /** Shows how a run (or a chat turn, or a deep run's phase) ended, e.g. "Completed after 2 steps". */

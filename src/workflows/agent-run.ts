@@ -11,7 +11,7 @@ import { recordSdkFlags } from './sdk-flags.ts';
  * readable while it runs. The conversation lives in the memory store; history holds only small deltas.
  * It can be cancelled, bounded and asked for approvals from outside (DESIGN.md section 9).
  */
-export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
+export async function agentRun(input: AgentRunInput): Promise<AgentResult<unknown>> {
   recordSdkFlags();
   const events = new EventLog();
   const control = new RunControl();

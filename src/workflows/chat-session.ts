@@ -25,7 +25,7 @@ import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 
-export const sendUpdate = defineUpdate<ChatTurnResult, [SendInput]>(SEND_UPDATE);
+export const sendUpdate = defineUpdate<ChatTurnResult<unknown>, [SendInput]>(SEND_UPDATE);
 export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
 
 /**
@@ -52,7 +52,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }));
   setHandler(
     sendUpdate,
-    async ({ prompt, turnId }) => {
+    async ({ prompt, turnId, output, outputRepairs }) => {
       const ticket = nextTicket++;
       await condition(() => ready && serving === ticket);
       const control = new RunControl();
@@ -69,6 +69,8 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
             model: input.model,
             ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
             ...(input.limits ? { limits: input.limits } : {}),
+            ...(output ? { output } : {}),
+            ...(outputRepairs !== undefined ? { outputRepairs } : {}),
           },
           input.sessionId,
           events,

@@ -20,7 +20,7 @@ import { recordSdkFlags } from './sdk-flags.ts';
  * answer against the task, revised at most once. Each phase's events carry `phase`; the plan and
  * the verdict are in the final `run_completed` and in the result's metadata.
  */
-export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentResult> {
+export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentResult<unknown>> {
   recordSdkFlags();
   const events = new EventLog();
   const control = new RunControl();
@@ -41,9 +41,11 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
       control,
     },
   );
-  const plan = planned.output.trim();
+  const plan = String(planned.output).trim();
   // A stop (cancel, deadline) ends the whole deep run after the phase it stopped.
-  const stopped = async (answer: AgentResult & { messageCount: number }): Promise<DeepAgentResult> => {
+  const stopped = async (
+    answer: AgentResult<unknown> & { messageCount: number },
+  ): Promise<DeepAgentResult<unknown>> => {
     const { messageCount, ...result } = answer;
     const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
     events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {
@@ -68,11 +70,12 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
   if (control.stopRequest) return stopped(result);
   let verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
 
-  if (input.verify) {
+  // A structured answer that never matched its schema ends the run: there is nothing to check.
+  if (input.verify && result.metadata.stop_reason !== 'invalid_output') {
     const check = await runTurn(
       {
         ...input,
-        prompt: `${VERIFY_PROMPT}\n\nTask:\n${input.prompt}\n\nAnswer:\n${result.output}`,
+        prompt: `${VERIFY_PROMPT}\n\nTask:\n${input.prompt}\n\nAnswer:\n${answerText(result)}`,
         maxIterations: 1,
       },
       `${workflowId}/verify`,
@@ -80,7 +83,7 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
       { noTools: true, tags: { phase: 'verify' }, control },
     );
     if (control.stopRequest) return stopped(check);
-    const verdict = parseVerdict(check.output);
+    const verdict = parseVerdict(String(check.output));
     verification = { verdict: verdict.pass ? 'pass' : 'fail', feedback: verdict.feedback, revised: false };
     if (!verdict.pass) {
       result = await runTurn(
@@ -98,9 +101,21 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
   }
 
   const { messageCount, ...answer } = result;
-  events.emit('run_completed', 'Deep run completed', { output: answer.output, plan, verification });
+  events.emit('run_completed', 'Deep run completed', {
+    output: answer.output,
+    stop_reason: answer.metadata.stop_reason,
+    plan,
+    verification,
+    ...(answer.metadata.text !== undefined ? { text: answer.metadata.text } : {}),
+    ...(answer.metadata.output_error ? { output_error: answer.metadata.output_error } : {}),
+  });
   control.finish();
   events.finish();
   await condition(allHandlersFinished);
   return { ...answer, metadata: { ...answer.metadata, plan, verification } };
+}
+
+/** The answer as the model wrote it: a structured answer's JSON text, else the output. */
+function answerText(result: AgentResult<unknown>): string {
+  return result.metadata.text ?? String(result.output);
 }

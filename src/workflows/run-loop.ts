@@ -18,6 +18,8 @@ import { storeActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
 import { showStep } from '../visibility/current-details.ts';
+import { StructuredAnswer } from '../output/structured-answer.ts';
+import type { OutputFailure, OutputSpec } from '../output/types.ts';
 
 /** How one turn's loop ended. */
 export interface LoopOutcome {
@@ -26,6 +28,10 @@ export interface LoopOutcome {
   iterations: number;
   /** Why a stop from outside (cancel, deadline) or a budget ended it. */
   stopMessage?: string;
+  /** A structured run's checked answer (when it completed). */
+  value?: unknown;
+  /** A structured run that ended with `invalid_output`. */
+  outputFailure?: OutputFailure;
 }
 
 /**
@@ -65,6 +71,8 @@ export class RunLoop implements ControlledLoop {
   readonly #unanswered = new Map<string, { call: ToolCall; seq: number }>();
   /** Position of the model step in flight: live text of any other step is dropped. */
   #modelSeq: number | undefined;
+  /** A structured run's answer (checks, repairs); undefined for a run that answers in text. */
+  readonly answer: StructuredAnswer | undefined;
 
   /** Added to the payload of every event: a chat turn's `turn_id`, a deep run's `phase`. */
   readonly #tags: Record<string, unknown>;
@@ -76,6 +84,7 @@ export class RunLoop implements ControlledLoop {
     events: EventLog,
     control: RunControl,
     tags: Record<string, unknown> = {},
+    output?: OutputSpec,
   ) {
     this.#tags = tags;
     this.input = input;
@@ -87,6 +96,7 @@ export class RunLoop implements ControlledLoop {
     this.#seq = plan.messageCount;
     this.#tools = [...plan.tools];
     this.skills = new RunSkills(plan);
+    if (output) this.answer = new StructuredAnswer(output);
     const { timeouts } = plan;
     // A stop waits until cancelled activities have really stopped, so what they store stays final.
     const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
@@ -151,6 +161,8 @@ export class RunLoop implements ControlledLoop {
   acceptTextDelta(delta: TextDeltaSignal): void {
     if (delta.seq !== this.#modelSeq || typeof delta.text !== 'string') return;
     this.#emit('text_delta', 'The model is writing', { text: delta.text, attempt: delta.attempt });
+    if (this.answer && delta.partial !== undefined)
+      this.#emit('partial_output', 'The answer so far', { output: delta.partial, attempt: delta.attempt });
   }
 
   async #loop(): Promise<LoopOutcome> {
@@ -163,7 +175,11 @@ export class RunLoop implements ControlledLoop {
       });
       showStep(iteration, this.plan.maxIterations, this.#tags);
       const step = await this.#callModel();
-      if (step.toolCalls.length === 0) return this.#ended('completed');
+      if (step.toolCalls.length === 0) {
+        const ended = await this.#answered(step);
+        if (ended) return ended;
+        continue;
+      }
       if (iteration >= this.plan.maxIterations) {
         await this.#answer(
           step.toolCalls.map((call, i) => ({ call, seq: this.#seq + i })),
@@ -185,6 +201,27 @@ export class RunLoop implements ControlledLoop {
       const failed = settled.find((outcome) => outcome.status === 'rejected');
       if (failed) throw failed.reason;
     }
+  }
+
+  /**
+   * An answer: it ends a text run; a structured run's answer is accepted, sent back with what did
+   * not match (a user message, stored as a durable step; undefined is returned and the loop goes on),
+   * or, when no repairs are left, ends the run with `invalid_output`.
+   */
+  async #answered(step: ModelStep): Promise<LoopOutcome | undefined> {
+    if (!this.answer) return this.#ended('completed');
+    const verdict = this.answer.accept(step.text, step.output);
+    if (verdict.kind === 'accepted') return { ...this.#ended('completed'), value: verdict.value };
+    if (verdict.kind === 'failed')
+      return { ...this.#ended('invalid_output', verdict.message), outputFailure: verdict.failure };
+    await this.#storeActivities.appendMessages({
+      agent: this.input.agent,
+      conversationId: this.conversationId,
+      seq: this.#seq,
+      messages: [{ role: 'user', content: verdict.message }],
+    });
+    this.#seq += 1;
+    return undefined;
   }
 
   #ended(stopReason: StopReason, stopMessage?: string): LoopOutcome {
@@ -229,6 +266,7 @@ export class RunLoop implements ControlledLoop {
         tools: this.#tools,
         ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
         ...(this.plan.textDeltaBatchMs ? { textDeltaBatchMs: this.plan.textDeltaBatchMs } : {}),
+        ...(this.answer ? { output: { schema: this.answer.spec.schema } } : {}),
       })
       .finally(() => {
         this.#modelSeq = undefined;

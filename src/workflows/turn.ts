@@ -5,13 +5,14 @@ import { resolveRunActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop } from './run-loop.ts';
 import { showEnd, showFailure } from '../visibility/current-details.ts';
+import { DEFAULT_OUTPUT_REPAIRS, type OutputSpec } from '../output/types.ts';
 
 export interface TurnOptions {
   /** Continue a stored conversation at this position (a chat session's next turn). */
   startSeq?: number;
   /** Added to every event's payload (`turn_id` of a chat turn, `phase` of a deep run). */
   tags?: Record<string, unknown>;
-  /** A turn that only writes (a plan, a verdict): the model gets no tools. */
+  /** A turn that only writes (a plan, a verdict): the model gets no tools, and answers in text. */
   noTools?: boolean;
   /** The run's outside controls (cancel, deadline, approvals); default: a control of this turn alone. */
   control?: RunControl;
@@ -28,7 +29,7 @@ export async function runTurn(
   conversationId: string,
   events: EventLog,
   options: TurnOptions = {},
-): Promise<AgentResult & { messageCount: number }> {
+): Promise<AgentResult<unknown> & { messageCount: number }> {
   const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
   const plan = await resolveRunActivities().resolveRun({
@@ -44,11 +45,22 @@ export async function runTurn(
   });
   const control = options.control ?? new RunControl();
   control.watchDeadline(input.timeoutMs ?? plan.timeoutMs);
-  const loop = new RunLoop(input, plan, conversationId, events, control, tags);
-  const { output, stopReason, iterations, stopMessage } = await loop.run().catch((error: unknown) => {
+  const spec = options.noTools ? undefined : outputSpec(input, plan.output);
+  const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec);
+  const outcome = await loop.run().catch((error: unknown) => {
     showFailure(error, loop.iterations, tags);
     throw error;
   });
+  const { stopReason, iterations, stopMessage } = outcome;
+  // A structured run's output is the checked object (undefined when it stopped without one).
+  const output = loop.answer ? outcome.value : outcome.output;
+  const structured = loop.answer
+    ? {
+        text: outcome.output,
+        output_repairs: loop.answer.repairs,
+        ...(outcome.outputFailure ? { output_error: outcome.outputFailure } : {}),
+      }
+    : {};
   if (!options.control) control.finish();
   showEnd(stopReason, iterations, tags);
   if (stopReason === 'cancelled' || stopReason === 'deadline') {
@@ -67,6 +79,8 @@ export async function runTurn(
       iterations,
       used_skills: loop.skills.metadata.used_skills,
       used_skill_tools: loop.skills.metadata.used_skill_tools,
+      ...(loop.answer ? { text: outcome.output } : {}),
+      ...(outcome.outputFailure ? { output_error: outcome.outputFailure } : {}),
       ...(stopMessage ? { reason: stopMessage } : {}),
       ...tags,
     });
@@ -86,6 +100,14 @@ export async function runTurn(
       step_usage: loop.stepUsage,
       ...(loop.taskPlan ? { plan: loop.taskPlan } : {}),
       ...(loop.context.metadata ? { context: loop.context.metadata } : {}),
+      ...structured,
     },
   };
+}
+
+/** A structured turn's schema and repairs: the run's own `output` wins over the agent's. */
+function outputSpec(input: AgentRunInput, agentOutput: OutputSpec | undefined): OutputSpec | undefined {
+  const schema = input.output ?? agentOutput?.schema;
+  if (!schema) return undefined;
+  return { schema, repairs: input.outputRepairs ?? agentOutput?.repairs ?? DEFAULT_OUTPUT_REPAIRS };
 }

@@ -46,6 +46,51 @@ describe('toolkit-agent run and runs', () => {
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('run --output-schema prints the object as JSON; with --json it is in the last line; a bad file is a usage error', async () => {
+    const schema = join(home, 'sum.schema.json');
+    await writeFile(
+      schema,
+      JSON.stringify({ type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] }),
+    );
+    const env = clusterEnv();
+    const human = await runCli(['-c', CLI_CONFIG, 'run', 'please add 2 and 3', '--output-schema', schema], {
+      env,
+    });
+    expect(human.code, human.stderr).toBe(0);
+    expect(JSON.parse(human.stdout)).toEqual({ sum: 5 });
+    const json = await runCli(
+      ['-c', CLI_CONFIG, 'run', 'please add 4 and 3', '--output-schema', schema, '--json'],
+      { env },
+    );
+    expect(json.code, json.stderr).toBe(0);
+    expect(parseLines(json.stdout).at(-1)).toMatchObject({
+      type: 'run_completed',
+      payload: { output: { sum: 7 }, stop_reason: 'completed' },
+    });
+    await writeFile(join(home, 'broken.json'), '{ not json');
+    const broken = await runCli(
+      ['-c', CLI_CONFIG, 'run', 'please add 1 and 1', '--output-schema', join(home, 'broken.json')],
+      { env },
+    );
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/broken\.json is not JSON .*--output-schema takes a JSON Schema file/);
+
+    // A schema the model's answer never matches: the last answer on stdout, the error, exit 1.
+    const strict = join(home, 'text-sum.schema.json');
+    await writeFile(
+      strict,
+      JSON.stringify({ type: 'object', properties: { sum: { type: 'string' } }, required: ['sum'] }),
+    );
+    const invalid = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 2', '--output-schema', strict], {
+      env,
+    });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/no answer matching its output schema after 3 attempt\(s\)/);
+    expect(invalid.stdout).toMatch(
+      /^You said: Your answer does not match the required JSON schema \(repair 2 of 2\)/,
+    );
+  });
+
   it('run prints the answer alone on standard output, progress on standard error, no escape codes when piped', async () => {
     const env = clusterEnv();
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'please add 20 and 22'], { env });

@@ -84,6 +84,41 @@ describe('a run survives its worker being killed', () => {
     await second.exited;
   });
 
+  it('gives a structured run’s object once when the worker is killed while the model writes it', async () => {
+    const { env, first, agents } = await firstWorker('output-crash-first');
+    const handle = await agents.start('typed', 'Leave a mark, then triage');
+    const events: AgentEvent[] = [];
+    const streaming = (async () => {
+      for await (const event of handle.events()) events.push(event);
+    })();
+
+    // The answering step has begun (its live text has reached the run): kill the worker.
+    await first.waitForLine(/^MODEL_STEP 2 /);
+    await expect.poll(() => events.some((e) => e.type === 'partial_output'), { timeout: 10_000 }).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startNodeProcess('test/fixtures/worker-process.ts', {
+      ...env,
+      MODE: 'output-crash-second',
+    });
+    processes.push(second);
+    const result = await handle.result();
+    await streaming;
+
+    expect(result.output).toEqual({ priority: 'high', team: 'billing' });
+    expect(result.metadata).toMatchObject({ stop_reason: 'completed', iterations: 2, output_repairs: 0 });
+    expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(`side effect pid=${first.child.pid}\n`);
+    // The half-written answer was never taken for the result; the object arrives once.
+    expect(events.find((e) => e.type === 'partial_output')?.payload.output).toEqual({ priority: 'hi' });
+    const completed = events.filter((e) => e.type === 'run_completed');
+    expect(completed).toHaveLength(1);
+    expect(completed[0]!.payload.output).toEqual({ priority: 'high', team: 'billing' });
+    expect(events.at(-1)!.type).toBe('run_completed');
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+
   it('waits, loses its worker, is approved from another process, and a new worker runs the tool once', async () => {
     const { env, first, agents } = await firstWorker('approval-first');
     const handle = await agents.start('careful', 'Leave a mark once someone approves');

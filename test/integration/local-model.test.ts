@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ContextOverflowError } from '../../src/errors.ts';
 import { findLocalModel } from '../../src/models/local-model-file.ts';
 import { LocalLlamaModel } from '../../src/models/local-llama.ts';
@@ -59,6 +60,28 @@ describe.skipIf(!modelPath)('a local GGUF model (Gemma 3 270M through node-llama
       expect((error as ContextOverflowError).limit).toBe(960);
       expect((error as ContextOverflowError).tokens).toBe(await llm.countTokens(tooLong));
     } finally {
+      await llm.close();
+    }
+  }, 180_000);
+
+  it('answers a structured run within the JSON-schema grammar: the object matches the schema', async () => {
+    const llm = new LocalLlamaModel({ modelPath: modelPath!, contextSize: 2048, maxTokens: 96 });
+    const City = z.object({ city: z.string(), country: z.string(), population_millions: z.number() });
+    const env = await startTestWorker({ local: { llm } });
+    try {
+      const handle = await env.agents.start('local', 'Describe Paris as JSON: city, country, population.', {
+        output: City,
+        outputRepairs: 0,
+      });
+      const events = await collect(handle.events());
+      const result = await handle.result();
+      expect(City.safeParse(result.output).success).toBe(true);
+      expect(result.metadata).toMatchObject({ stop_reason: 'completed', iterations: 1, output_repairs: 0 });
+      // Live text is the object's JSON, and the run read it as it came.
+      expect(events.some((e) => e.type === 'partial_output')).toBe(true);
+      console.log(`local model: structured answer ${JSON.stringify(result.output)}`);
+    } finally {
+      await env.stop();
       await llm.close();
     }
   }, 180_000);

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { serveMcp, type McpServing } from '../../src/mcp/serve.ts';
@@ -16,6 +17,8 @@ const TOKEN = `mcp-serve-token-${randomUUID()}`;
 /** serveMcp over Streamable HTTP, driven by the MCP SDK's own Client. */
 describe('serveMcp: our agents as an MCP server', () => {
   const llm = queuedModel();
+  const triageLlm = queuedModel();
+  const Triage = z.object({ priority: z.enum(['low', 'high']), team: z.string() });
   const taskQueue = `mcp-serve-${randomUUID()}`;
   let serving: McpServing;
   let connection: Connection;
@@ -36,7 +39,10 @@ describe('serveMcp: our agents as an MCP server', () => {
   beforeAll(async () => {
     const address = inject('temporalAddress');
     serving = await serveMcp({
-      agents: { helper: { llm, tools: [new AddTool()], autoProjectSkills: false } },
+      agents: {
+        helper: { llm, tools: [new AddTool()], autoProjectSkills: false },
+        triage: { llm: triageLlm, output: Triage, outputRepairs: 0, autoProjectSkills: false },
+      },
       temporal: { address, taskQueue },
       transport: { port: 0, bearerToken: TOKEN },
       worker: {
@@ -67,7 +73,7 @@ describe('serveMcp: our agents as an MCP server', () => {
   it('lists run_<agent>, runs it with progress from the run events, and answers', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['run_helper']);
+    expect(tools.map((tool) => tool.name)).toEqual(['run_helper', 'run_triage']);
     expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['prompt', 'session_id']);
 
     llm.push({ toolCalls: [{ name: 'add', args: { a: 20, b: 22 }, id: 'add' }] }, { text: 'It is 42.' });
@@ -87,6 +93,42 @@ describe('serveMcp: our agents as an MCP server', () => {
     expect(messages).toContain('tool_completed: add completed (2 characters)');
     expect(messages.at(-1)).toMatch(/^run_completed: /);
     expect((await agents.getHandle(workflowId).result()).output).toBe('It is 42.');
+  });
+
+  it("declares a structured agent's schema as the tool's outputSchema and answers with structuredContent", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'run_triage')!;
+    expect(tool.outputSchema?.properties?.output).toMatchObject({
+      type: 'object',
+      properties: { priority: { enum: ['low', 'high'] }, team: { type: 'string' } },
+      required: ['priority', 'team'],
+    });
+    expect(tools.find((t) => t.name === 'run_helper')!.outputSchema?.properties?.output).toMatchObject({
+      type: 'string',
+    });
+
+    triageLlm.push({ object: { priority: 'high', team: 'billing' } });
+    const result = await client.callTool({ name: 'run_triage', arguments: { prompt: 'Invoices fail' } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ output: { priority: 'high', team: 'billing' } });
+    expect(result.content).toEqual([{ type: 'text', text: '{"priority":"high","team":"billing"}' }]);
+
+    // An answer that never matches is a tool error naming what was wrong, also in a session.
+    triageLlm.push({ object: { priority: 'urgent', team: 'billing' } });
+    const failed = await client.callTool({
+      name: 'run_triage',
+      arguments: { prompt: 'Invoices fail again' },
+    });
+    expect(failed.isError).toBe(true);
+    expect(JSON.stringify(failed.content)).toMatch(/output schema after 1 attempt\(s\) \(priority: /);
+    triageLlm.push({ object: { priority: 'urgent', team: 'billing' } });
+    const inSession = await client.callTool({
+      name: 'run_triage',
+      arguments: { prompt: 'And now?', session_id: `s-${randomUUID()}` },
+    });
+    expect(inSession.isError).toBe(true);
+    expect(JSON.stringify(inSession.content)).toMatch(/output schema after 1 attempt/);
   });
 
   it('keeps the run going when the client disconnects; the first progress message names it', async () => {

@@ -144,7 +144,7 @@ export function startAnthropicServer(turns: ProviderScript, limit?: ContextLimit
             delta({ type: 'thinking_delta', thinking: piece });
           delta({ type: 'signature_delta', signature: block.signature });
         } else if (block.type === 'text') {
-          for (const piece of String(block.text).match(/.{1,10}/gs) ?? [])
+          for (const piece of turn.chunks ?? String(block.text).match(/.{1,10}/gs) ?? [])
             delta({ type: 'text_delta', text: piece });
         } else {
           for (const piece of JSON.stringify(block.input).match(/.{1,6}/gs) ?? [])
@@ -161,7 +161,7 @@ export function startAnthropicServer(turns: ProviderScript, limit?: ContextLimit
         },
       });
       events.push({ event: 'message_stop', data: { type: 'message_stop' } });
-      sse(response, events);
+      sse(response, events, undefined, turn.chunkDelayMs);
     },
   });
 }

@@ -8,9 +8,11 @@ import { installCliRuntime } from './serving.ts';
 import type { Target } from './target.ts';
 
 /**
- * A finished run's events live in its workflow state, which only a worker can read (a query
- * replays the workflow). For a closed run this starts a worker that runs workflow code only (no
- * activities, no cache) on the run's task queue while `work` reads, so no agent worker is needed.
+ * A run that closed with a result carries its events in it, read with no worker; so is a running
+ * run (its workers answer). Only a closed run whose result has no events (it failed, was terminated,
+ * or ran on an earlier version) keeps them in workflow state, which only a worker can read (a query
+ * replays the workflow): for that one this starts a worker that runs workflow code only (no
+ * activities, no cache) on the run's task queue while `work` reads.
  */
 export async function withReader<T>(
   target: Target,
@@ -19,7 +21,7 @@ export async function withReader<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const description = await handle.workflow.describe();
-  if (description.status.name === 'RUNNING') return work();
+  if (description.status.name === 'RUNNING' || (await handle.closedEvents())) return work();
   installCliRuntime();
   const connection = await connectWorkerConnection(resolveTemporalConnection(target.temporal));
   try {

@@ -4,9 +4,9 @@ import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import { connectClientConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from '../connection/temporal-options.ts';
-import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
+import { closedRunEvents, eventsAfter, EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
 import type { DeepAgentRunInput } from '../common/deep.ts';
-import type { AgentResult } from '../common/run.ts';
+import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
 import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
@@ -71,7 +71,8 @@ export class AgentRunHandle extends ApprovalControls {
   /** Waits for the run to finish. Rejects with a {@link RunFailedError} naming the root cause when it failed. */
   async result(): Promise<AgentResult> {
     try {
-      return (await this.workflow.result()) as AgentResult;
+      const { events, ...result } = (await this.workflow.result()) as AgentRunOutput;
+      return result;
     } catch (error) {
       throw asRunFailure(this.workflowId, error);
     }
@@ -86,9 +87,26 @@ export class AgentRunHandle extends ApprovalControls {
     }
   }
 
-  /** The run's events after `afterSeq` that exist now (without waiting for more). */
+  /**
+   * The run's events after `afterSeq` that exist now (without waiting for more). A closed run's are
+   * read from its result, with no worker; a running run's (and one of an earlier version, or one
+   * that failed) by the events query, which a worker answers.
+   */
   async listEvents(opts: { afterSeq?: number } = {}): Promise<AgentEvent[]> {
-    return this.workflow.query<AgentEvent[], [number]>(EVENTS_QUERY, opts.afterSeq ?? 0);
+    const afterSeq = opts.afterSeq ?? 0;
+    const closed = await this.closedEvents(afterSeq);
+    return closed ?? this.workflow.query<AgentEvent[], [number]>(EVENTS_QUERY, afterSeq);
+  }
+
+  /**
+   * The events after `afterSeq` of a run that has closed with a result carrying them (every run of
+   * this version that completed, was cancelled or stopped); `undefined` while it runs, when it failed,
+   * or when its result does not reach back to `afterSeq` (read those with the query).
+   */
+  async closedEvents(afterSeq = 0): Promise<AgentEvent[] | undefined> {
+    const description = await this.workflow.describe();
+    if (description.status.name !== 'COMPLETED') return undefined;
+    return eventsAfter(closedRunEvents(await this.workflow.result()), afterSeq);
   }
 }
 

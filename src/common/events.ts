@@ -40,5 +40,54 @@ export interface EventCursor {
   finished: boolean;
 }
 
+/**
+ * A run's events as its result carries them (`events` beside `output` and `metadata`), so that a
+ * closed run is read from its close event, without a worker and without replaying it. `first_seq`
+ * is the first event carried: a log over {@link CLOSED_EVENTS_BUDGET_CHARS} drops its `text_delta`
+ * events (the text is in the step's result and `run_completed.output`), then its oldest events;
+ * `last_seq` is the run's last event.
+ */
+export interface ClosedRunEvents {
+  first_seq: number;
+  last_seq: number;
+  events: AgentEvent[];
+}
+
+/** The most characters (as JSON) of events a result carries: far below Temporal's 2 MB payload limit. */
+export const CLOSED_EVENTS_BUDGET_CHARS = 256_000;
+
+/**
+ * The log a closed run's result carries: all `events` within `budget` characters of JSON; over it,
+ * without `text_delta`; still over it, the newest that fit (at least the last one).
+ */
+export function closedLog(events: readonly AgentEvent[], lastSeq: number, budget: number): ClosedRunEvents {
+  const size = (list: readonly AgentEvent[]) => JSON.stringify(list).length;
+  let kept = events;
+  if (size(kept) > budget) kept = kept.filter((event) => event.type !== 'text_delta');
+  if (size(kept) > budget) {
+    const tail: AgentEvent[] = [];
+    let used = 2;
+    for (let i = kept.length - 1; i >= 0; i--) {
+      used += JSON.stringify(kept[i]).length + 1;
+      if (used > budget && tail.length) break;
+      tail.unshift(kept[i]!);
+    }
+    kept = tail;
+  }
+  return { first_seq: kept[0]?.seq ?? lastSeq + 1, last_seq: lastSeq, events: [...kept] };
+}
+
+/** The events a workflow's result carries, when it carries them (runs of earlier versions do not). */
+export function closedRunEvents(result: unknown): ClosedRunEvents | undefined {
+  const events = (result as { events?: ClosedRunEvents } | null | undefined)?.events;
+  return events && Array.isArray(events.events) && typeof events.first_seq === 'number' ? events : undefined;
+}
+
+/** The events after `afterSeq` from a closed run's log; `undefined` when the log does not reach back that far. */
+export function eventsAfter(log: ClosedRunEvents | undefined, afterSeq: number): AgentEvent[] | undefined {
+  if (!log || log.first_seq > afterSeq + 1) return undefined;
+  return log.events.filter((event) => event.seq > afterSeq);
+}
+
 export const EVENTS_QUERY = 'toolkit.events';
 export const WAIT_FOR_EVENTS_UPDATE = 'toolkit.waitForEvents';

@@ -1,6 +1,7 @@
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { ResolvedApproval, RunLimits } from './control.ts';
+import type { ClosedRunEvents } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 
 /**
@@ -58,6 +59,12 @@ export interface AgentResult {
     context?: ContextMetadata;
   };
 }
+
+/**
+ * What the `agentRun` and `deepAgentRun` workflows return: the result and the run's events, so that
+ * a closed run's events are read without a worker. {@link AgentRunHandle.result} returns the result alone.
+ */
+export type AgentRunOutput<R extends AgentResult = AgentResult> = R & { events?: ClosedRunEvents };
 
 /** Activity timeouts and retries, decided on the worker and handed to the workflow. */
 export interface RunTimeouts {

@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
-import type { AgentResult } from '../common/run.ts';
+import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import {
   parseVerdict,
   PLAN_PROMPT,
@@ -20,7 +20,7 @@ import { recordSdkFlags } from './sdk-flags.ts';
  * answer against the task, revised at most once. Each phase's events carry `phase`; the plan and
  * the verdict are in the final `run_completed` and in the result's metadata.
  */
-export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentResult> {
+export async function deepAgentRun(input: DeepAgentRunInput): Promise<AgentRunOutput<DeepAgentResult>> {
   recordSdkFlags();
   const events = new EventLog();
   const control = new RunControl();
@@ -43,7 +43,9 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
   );
   const plan = planned.output.trim();
   // A stop (cancel, deadline) ends the whole deep run after the phase it stopped.
-  const stopped = async (answer: AgentResult & { messageCount: number }): Promise<DeepAgentResult> => {
+  const stopped = async (
+    answer: AgentResult & { messageCount: number },
+  ): Promise<AgentRunOutput<DeepAgentResult>> => {
     const { messageCount, ...result } = answer;
     const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
     events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {
@@ -54,7 +56,7 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
     control.finish();
     events.finish();
     await condition(allHandlersFinished);
-    return { ...result, metadata: { ...result.metadata, plan, verification } };
+    return { ...result, metadata: { ...result.metadata, plan, verification }, events: events.closed() };
   };
   if (control.stopRequest) return stopped(planned);
 
@@ -102,5 +104,5 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
   control.finish();
   events.finish();
   await condition(allHandlersFinished);
-  return { ...answer, metadata: { ...answer.metadata, plan, verification } };
+  return { ...answer, metadata: { ...answer.metadata, plan, verification }, events: events.closed() };
 }

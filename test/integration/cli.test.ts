@@ -66,7 +66,9 @@ describe('toolkit-agent run and runs', () => {
       output: 'The sum is 42.',
       metadata: { stop_reason: 'completed', iterations: 2 },
     });
-    const events = await runCli(['runs', 'events', id, '--json'], { env });
+    // Read from the run's result: no worker is started (a bundle that cannot load would break one).
+    const noWorker = { ...env, TOOLKIT_AGENT_WORKFLOW_BUNDLE: join(home, 'no-such-bundle.cjs') };
+    const events = await runCli(['runs', 'events', id, '--json'], { env: noWorker });
     expect(events.code, events.stderr).toBe(0);
     expect(parseLines(events.stdout).map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
     // Listed by agent on the config's task queue (visibility is eventually consistent).
@@ -83,7 +85,7 @@ describe('toolkit-agent run and runs', () => {
         { timeout: 20_000, interval: 500 },
       )
       .toMatchObject({ workflowId: id, kind: 'run', status: 'completed', agent: 'helper' });
-    const human = await runCli(['runs', 'events', id], { env });
+    const human = await runCli(['runs', 'events', id], { env: noWorker });
     expect(human.stdout).toMatch(/^ {3}1 run_started +Run started: agent "helper"$/m);
     expect(human.stdout).toMatch(/^ {3}6 run_completed +Run completed$/m);
 

@@ -16,7 +16,7 @@ import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
 import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
-import { agentWorkflowBundle } from './workflow-bundle.ts';
+import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 
 export type { AgentDefinition } from './activities/registry.ts';
 export {
@@ -89,7 +89,11 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.address === undefined ? {} : { address: options.address }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
   });
-  const dataConverter = encryptionDataConverter(options.encryption);
+  // Failures encode their message and stack (encrypted too, with encryption), as the workflows do.
+  const dataConverter = {
+    ...encryptionDataConverter(options.encryption),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+  };
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
   // A connection opened here is closed here: if the worker cannot be made, and when it stops.
   const ownConnection = options.connection ? undefined : connection;
@@ -101,7 +105,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       maxHeartbeatThrottleInterval: '2 seconds',
       defaultHeartbeatThrottleInterval: '2 seconds',
       ...options.workerOptions,
-      ...(dataConverter ? { dataConverter } : {}),
+      dataConverter,
       connection,
       namespace: resolved.namespace,
       taskQueue: options.taskQueue,

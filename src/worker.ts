@@ -62,6 +62,11 @@ export interface AgentWorkerOptions {
    * does not abort the tool calls it was making.
    */
   shutdownGraceTime?: number;
+  /**
+   * Close an MCP connection (its session, its stdio process) after this long without a request, in
+   * milliseconds; the next use connects again. Default 300,000 (5 minutes).
+   */
+  mcpIdleTimeoutMs?: number;
   /** OpenTelemetry: spans of runs, model steps and tool calls (see the README). Default: the global provider, if any. */
   telemetry?: TelemetryOptions;
   /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
@@ -82,7 +87,7 @@ export interface AgentWorkerOptions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
-  const mcpPool = new McpConnectionPool();
+  const mcpPool = new McpConnectionPool({ idleTimeoutMs: options.mcpIdleTimeoutMs });
   const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool);
   const resolved = resolveTemporalConnection({
     ...options.temporal,

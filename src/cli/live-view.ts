@@ -68,6 +68,9 @@ export class LiveView {
       case 'text_delta':
         this.text(asText(payload.text));
         break;
+      case 'warning':
+        this.progress(`${paint('yellow', '!', process.stderr)} ${event.message}`);
+        break;
       case 'run_cancelled':
         this.#label = 'cancelled';
         break;

@@ -14,14 +14,16 @@ export type AgentEventType =
   | 'approval_granted'
   | 'approval_rejected'
   | 'text_delta'
-  | 'context_compacted';
+  | 'context_compacted'
+  | 'warning';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
  * `tool_*.tool` and `.call_id`; `run_completed.output`; `run_cancelled.reason`, `.stop_reason` and
  * `.output`; `approval_*.call_id` and `.tool` (`approval_requested.args`, `approval_granted.note`,
  * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `context_compacted.before_tokens`, `.after_tokens` and
- * `.messages_summarized`. No event ever carries a secret.
+ * `.messages_summarized`; `warning.level` (`'warning'`) and `.unavailable_mcps` (`[{ server, reason }]`: MCP servers
+ * the run goes on without). No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;

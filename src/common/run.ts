@@ -43,6 +43,11 @@ export interface AgentResult {
     unavailable_skill_tools: string[];
     /** MCP servers the selected skills name (`mcps`) that this worker does not have or could not reach. */
     unavailable_skill_mcps: string[];
+    /**
+     * MCP servers the run was to get whose tools could not be listed (a wrong token, a server that is
+     * down), with why; the run went on without their tools. Also said by a `warning` event at its start.
+     */
+    unavailable_mcps: UnavailableMcp[];
     iterations: number;
     stop_reason: StopReason;
     workflow_id: string;
@@ -65,6 +70,12 @@ export interface AgentResult {
  * a closed run's events are read without a worker. {@link AgentRunHandle.result} returns the result alone.
  */
 export type AgentRunOutput<R extends AgentResult = AgentResult> = R & { events?: ClosedRunEvents };
+
+/** An MCP server left out of a run, and why (a 401 names the credential key, never the token). */
+export interface UnavailableMcp {
+  server: string;
+  reason: string;
+}
 
 /** Activity timeouts and retries, decided on the worker and handed to the workflow. */
 export interface RunTimeouts {
@@ -113,6 +124,8 @@ export interface ResolvedRun {
   unavailable_skill_tools: string[];
   /** MCP servers the selected skills name that this worker does not have or could not reach. */
   unavailable_skill_mcps?: string[];
+  /** MCP servers whose tools could not be listed for this run, with why (absent when none failed). */
+  unavailable_mcps?: UnavailableMcp[];
   timeouts: RunTimeouts;
   /** The agent definition's deadline and limits; a run's own options take precedence. */
   timeoutMs?: number;

@@ -1,4 +1,5 @@
 import type { RegisteredAgent } from '../activities/registry.ts';
+import type { UnavailableMcp } from '../common/run.ts';
 import type { ToolSchema } from '../common/messages.ts';
 import type { SecretSet } from '../redaction.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -13,9 +14,11 @@ export interface McpRunTools {
   skillTools: string[];
   /** Server names selected skills list that this worker does not have (or could not list). */
   unavailable: string[];
+  /** Servers this run was to get that could not be listed, with why (redacted; a 401 names the credential key). */
+  failed: UnavailableMcp[];
 }
 
-const NONE: McpRunTools = { tools: [], skillTools: [], unavailable: [] };
+const NONE: McpRunTools = { tools: [], skillTools: [], unavailable: [], failed: [] };
 
 /**
  * The MCP tools of one run, listed inside `resolveRun` (an activity): the servers without
@@ -37,6 +40,7 @@ export async function mcpToolsForRun(
     tools: searched ? [] : entries.filter((entry) => !entry.skillsOnly).map((entry) => entry.name),
     skillTools: entries.filter((entry) => entry.skillsOnly).map((entry) => entry.name),
     unavailable: wanted.filter((name) => !mcp.servers.has(name) || failed.has(name)),
+    failed: [...failed].map(([server, reason]) => ({ server, reason })),
   };
 }
 

@@ -70,6 +70,18 @@ describe.skipIf(!tmux)('toolkit-agent in a terminal (tmux)', { timeout: 120_000 
     expect(screen).toContain('[exit 0]');
   });
 
+  it('NO_COLOR=1 on a terminal: no colour anywhere, even with FORCE_COLOR set too (no-color.org)', async () => {
+    const coloured = await open(['run', 'please add 2 and 3'], env());
+    await coloured.waitFor(/\[exit \d+\]/);
+    // Not vacuous: the same run on the same terminal without NO_COLOR is coloured (the green ✓).
+    expect(await coloured.screen({ escapes: true })).toMatch(/\u001b\[[\d;]*m/);
+
+    const terminal = await open(['run', 'please add 2 and 3'], { ...env(), NO_COLOR: '1', FORCE_COLOR: '1' });
+    const screen = await terminal.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/✓ add \d+ ms/);
+    expect(await terminal.screen({ escapes: true })).not.toMatch(/\u001b\[[\d;]*m/);
+  });
+
   it('piped output has no escape codes: only the answer goes down the pipe', async () => {
     const terminal = await open(['run', 'please add 20 and 22'], env(), '| cat -v');
     const screen = await terminal.waitFor(/\[exit \d+\]/);

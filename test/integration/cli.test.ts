@@ -118,6 +118,20 @@ describe('toolkit-agent run and runs', () => {
     });
   });
 
+  it('FORCE_COLOR colours the progress even when piped; NO_COLOR wins over it', async () => {
+    const forced = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1'], {
+      env: { ...clusterEnv(), FORCE_COLOR: '1' },
+    });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toMatch(/\u001b\[32m✓/);
+    expect(forced.stdout).toBe('The sum is 2.\n');
+    const plain = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1'], {
+      env: { ...clusterEnv(), FORCE_COLOR: '1', NO_COLOR: '1' },
+    });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout + plain.stderr).not.toContain('\u001b');
+  });
+
   it('run --json streams the answer as text_delta events that add up to it', async () => {
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'hello streaming world', '--json'], {
       env: clusterEnv(),

@@ -35,6 +35,8 @@ async function open(args: string[], environment: Record<string, string>, pipe = 
 }
 
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
+/** A colour or style escape (SGR), as `capture-pane -e` shows the screen's attributes. */
+const SGR = new RegExp(`${String.fromCharCode(27)}\\[[\\d;]*m`);
 
 describe.skipIf(!tmux)('toolkit-agent in a terminal (tmux)', { timeout: 120_000 }, () => {
   it('run shows the spinner with the step and elapsed time, then the tool call and the answer', async () => {
@@ -74,12 +76,12 @@ describe.skipIf(!tmux)('toolkit-agent in a terminal (tmux)', { timeout: 120_000 
     const coloured = await open(['run', 'please add 2 and 3'], env());
     await coloured.waitFor(/\[exit \d+\]/);
     // Not vacuous: the same run on the same terminal without NO_COLOR is coloured (the green ✓).
-    expect(await coloured.screen({ escapes: true })).toMatch(/\u001b\[[\d;]*m/);
+    expect(await coloured.screen({ escapes: true })).toMatch(SGR);
 
     const terminal = await open(['run', 'please add 2 and 3'], { ...env(), NO_COLOR: '1', FORCE_COLOR: '1' });
     const screen = await terminal.waitFor(/\[exit \d+\]/);
     expect(screen).toMatch(/✓ add \d+ ms/);
-    expect(await terminal.screen({ escapes: true })).not.toMatch(/\u001b\[[\d;]*m/);
+    expect(await terminal.screen({ escapes: true })).not.toMatch(SGR);
   });
 
   it('piped output has no escape codes: only the answer goes down the pipe', async () => {

@@ -7,6 +7,7 @@ import {
   SESSION_STATE_QUERY,
   type ChatSessionInput,
   type ChatSessionState,
+  type ChatTurnOutput,
   type ChatTurnResult,
   type SendInput,
 } from '../common/chat.ts';
@@ -89,12 +90,13 @@ export class AgentChatSession extends ApprovalControls {
   async send(prompt: string, opts: { expectedTurn?: number } = {}): Promise<ChatTurnResult> {
     const { client, operation, send } = await this.#prepare(prompt, opts.expectedTurn);
     try {
-      return await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
+      const { events, ...result } = await startWithSearchAttributes(client, (withSearchAttributes) =>
+        client.workflow.executeUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
           args: [send],
           startWorkflowOperation: operation(withSearchAttributes),
         }),
       );
+      return result;
     } catch (error) {
       throw this.#failure(error);
     }
@@ -109,7 +111,7 @@ export class AgentChatSession extends ApprovalControls {
       .then((state) => state.lastEventSeq)
       .catch(() => 0);
     const update = await startWithSearchAttributes(client, (withSearchAttributes) =>
-      client.workflow.startUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
+      client.workflow.startUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
         args: [send],
         waitForStage: 'ACCEPTED',
         startWorkflowOperation: operation(withSearchAttributes),
@@ -117,7 +119,8 @@ export class AgentChatSession extends ApprovalControls {
     ).catch((error: unknown) => {
       throw this.#failure(error);
     });
-    const failed = update.result().then(
+    const answered = update.result();
+    const failed = answered.then(
       () => new Promise<never>(() => undefined),
       (error: unknown) => {
         throw this.#failure(error);
@@ -127,6 +130,11 @@ export class AgentChatSession extends ApprovalControls {
     yield* streamRunEvents(workflow, afterSeq, {
       include: (event) => event.payload.turn_id === send.turnId,
       abort: failed,
+      // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
+      tail: answered.then(
+        (answer) => answer.events,
+        () => undefined,
+      ),
     });
   }
 

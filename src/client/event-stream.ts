@@ -41,6 +41,12 @@ export async function* streamRunEvents(
   const include = options.include ?? (() => true);
   let seq = afterSeq;
   let ended = false;
+  let tail: ClosedRunEvents | undefined;
+  let tailKnown = false;
+  const tailed = (options.tail ?? new Promise<never>(() => undefined)).then((log) => {
+    tail = log;
+    tailKnown = true;
+  });
   const stopWaiting = new AbortController();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(handle.client, call, () => ended);
@@ -66,14 +72,17 @@ export async function* streamRunEvents(
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
-      // A closed run's result carries its events: read them there, with no worker (none may be alive).
-      const closed = eventsAfter(end?.events, seq);
+      // A closed run's result (a chat turn's answer) carries its events: read them there, with no
+      // worker (none may be alive), and whichever run of a chain the reader followed.
+      const fromTail = eventsAfter(end?.events, seq) === undefined && eventsAfter(tail, seq) !== undefined;
+      const closed = eventsAfter(end?.events, seq) ?? eventsAfter(tail, seq);
       const events =
         closed ??
         (await Promise.race([
           ask(() => run.handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq)),
-          // A query waiting on a dead worker is dropped as soon as the run's result arrives.
+          // A query waiting on a dead worker is dropped as soon as the result arrives.
           ...(end ? [] : [run.ended.then(() => undefined)]),
+          ...(tailKnown ? [] : [tailed.then(() => undefined)]),
         ]));
       if (events === undefined) continue;
       for (const event of events) {
@@ -84,6 +93,7 @@ export async function* streamRunEvents(
         // with run_completed, or with run_cancelled when it was cancelled or passed its deadline.
         if (isTerminal(event)) return;
       }
+      if (fromTail) return; // everything the answer carried was read: the turn is over
       if (end?.continuedTo) {
         run = follow(end.continuedTo);
         continue;
@@ -99,7 +109,7 @@ export async function* streamRunEvents(
         : last.type === 'text_delta'
           ? LIVE_TEXT_POLL_MS
           : FIRST_POLL_MS;
-      const waits: Array<Promise<unknown>> = [sleep(delay), run.ended];
+      const waits: Array<Promise<unknown>> = [sleep(delay), run.ended, ...(tailKnown ? [] : [tailed])];
       if (options.abort) waits.push(options.abort);
       await Promise.race(waits);
     }
@@ -131,6 +141,11 @@ export interface StreamOptions {
   include?: (event: AgentEvent) => boolean;
   /** Rejecting ends the stream with that error (a chat turn whose update failed). */
   abort?: Promise<never>;
+  /**
+   * Resolves with the followed events as they ended (a chat turn's answer carries its own): the
+   * stream then finishes from them, without another query (undefined: read on as before).
+   */
+  tail?: Promise<ClosedRunEvents | undefined>;
 }
 
 /**

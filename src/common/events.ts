@@ -60,12 +60,19 @@ export const CLOSED_EVENTS_BUDGET_CHARS = 256_000;
 
 /**
  * The log a closed run's result carries: all `events` within `budget` characters of JSON; over it,
- * without `text_delta`; still over it, the newest that fit (at least the last one).
+ * without `text_delta`; still over it, the newest that fit (at least the last one). `firstSeq`: the
+ * seq from which `events` are complete (default: the first event's); a trimmed log starts later.
  */
-export function closedLog(events: readonly AgentEvent[], lastSeq: number, budget: number): ClosedRunEvents {
+export function closedLog(
+  events: readonly AgentEvent[],
+  lastSeq: number,
+  budget: number,
+  firstSeq = events[0]?.seq ?? lastSeq + 1,
+): ClosedRunEvents {
   const size = (list: readonly AgentEvent[]) => JSON.stringify(list).length;
   let kept = events;
-  if (size(kept) > budget) kept = kept.filter((event) => event.type !== 'text_delta');
+  if (size(kept) <= budget) return { first_seq: firstSeq, last_seq: lastSeq, events: [...kept] };
+  kept = kept.filter((event) => event.type !== 'text_delta');
   if (size(kept) > budget) {
     const tail: AgentEvent[] = [];
     let used = 2;

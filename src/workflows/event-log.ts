@@ -53,7 +53,13 @@ export class EventLog {
    * the newest that fit. One payload per run, however many events.
    */
   closed(budget = CLOSED_EVENTS_BUDGET_CHARS): ClosedRunEvents {
-    return closedLog(this.#events, this.lastSeq, budget);
+    return this.since(this.#offset, budget);
+  }
+
+  /** The events after `afterSeq` (a chat turn's, from where it started), as {@link closed} keeps them. */
+  since(afterSeq: number, budget = CLOSED_EVENTS_BUDGET_CHARS): ClosedRunEvents {
+    const from = Math.max(afterSeq, this.#offset);
+    return closedLog(this.#events.slice(from - this.#offset), this.lastSeq, budget, from + 1);
   }
 
   /** Answers every waiting reader now (before continue-as-new); readers then follow the next run. */

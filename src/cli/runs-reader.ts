@@ -8,11 +8,11 @@ import { installCliRuntime } from './serving.ts';
 import type { Target } from './target.ts';
 
 /**
- * A run that closed with a result carries its events in it, read with no worker; so is a running
- * run (its workers answer). Only a closed run whose result has no events (it failed, was terminated,
- * or ran on an earlier version) keeps them in workflow state, which only a worker can read (a query
- * replays the workflow): for that one this starts a worker that runs workflow code only (no
- * activities, no cache) on the run's task queue while `work` reads.
+ * A run that completed, stopped or failed carries its events in its result or failure, read with no
+ * worker; a running run is read from its workers. Only a closed run that carries none (terminated,
+ * timed out, or run by an earlier version) keeps them in workflow state alone, which only a worker
+ * can read (a query replays the workflow): for that one this starts a worker that runs workflow code
+ * only (no activities, no cache) on the run's task queue while `work` reads.
  */
 export async function withReader<T>(
   target: Target,

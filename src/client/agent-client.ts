@@ -12,6 +12,7 @@ import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
+import { failedRunEvents } from './failed-run.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
@@ -99,14 +100,16 @@ export class AgentRunHandle extends ApprovalControls {
   }
 
   /**
-   * The events after `afterSeq` of a run that has closed with a result carrying them (every run of
-   * this version that completed, was cancelled or stopped); `undefined` while it runs, when it failed,
-   * or when its result does not reach back to `afterSeq` (read those with the query).
+   * The events after `afterSeq` of a run that has closed with its events in its result or failure
+   * (every run of this version that completed, stopped or failed); `undefined` while it runs, when it
+   * was terminated or timed out, ran on an earlier version, or when what it carries does not reach
+   * back to `afterSeq` (read those with the query).
    */
   async closedEvents(afterSeq = 0): Promise<AgentEvent[] | undefined> {
     const description = await this.workflow.describe();
-    if (description.status.name !== 'COMPLETED') return undefined;
-    return eventsAfter(closedRunEvents(await this.workflow.result()), afterSeq);
+    if (description.status.name !== 'COMPLETED' && description.status.name !== 'FAILED') return undefined;
+    const log = await this.workflow.result().then(closedRunEvents, failedRunEvents);
+    return eventsAfter(log, afterSeq);
   }
 }
 

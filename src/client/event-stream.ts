@@ -7,6 +7,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
+import { failedRunEvents } from './failed-run.ts';
 import {
   closedRunEvents,
   eventsAfter,
@@ -74,10 +75,11 @@ export async function* streamRunEvents(
       const end = run.end;
       // A closed run's result (a chat turn's answer) carries its events: read them there, with no
       // worker (none may be alive), and whichever run of a chain the reader followed.
-      const fromTail = eventsAfter(end?.events, seq) === undefined && eventsAfter(tail, seq) !== undefined;
-      const closed = eventsAfter(end?.events, seq) ?? eventsAfter(tail, seq);
+      const fromResult = eventsAfter(end?.events, seq);
+      const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
       const events =
-        closed ??
+        fromResult ??
+        fromTail ??
         (await Promise.race([
           ask(() => run.handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq)),
           // A query waiting on a dead worker is dropped as soon as the result arrives.
@@ -166,8 +168,11 @@ async function runEnd(run: WorkflowHandle, signal: AbortSignal): Promise<RunEnd>
       return events ? { events } : {};
     } catch (error) {
       if (error instanceof WorkflowContinuedAsNewError) return { continuedTo: error.newExecutionRunId };
-      if (signal.aborted || error instanceof WorkflowFailedError || error instanceof WorkflowNotFoundError)
-        return {};
+      if (error instanceof WorkflowFailedError) {
+        const events = failedRunEvents(error);
+        return events ? { events } : {};
+      }
+      if (signal.aborted || error instanceof WorkflowNotFoundError) return {};
       await sleep(delay);
     }
   }

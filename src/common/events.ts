@@ -88,9 +88,20 @@ export function closedLog(
 
 /** The events a workflow's result carries, when it carries them (runs of earlier versions do not). */
 export function closedRunEvents(result: unknown): ClosedRunEvents | undefined {
-  const events = (result as { events?: ClosedRunEvents } | null | undefined)?.events;
+  return asClosedRunEvents((result as { events?: unknown } | null | undefined)?.events);
+}
+
+/** `value` when it is a {@link ClosedRunEvents}. */
+export function asClosedRunEvents(value: unknown): ClosedRunEvents | undefined {
+  const events = value as ClosedRunEvents | null | undefined;
   return events && Array.isArray(events.events) && typeof events.first_seq === 'number' ? events : undefined;
 }
+
+/**
+ * The `type` of the failure a run that failed ends with: its cause is what failed, its first detail
+ * the run's events ({@link ClosedRunEvents}), so that a failed run is read without a worker too.
+ */
+export const RUN_FAILED_TYPE = 'AgentRunFailed';
 
 /** The events after `afterSeq` from a closed run's log; `undefined` when the log does not reach back that far. */
 export function eventsAfter(log: ClosedRunEvents | undefined, afterSeq: number): AgentEvent[] | undefined {

@@ -2,6 +2,7 @@ import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workfl
 import type { AgentRunInput, AgentRunOutput } from '../common/run.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
+import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
@@ -21,6 +22,9 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   events.emit('run_started', `Run started: agent "${input.agent}"`, { agent: input.agent });
   const { messageCount, ...result } = await runTurn(input, input.conversationId ?? workflowId, events, {
     control,
+  }).catch((error: unknown) => {
+    // A failed run's events travel in its failure, as a completed run's travel in its result.
+    throw failedWithEvents(error, events);
   });
   control.finish();
   events.finish();

@@ -10,6 +10,7 @@ import {
 } from '../common/deep.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
+import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
@@ -23,6 +24,18 @@ import { recordSdkFlags } from './sdk-flags.ts';
 export async function deepAgentRun(input: DeepAgentRunInput): Promise<AgentRunOutput<DeepAgentResult>> {
   recordSdkFlags();
   const events = new EventLog();
+  try {
+    return await deepRun(input, events);
+  } catch (error) {
+    // A failed run's events travel in its failure, as a completed run's travel in its result.
+    throw failedWithEvents(error, events);
+  }
+}
+
+async function deepRun(
+  input: DeepAgentRunInput,
+  events: EventLog,
+): Promise<AgentRunOutput<DeepAgentResult>> {
   const control = new RunControl();
   setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();

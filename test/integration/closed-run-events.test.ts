@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
+import { RunFailedError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { AddTool } from './tools.ts';
 import { collect, ONE_TOOL_CALL_RUN, startTestWorker } from './helpers.ts';
@@ -52,6 +53,35 @@ describe("a closed run's events, with no worker alive", () => {
     expect((await handle.listEvents({ afterSeq: 4 })).map((e) => e.seq)).toEqual([5, 6]);
     // The result a caller gets is the result alone: the events travel beside it on the wire only.
     expect(Object.keys(await handle.result()).sort()).toEqual(['metadata', 'output']);
+    await env.stop();
+  }, 60_000);
+
+  it('a failed run carries its events in its failure: read without a worker, then its failure', async () => {
+    const failing = new ScriptedModel([
+      () => {
+        throw new Error('the provider refused the request');
+      },
+    ]);
+    const env = await startTestWorker({
+      failing: { llm: failing, tools: [new AddTool()], timeouts: { modelMaxAttempts: 1 } },
+    });
+    const handle = await env.agents.start('failing', 'add 2 and 3');
+    await expect(handle.result()).rejects.toThrow(RunFailedError);
+    await env.stopWorker();
+
+    const events: AgentEvent[] = [];
+    const started = Date.now();
+    const failure = await (async () => {
+      for await (const event of handle.events()) events.push(event);
+    })().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(events.map((e) => e.type)).toEqual(['run_started', 'step_started']);
+    expect(failure).toBeInstanceOf(RunFailedError);
+    expect((failure as Error).message).toMatch(/the provider refused the request/);
+    expect((await handle.listEvents()).map((e) => e.seq)).toEqual([1, 2]);
     await env.stop();
   }, 60_000);
 });

@@ -32,10 +32,7 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<AgentRunOu
   }
 }
 
-async function deepRun(
-  input: DeepAgentRunInput,
-  events: EventLog,
-): Promise<AgentRunOutput<DeepAgentResult>> {
+async function deepRun(input: DeepAgentRunInput, events: EventLog): Promise<AgentRunOutput<DeepAgentResult>> {
   const control = new RunControl();
   setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();

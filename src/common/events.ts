@@ -60,7 +60,8 @@ export const CLOSED_EVENTS_BUDGET_CHARS = 256_000;
 
 /**
  * The log a closed run's result carries: all `events` within `budget` characters of JSON; over it,
- * without `text_delta`; still over it, the newest that fit (at least the last one). `firstSeq`: the
+ * without `text_delta`; still over it, the newest that fit (none when the last one alone does not:
+ * the result must stay far below Temporal's payload limit, and readers then ask the run). `firstSeq`: the
  * seq from which `events` are complete (default: the first event's); a trimmed log starts later.
  */
 export function closedLog(
@@ -78,7 +79,7 @@ export function closedLog(
     let used = 2;
     for (let i = kept.length - 1; i >= 0; i--) {
       used += JSON.stringify(kept[i]).length + 1;
-      if (used > budget && tail.length) break;
+      if (used > budget) break;
       tail.unshift(kept[i]!);
     }
     kept = tail;

@@ -35,6 +35,13 @@ describe("a closed run's log in its result", () => {
     expect(eventsAfter(tail, 1)!.map((e) => e.seq)).toEqual([2, 23]);
   });
 
+  it('carries nothing rather than pass the budget with one event', () => {
+    const huge = [event(1, 'run_started'), event(2, 'run_completed', 'y'.repeat(5_000))];
+    const log = closedLog(huge, 2, 1000);
+    expect(log).toEqual({ first_seq: 3, last_seq: 2, events: [] });
+    expect(eventsAfter(log, 0)).toBeUndefined();
+  });
+
   it('an empty log starts after the last seq (a session continued from earlier runs)', () => {
     expect(closedLog([], 7, 1000)).toEqual({ first_seq: 8, last_seq: 7, events: [] });
     expect(eventsAfter(closedLog([], 7, 1000), 7)).toEqual([]);

@@ -118,6 +118,21 @@ describe('toolkit-agent run and runs', () => {
     });
   });
 
+  it('run and runs show say which MCP servers a run went without, and why', async () => {
+    const env = clusterEnv();
+    const run = await runCli(['-c', CLI_CONFIG, 'run', 'hello there', '--agent', 'offline'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('You said: hello there\n');
+    expect(run.stderr).toMatch(/! MCP servers left out of this run: "crm" \(.*MCP server "crm"/);
+    const id = /(agent-offline-[\w-]+)/.exec(run.stderr)![1]!;
+    const show = await runCli(['runs', 'show', id], { env });
+    expect(show.stdout).toMatch(/^unavailable_mcps: crm: .*MCP server "crm"/m);
+    const json = JSON.parse((await runCli(['runs', 'show', id, '--json'], { env })).stdout) as {
+      metadata: { unavailable_mcps: Array<{ server: string }> };
+    };
+    expect(json.metadata.unavailable_mcps.map((mcp) => mcp.server)).toEqual(['crm']);
+  });
+
   it('FORCE_COLOR colours the progress even when piped; NO_COLOR wins over it', async () => {
     const forced = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1'], {
       env: { ...clusterEnv(), FORCE_COLOR: '1' },
@@ -194,7 +209,7 @@ describe('toolkit-agent run and runs', () => {
     const env = clusterEnv();
     const worker = startCli(['-c', CLI_CONFIG, 'worker', '--json'], { env });
     const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
-    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper', 'careful'] });
+    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper', 'careful', 'offline'] });
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('The sum is 2.\n');

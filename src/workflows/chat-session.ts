@@ -15,7 +15,7 @@ import {
   SESSION_STATE_QUERY,
   type ChatSessionInput,
   type ChatSessionState,
-  type ChatTurnResult,
+  type ChatTurnOutput,
   type SendInput,
 } from '../common/chat.ts';
 import { setControlHandlers } from './control-handlers.ts';
@@ -25,7 +25,7 @@ import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 
-export const sendUpdate = defineUpdate<ChatTurnResult<unknown>, [SendInput]>(SEND_UPDATE);
+export const sendUpdate = defineUpdate<ChatTurnOutput, [SendInput]>(SEND_UPDATE);
 export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
 
 /**
@@ -57,6 +57,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       await condition(() => ready && serving === ticket);
       const control = new RunControl();
       current = control;
+      const startedAt = events.lastSeq;
       try {
         const turn = state.turns + 1;
         const result = await runTurn(
@@ -79,7 +80,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
         state.turns = turn;
         state.messageCount = result.messageCount;
         const { messageCount, ...answer } = result;
-        return { ...answer, turn };
+        return { ...answer, turn, events: events.since(startedAt) };
       } finally {
         control.finish();
         current = undefined;

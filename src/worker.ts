@@ -10,6 +10,7 @@ import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
 import { connectWorkerConnection } from './connection/connect.ts';
+import { ensureNamespace, isNamespaceNotFound, namespaceNotFoundError } from './connection/namespace.ts';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from './connection/temporal-options.ts';
 import { McpConnectionPool } from './mcp/pool.ts';
 import type { MemoryStore } from './memory/types.ts';
@@ -94,8 +95,11 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
   // A connection opened here is closed here: if the worker cannot be made, and when it stops.
   const ownConnection = options.connection ? undefined : connection;
+  // Where the namespace was looked for, when known (a shared connection does not say its address).
+  const address = options.connection && !options.address && !options.temporal ? undefined : resolved.address;
   let worker: Worker;
   try {
+    await ensureNamespace(connection, resolved.namespace, address);
     worker = await Worker.create({
       shutdownGraceTime: options.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
       // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
@@ -112,7 +116,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     });
   } catch (error) {
     await ownConnection?.close();
-    throw error;
+    throw isNamespaceNotFound(error) ? namespaceNotFoundError(resolved.namespace, address) : error;
   }
   mcpPool.closeWhenStopped(worker);
   return ownConnection ? closingConnectionAfterRun(worker, ownConnection) : worker;

@@ -292,6 +292,7 @@ export class Agent {
       cleanup.push(() => connection.close());
       const worker = await createAgentWorker({
         connection: nativeConnection,
+        address: resolved.address,
         namespace,
         ...(this.#options.encryption ? { encryption: this.#options.encryption } : {}),
         taskQueue,

@@ -19,6 +19,7 @@ export {
   CREATE_SEARCH_ATTRIBUTES_COMMAND,
 } from './visibility/search-attributes.ts';
 export type { TelemetryOptions } from './telemetry/options.ts';
+export type { WorkerLogLevel } from './runtime-log.ts';
 export { telemetryClientInterceptors } from './telemetry/temporal-interceptors.ts';
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export {

@@ -16,6 +16,7 @@ import { McpConnectionPool } from './mcp/pool.ts';
 import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
+import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './runtime-log.ts';
 import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle } from './workflow-bundle.ts';
@@ -66,6 +67,12 @@ export interface AgentWorkerOptions {
   shutdownGraceTime?: number;
   /** OpenTelemetry: spans of runs, model steps and tool calls (see the README). Default: the global provider, if any. */
   telemetry?: TelemetryOptions;
+  /**
+   * How much the worker logs: default `INFO`, or `TOOLKIT_AGENT_LOG_LEVEL`. Tool failures that go
+   * back to the model are one `INFO` line each, with full detail at `DEBUG`. Applies when this
+   * installs the process's Temporal runtime (not after an application's own `Runtime.install`).
+   */
+  logLevel?: WorkerLogLevel;
   /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
@@ -83,6 +90,7 @@ export interface AgentWorkerOptions {
  * await worker.run();
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  installWorkerRuntime({ level: resolveLogLevel(options.logLevel, 'INFO') });
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
   const mcpPool = new McpConnectionPool();
   const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool);

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import { ToolkitError } from '../errors.ts';
 import type { SecretSet } from '../redaction.ts';
 
@@ -29,6 +29,26 @@ export function toApplicationFailure(error: unknown, secrets?: SecretSet): Appli
   const type = failureType(error);
   const nonRetryable = error instanceof ApplicationFailure ? Boolean(error.nonRetryable) : false;
   return ApplicationFailure.create({ message, type, nonRetryable });
+}
+
+/**
+ * A tool failure that goes back to the model as the call's result (arguments refused, an unknown
+ * tool, a credential that cannot be read, a tool error no retry mends): the run goes on, so it is
+ * not logged as a failed activity. Temporal logs a benign failure at DEBUG (full detail there), and
+ * this logs one line at INFO. Retryable failures are left as they are (each attempt is a warning).
+ */
+export function asToolAnswer(failure: ApplicationFailure, tool: string): ApplicationFailure {
+  if (!failure.nonRetryable) return failure;
+  Context.current().log.info(
+    `Tool ${tool} failed; the model is told: ${failure.type ?? 'Error'}: ${(failure.message ?? '').split('\n')[0]}`,
+  );
+  return ApplicationFailure.create({
+    message: failure.message,
+    type: failure.type ?? undefined,
+    nonRetryable: true,
+    details: failure.details ? [...failure.details] : undefined,
+    category: ApplicationFailureCategory.BENIGN,
+  });
 }
 
 /** The type a failure is reported under: an ApplicationFailure's type, else the error's name. */

@@ -8,7 +8,7 @@ import { SecretSet } from '../redaction.ts';
 import { LOAD_SKILL_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
-import { cancelledOr, toApplicationFailure } from './failures.ts';
+import { asToolAnswer, cancelledOr, toApplicationFailure } from './failures.ts';
 import type { RegisteredAgent } from './agent-definition.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
@@ -95,7 +95,7 @@ export async function invokeTool(
       ...(call.name === LOAD_SKILL_TOOL && output?.loadedSkill ? { loadedSkill: output.loadedSkill } : {}),
     };
   } catch (error) {
-    throw cancelledOr(error, () => toApplicationFailure(error, secrets));
+    throw cancelledOr(error, () => asToolAnswer(toApplicationFailure(error, secrets), call.name));
   }
 }
 

@@ -1,40 +1,18 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { CLI, CLI_CONFIG, cliEnv, ROOT } from '../support/cli.ts';
+import { CLI, CLI_CONFIG, ROOT } from '../support/cli.ts';
+import { startProgram } from '../support/node-program.ts';
 
 const FIXTURE = `${ROOT}test/fixtures/wrong-namespace-agent.ts`;
-
-/** Runs a Node program to its end; kills it (and says so) if it has not exited by itself in `limitMs`. */
-function runToExit(args: string[], env: Record<string, string>, limitMs: number) {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: cliEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise<{ code: number | null; hung: boolean; output: string; ms: number }>((resolve) => {
-    const started = Date.now();
-    let hung = false;
-    const timer = setTimeout(() => {
-      hung = true;
-      child.kill('SIGKILL');
-    }, limitMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, hung, output, ms: Date.now() - started });
-    });
-  });
-}
 
 describe('a namespace the server does not have', () => {
   const address = inject('temporalAddress');
 
   it('Agent: a ConfigurationError naming the namespace and the command to create it; the process exits by itself', async () => {
     const namespace = `missing-${randomUUID().slice(0, 8)}`;
-    const result = await runToExit([FIXTURE], { TEMPORAL_ADDRESS: address, NAMESPACE: namespace }, 20_000);
+    const result = await startProgram([FIXTURE], { TEMPORAL_ADDRESS: address, NAMESPACE: namespace }).exit(
+      20_000,
+    );
     expect(result.hung, `still running after 20 s:\n${result.output}`).toBe(false);
     expect(result.code).toBe(0);
     expect(result.output).toContain(`ConfigurationError: Temporal namespace "${namespace}" does not exist`);
@@ -47,11 +25,10 @@ describe('a namespace the server does not have', () => {
 
   it('CLI run --namespace: one error line, exit 1, no hang', async () => {
     const namespace = `missing-${randomUUID().slice(0, 8)}`;
-    const result = await runToExit(
+    const result = await startProgram(
       [CLI, 'run', 'hi', '--config', CLI_CONFIG, '--address', address, '--namespace', namespace],
       {},
-      20_000,
-    );
+    ).exit(20_000);
     expect(result.hung, `still running after 20 s:\n${result.output}`).toBe(false);
     expect(result.code).toBe(1);
     expect(result.output).toContain(

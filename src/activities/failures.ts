@@ -32,21 +32,25 @@ export function toApplicationFailure(error: unknown, secrets?: SecretSet): Appli
 }
 
 /**
- * A tool failure that goes back to the model as the call's result (arguments refused, an unknown
- * tool, a credential that cannot be read, a tool error no retry mends): the run goes on, so it is
- * not logged as a failed activity. Temporal logs a benign failure at DEBUG (full detail there), and
- * this logs one line at INFO. Retryable failures are left as they are (each attempt is a warning).
+ * A tool failure is an answer to the model (arguments refused, an unknown tool, a credential that
+ * cannot be read, a tool error; a retryable one after its retries): the run goes on, so it is not
+ * logged as a failed activity. Temporal logs a benign failure at DEBUG (full detail there); this
+ * logs one line at INFO.
  */
 export function asToolAnswer(failure: ApplicationFailure, tool: string): ApplicationFailure {
-  if (!failure.nonRetryable) return failure;
-  Context.current().log.info(
-    `Tool ${tool} failed; the model is told: ${failure.type ?? 'Error'}: ${(failure.message ?? '').split('\n')[0]}`,
+  const context = Context.current();
+  const reason = `${failure.type ?? 'Error'}: ${(failure.message ?? '').split('\n')[0]}`;
+  context.log.info(
+    failure.nonRetryable
+      ? `Tool ${tool} failed; the model is told: ${reason}`
+      : `Tool ${tool} failed on attempt ${context.info.attempt} (retried; once retries are spent the model is told): ${reason}`,
   );
   return ApplicationFailure.create({
     message: failure.message,
     type: failure.type ?? undefined,
-    nonRetryable: true,
+    nonRetryable: failure.nonRetryable ?? undefined,
     details: failure.details ? [...failure.details] : undefined,
+    nextRetryDelay: failure.nextRetryDelay ?? undefined,
     category: ApplicationFailureCategory.BENIGN,
   });
 }

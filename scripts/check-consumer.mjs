@@ -100,6 +100,7 @@ try {
   } catch (error) {
     throw new Error(
       `The published types do not compile in a strict consumer (no skipLibCheck):\n${error.stdout}`,
+      { cause: error },
     );
   }
   console.log(

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { dataDir } from '../paths.ts';
+import { tighten } from '../fs/private-file.ts';
+import { dataDir, privateDataDirFor } from '../paths.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { CliError, note, paint, printJson } from './output.ts';
 import {
@@ -45,7 +46,8 @@ export function registerServer(program: Command): void {
         }
         const port = Number(opts.port);
         const db = opts.db ?? join(dataDir(), 'temporal.db');
-        await mkdir(dataDir(), { recursive: true, mode: 0o700 });
+        privateDataDirFor(db);
+        await mkdir(dirname(db), { recursive: true, mode: 0o700 });
         const { EmbeddedTemporalServer } = await import('../embedded/dev-server.ts');
         const server = await EmbeddedTemporalServer.start({
           port,
@@ -53,6 +55,8 @@ export function registerServer(program: Command): void {
           ui: opts.headless ? false : { port: opts.uiPort ? Number(opts.uiPort) : port + 1000 },
           log: note,
         });
+        // The server's history holds every run's inputs and outputs: the owner's alone.
+        for (const file of [db, `${db}-wal`, `${db}-shm`]) tighten(file, 0o600);
         const state = {
           address: server.address,
           namespace: server.namespace,

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Message } from '../common/messages.ts';
+import { privateFileSync } from '../fs/private-file.ts';
+import { privateDataDirFor } from '../paths.ts';
 import type { MemoryStore, WriteAttempt } from './types.ts';
 
 /**
@@ -17,7 +17,11 @@ export class SqliteMemoryStore implements MemoryStore {
 
   constructor(opts: { path: string }) {
     this.path = opts.path;
-    if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
+    // Whole conversations: a file (and folder) only the owner can read.
+    if (opts.path !== ':memory:') {
+      privateDataDirFor(opts.path);
+      privateFileSync(opts.path);
+    }
     this.#db = new DatabaseSync(opts.path);
     this.#db.exec(`
       PRAGMA journal_mode = WAL;

@@ -5,7 +5,7 @@
 // and no `skipLibCheck`, every source map points at a file in the package, and the snippet runs.
 // Prints the size of the consumer's node_modules and its package count (`--json` for a script).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { consumerProject, manifest, ourVersion, root, run } from './consumer-project.mjs';
@@ -125,6 +125,30 @@ try {
   assert.match(output, /Billing: see the status above\./);
   assert.match(output, /run_completed/);
   console.log("ok the README's agent snippet runs as written");
+
+  // An older Node.js (22.12: undici crashes there, node:sqlite needs a flag) gets one line naming
+  // both versions, from the CLI and from an import of the package.
+  const old = join(consumer.dir, 'old-node');
+  run('mkdir', ['-p', old]);
+  writeFileSync(join(old, 'package.json'), JSON.stringify({ name: 'old-node', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', 'node@22.12.0'], old);
+  const oldNode = join(old, 'node_modules', '.bin', 'node');
+  const cliOnOld = spawnSync(oldNode, [join(app, 'node_modules', '.bin', 'toolkit-agent'), 'run', 'hi'], {
+    cwd: app,
+    encoding: 'utf8',
+  });
+  const needs =
+    /toolkit-agent needs Node\.js \^22\.22\.2 \|\| \^24\.15\.0 \|\| >=26\.0\.0; this is Node\.js 22\.12\.0\./;
+  assert.equal(cliOnOld.status, 1, cliOnOld.stderr);
+  assert.match(cliOnOld.stderr, needs);
+  assert.equal(cliOnOld.stderr.trim().split('\n').length, 1, cliOnOld.stderr);
+  const importOnOld = spawnSync(
+    oldNode,
+    ['-e', "import('toolkit-agent').then(() => console.log('imported'), (e) => console.log(e.message))"],
+    { cwd: app, encoding: 'utf8' },
+  );
+  assert.match(importOnOld.stdout, needs);
+  console.log('ok Node.js 22.12 is told which versions are needed (the CLI and an import)');
 
   console.log(
     process.argv.includes('--json')

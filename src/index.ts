@@ -2,6 +2,7 @@
  * toolkit-agent: durable AI agents on Temporal. Everything public is exported here; subpaths
  * (`toolkit-agent/client`, `/worker`, `/testing`, `/tools/connector_base`) carry the same names.
  */
+import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts';
 export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
 export type { DeepAgentResult, Verification } from './common/deep.ts';

@@ -3,6 +3,7 @@
  * The `toolkit-agent` command. Exit codes: 0 ok, 1 failure, 2 usage (a wrong command, argument or
  * option). Results go to standard output, notes and errors to standard error.
  */
+import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { CommanderError } from 'commander';
 import { createProgram } from './program.ts';
 import { CliError, EXIT, paint } from './output.ts';

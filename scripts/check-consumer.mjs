@@ -36,6 +36,11 @@ try {
     const error = await store.read('s').then(() => undefined, (caught) => caught);
     if (!(error instanceof MissingDependencyError) || !/npm install pg@/.test(error.message)) throw error ?? new Error('no error');
     console.log(error.message);
+    // The offline model without node-llama-cpp: said when the model is made, not at a run's first step.
+    const { LocalLlamaModel } = await import('toolkit-agent');
+    let made;
+    try { made = new LocalLlamaModel({ modelPath: 'model.gguf' }); } catch (caught) { made = caught; }
+    if (!(made instanceof MissingDependencyError) || !/npm install node-llama-cpp@/.test(made.message)) throw new Error('LocalLlamaModel was made without node-llama-cpp: ' + made);
   `;
   writeFileSync(join(app, 'probe.mjs'), probe);
   const said = run('node', ['probe.mjs'], app);

@@ -288,7 +288,7 @@ describe.skipIf(!localModel)('from toolkit-agent init to a run', () => {
   it('runs the example agent that init wrote, on the offline model, without writing code', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-first-'));
     try {
-      // Where `model pull` put the model (the cache of this checkout, not the new project's).
+      // Where `model pull` put the model (the user cache, whatever folder the command ran in).
       const env = {
         ...clusterEnv(),
         ANTHROPIC_API_KEY: '',

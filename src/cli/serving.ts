@@ -36,7 +36,9 @@ export async function serve(
   loaded: LoadedConfig,
   options: TargetOptions & { worker: boolean; temporary: boolean },
 ): Promise<Serving> {
-  installCliRuntime();
+  // Only a worker needs Temporal's native runtime; installed without one, its log forwarding would
+  // keep the process alive after a `--no-worker` command is done.
+  if (options.worker) installCliRuntime();
   const target = await resolveTarget(options, loaded.config, options.temporary);
   const cleanup: Array<() => Promise<void>> = [() => target.release()];
   const closeAll = async () => {

@@ -30,7 +30,9 @@ export async function resolveRun(
   const system = [agent.systemPrompt, ...skills.prompts, skills.listing].filter(Boolean).join('\n\n');
   const user: Message = { role: 'user', content: input.prompt };
   let messageCount: number;
-  if (input.startSeq === undefined) {
+  if (input.handoff) {
+    messageCount = await handOver(agent, input.conversationId, input.handoff, system, attempt);
+  } else if (input.startSeq === undefined) {
     const messages: Message[] = system ? [{ role: 'system', content: system }, user] : [user];
     await agent.memoryStore.append(input.conversationId, 0, messages, attempt);
     messageCount = messages.length;
@@ -65,5 +67,43 @@ export async function resolveRun(
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
     ...(agent.output ? { output: agent.output } : {}),
+    ...(delegation(agent, input.noTools) ?? {}),
   };
+}
+
+/** The agent's sub-agent and handoff tools as the workflow needs them (none in a turn without tools). */
+function delegation(agent: RegisteredAgent, noTools: boolean | undefined): Pick<ResolvedRun, 'delegation'> | undefined {
+  if (noTools || (!agent.subAgents && !agent.handoffs)) return undefined;
+  return {
+    delegation: {
+      ...(agent.subAgents ? { subAgents: Object.fromEntries(agent.subAgents) } : {}),
+      ...(agent.handoffs ? { handoffs: Object.fromEntries(agent.handoffs) } : {}),
+      ...(agent.maxSubAgentDepth !== undefined ? { maxSubAgentDepth: agent.maxSubAgentDepth } : {}),
+    },
+  };
+}
+
+/**
+ * A conversation handed to `agent`: the transfer call is answered at its position, and the model
+ * gets the agent's instructions — in the system message at position 0 when the conversation has
+ * one, else in the transfer's result. No user message is added; the next step continues the
+ * conversation. Answers the position of the next message.
+ */
+async function handOver(
+  agent: RegisteredAgent,
+  conversationId: string,
+  handoff: NonNullable<ResolveRunInput['handoff']>,
+  system: string,
+  attempt: ReturnType<typeof writeAttemptOf>,
+): Promise<number> {
+  const [first] = await agent.memoryStore.read(conversationId, { before: 1 });
+  const inSystem = first?.role === 'system';
+  if (inSystem) {
+    await agent.memoryStore.append(conversationId, 0, [{ role: 'system', content: system || SESSION_SYSTEM_PROMPT }], attempt);
+  }
+  const note = `Transferred from ${handoff.from} to ${agent.name}: you answer from now on.`;
+  const content = !inSystem && system ? `${note}\n\nYour instructions:\n${system}` : note;
+  const result: Message = { role: 'tool', toolCallId: handoff.call.id, toolName: handoff.call.name, content };
+  await agent.memoryStore.append(conversationId, handoff.seq, [result], attempt);
+  return handoff.seq + 1;
 }

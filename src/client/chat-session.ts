@@ -15,6 +15,7 @@ import { ConfigurationError, RunFailedError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from '../common/control.ts';
+import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
@@ -151,10 +152,11 @@ export class AgentChatSession extends ApprovalControls {
       },
     );
     failed.catch(() => undefined);
-    yield* streamRunEvents(workflow, afterSeq, {
+    const turn = streamRunEvents(workflow, afterSeq, {
       include: (event) => event.payload.turn_id === send.turnId,
       abort: failed,
     });
+    yield* withChildEvents(turn, childEventsOf(workflow));
   }
 
   /** The conversation so far: every user, assistant and tool message across turns, in order. */

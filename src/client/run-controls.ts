@@ -2,7 +2,6 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import {
   APPROVE_UPDATE,
   CANCEL_UPDATE,
-  PENDING_APPROVALS_QUERY,
   REJECT_UPDATE,
   type ApproveInput,
   type CancelInput,
@@ -10,6 +9,7 @@ import {
   type RejectInput,
 } from '../common/control.ts';
 import { ControlRefusedError } from '../errors.ts';
+import { approvalHolder, pendingInTree } from '../subagents/child-approvals.ts';
 
 /**
  * The outside controls of a run or chat session, by workflow: each is an update the workflow
@@ -27,23 +27,28 @@ export class RunControls {
     return this.#update<CancelInput>(CANCEL_UPDATE, reason === undefined ? {} : { reason });
   }
 
-  approve(callId: string, opts: { note?: string } = {}): Promise<void> {
-    return this.#update<ApproveInput>(APPROVE_UPDATE, {
-      callId,
-      ...(opts.note === undefined ? {} : { note: opts.note }),
-    });
+  /** Decisions reach the run, or the sub-agent run of the run where the call waits. */
+  async approve(callId: string, opts: { note?: string } = {}): Promise<void> {
+    const input = { callId, ...(opts.note === undefined ? {} : { note: opts.note }) };
+    return this.#update<ApproveInput>(APPROVE_UPDATE, input, await this.#holder(callId));
   }
 
-  reject(callId: string, reason: string): Promise<void> {
-    return this.#update<RejectInput>(REJECT_UPDATE, { callId, reason });
+  async reject(callId: string, reason: string): Promise<void> {
+    return this.#update<RejectInput>(REJECT_UPDATE, { callId, reason }, await this.#holder(callId));
   }
 
+  /** The calls waiting in the run and in its running sub-agent runs (tagged `sub_run`, `agent`). */
   async pendingApprovals(): Promise<PendingApproval[]> {
-    return (await this.#workflow()).query<PendingApproval[]>(PENDING_APPROVALS_QUERY);
+    return (await pendingInTree(await this.#workflow())).map((entry) => entry.approval);
   }
 
-  async #update<T>(name: string, input: T): Promise<void> {
+  async #holder(callId: string): Promise<WorkflowHandle> {
     const workflow = await this.#workflow();
+    return typeof callId === 'string' ? approvalHolder(workflow, callId).catch(() => workflow) : workflow;
+  }
+
+  async #update<T>(name: string, input: T, target?: WorkflowHandle): Promise<void> {
+    const workflow = target ?? (await this.#workflow());
     try {
       await workflow.executeUpdate<void, [T]>(name, { args: [input] });
     } catch (error) {

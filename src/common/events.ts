@@ -15,7 +15,8 @@ export type AgentEventType =
   | 'approval_rejected'
   | 'text_delta'
   | 'partial_output'
-  | 'context_compacted';
+  | 'context_compacted'
+  | 'handoff';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -24,7 +25,10 @@ export type AgentEventType =
  * `approval_*.call_id` and `.tool` (`approval_requested.args`, `approval_granted.note`,
  * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `partial_output.output` (a
  * structured answer parsed so far, and `.attempt`); `context_compacted.before_tokens`,
- * `.after_tokens` and `.messages_summarized`. No event ever carries a secret.
+ * `.after_tokens` and `.messages_summarized`; `handoff.from`, `.to` and `.call_id`. A sub-agent call's
+ * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
+ * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
+ * `.sub_run` and `.depth`. No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
@@ -23,6 +23,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult<unknow
   });
   control.finish();
   events.finish();
-  await condition(allHandlersFinished);
+  // Not cancellable: a run whose workflow was cancelled (its parent stopped) still returns its result.
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return result;
 }

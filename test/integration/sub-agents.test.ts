@@ -5,8 +5,47 @@ import type { AgentEvent } from '../../src/common/events.ts';
 import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
-import { collect, startTestWorker, type TestWorker } from './helpers.ts';
+import { z } from 'zod';
+import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
+import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
+import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
+
+const CANARY = 'sk-canary-sub-4b1e9d27';
+
+/** Reads the stored token and says what it is (the run's redaction must catch it). */
+class TokenTool extends BaseConnectorTool {
+  readonly name = 'token';
+  readonly description = 'Reads the API token';
+  readonly parameters = z.object({});
+  protected override readonly defaultCredentialKey = 'upstream';
+  async run(context: ToolContext): Promise<ToolOutput> {
+    const { token } = await this.getCredential(context);
+    return { text: `the token is ${String(token)}`, metadata: {} };
+  }
+}
+
+/** Waits until its signal fires (or a minute passes), recording that it started and was aborted. */
+class SlowTool extends BaseConnectorTool {
+  readonly name = 'slow';
+  readonly description = 'A long job';
+  readonly parameters = z.object({});
+  aborted = false;
+  #started: (() => void) | undefined;
+  readonly started = new Promise<void>((resolve) => (this.#started = resolve));
+  async run(context: ToolContext): Promise<ToolOutput> {
+    this.#started?.();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 60_000);
+      context.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        this.aborted = true;
+        resolve();
+      });
+    });
+    return { text: 'finished', metadata: {} };
+  }
+}
 
 const run = promisify(execFile);
 const usage = (n: number) => ({ input_tokens: n, output_tokens: n, total_tokens: 2 * n });
@@ -128,6 +167,243 @@ describe('sub-agents: agents as tools, run as child workflows', () => {
     expect(at(techEvents.at(-1)!)).toBeLessThan(at(techResult));
     expect(events.at(-1)).toMatchObject({ type: 'run_completed' });
     expect(events.at(-1)!.payload.sub_run).toBeUndefined();
+  });
+});
+
+describe('sub-agents: failures, limits, control and handoffs', () => {
+  const workers: TestWorker[] = [];
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop();
+  });
+
+  it('gives the model an error result for a failed child, a structured child answers in JSON, depth is capped', async () => {
+    const parent = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'agent_ghost', args: { task: 'Boo' }, id: 'g1' },
+          { name: 'agent_typed', args: { task: 'Classify this' }, id: 'y1' },
+          { name: 'agent_mid', args: { task: 'Go deeper' }, id: 'm1' },
+        ],
+      },
+      { text: 'Done anyway.' },
+    ]);
+    const mid = new ScriptedModel([
+      { toolCalls: [{ name: 'agent_leaf', args: { task: 'Even deeper' }, id: 'l1' }] },
+      { text: 'I did it myself.' },
+    ]);
+    const env = await startTestWorker({
+      parent: {
+        llm: parent,
+        maxSubAgentDepth: 1,
+        subAgents: {
+          ghost: 'nobody-serves-this',
+          typed: {
+            definition: {
+              llm: new ScriptedModel([{ object: { priority: 'high' } }]),
+              output: z.object({ priority: z.enum(['low', 'high']) }),
+            },
+          },
+          mid: 'mid',
+        },
+      },
+      mid: { llm: mid, subAgents: { leaf: { definition: { llm: new ScriptedModel([]) } } } },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('parent', 'Try everything');
+    const result = await handle.result();
+    expect(result.output).toBe('Done anyway.');
+    const results = (await env.memoryStore.read(handle.workflowId)).filter((m) => m.role === 'tool');
+    expect(results[0]).toMatchObject({ toolCallId: 'g1', isError: true });
+    expect(results[0]!.content).toMatch(/^Error: The ghost agent failed: .*nobody-serves-this/);
+    expect(results[1]).toEqual({
+      role: 'tool',
+      toolCallId: 'y1',
+      toolName: 'agent_typed',
+      content: '{"priority":"high"}',
+    });
+    expect(results[2]).toMatchObject({ toolCallId: 'm1', content: 'I did it myself.' });
+    const leaf = (await env.memoryStore.read(`${handle.workflowId}/m1`)).find((m) => m.role === 'tool');
+    expect(leaf).toMatchObject({ toolCallId: 'l1', isError: true });
+    expect(leaf!.content).toMatch(/nest at most 1 deep/);
+    expect(result.metadata.sub_runs?.map((r) => [r.name, r.stop_reason])).toEqual(
+      expect.arrayContaining([
+        ['ghost', 'failed'],
+        ['typed', 'completed'],
+        ['mid', 'completed'],
+      ]),
+    );
+  });
+
+  it('cancels the children with the parent: the child tool sees it, the parent says so', async () => {
+    const slow = new SlowTool();
+    const env = await startTestWorker({
+      boss: {
+        llm: new ScriptedModel([{ toolCalls: [{ name: 'agent_worker', args: { task: 'Work' }, id: 'w1' }] }]),
+        subAgents: { worker: 'worker' },
+      },
+      worker: { llm: new ScriptedModel([{ toolCalls: [{ name: 'slow', args: {} }] }]), tools: [slow] },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('boss', 'Start the work');
+    const reading = collect(handle.events());
+    await slow.started;
+    const cancelledAt = Date.now();
+    await handle.cancel('stop everything');
+    const result = await handle.result();
+    const events = await reading;
+    expect(slow.aborted).toBe(true);
+    expect(Date.now() - cancelledAt).toBeLessThan(10_000);
+    expect(result.metadata.stop_reason).toBe('cancelled');
+    expect(result.metadata.sub_runs).toEqual([
+      expect.objectContaining({ agent: 'worker', workflow_id: `${handle.workflowId}/w1`, stop_reason: 'cancelled' }),
+    ]);
+    const child = await env.agents.getHandle(`${handle.workflowId}/w1`).result();
+    expect(child.metadata.stop_reason).toBe('cancelled');
+    expect(events.filter((e) => e.type === 'run_cancelled').map((e) => e.payload.sub_run)).toEqual([
+      `${handle.workflowId}/w1`,
+      undefined,
+    ]);
+    const stored = await env.memoryStore.read(handle.workflowId);
+    expect(stored.at(-1)).toMatchObject({ toolCallId: 'w1', content: 'Cancelled: stop everything' });
+  });
+
+  it("stops a child with `budget` when it would overspend what is left of the parent's tokens", async () => {
+    const env = await startTestWorker({
+      lead: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'agent_spender', args: { task: 'Spend' }, id: 's1' }], usage: usage(15) },
+          { text: 'Stopped the spender.', usage: usage(10) },
+        ]),
+        limits: { maxTotalTokens: 100 },
+        subAgents: { spender: 'spender' },
+      },
+      spender: {
+        llm: new ScriptedModel([
+          { text: 'Adding.', toolCalls: [{ name: 'add', args: { a: 1, b: 1 } }], usage: usage(20) },
+          { text: 'never reached', usage: usage(20) },
+        ]),
+        tools: [new AddTool()],
+      },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('lead', 'Spend carefully');
+    const result = await handle.result();
+    const child = result.metadata.sub_runs![0]!;
+    expect(child).toMatchObject({ stop_reason: 'budget', usage: usage(20) });
+    const childResult = await env.agents.getHandle(child.workflow_id).result();
+    expect(childResult.metadata.stop_reason).toBe('budget');
+    // The parent's usage counts the child's; its own next step still fitted.
+    expect(result.metadata.usage.total_tokens).toBe(30 + 40 + 20);
+    const stored = await env.memoryStore.read(handle.workflowId);
+    expect(stored.find((m) => m.role === 'tool')).toMatchObject({ isError: true });
+    expect(stored.find((m) => m.role === 'tool')!.content).toMatch(/stopped early \(budget\)/);
+  });
+
+  it("surfaces a child's approval in the parent's pendingApprovals; approve() on the parent's handle resolves it", async () => {
+    const add = new AddTool();
+    const env = await startTestWorker({
+      desk: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'agent_careful', args: { task: 'Add 2 and 3' }, id: 'c1' }] },
+          { text: 'The careful agent says 5.' },
+        ]),
+        subAgents: { careful: 'careful' },
+      },
+      careful: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: 'add_1' }] },
+          { text: '5' },
+        ]),
+        tools: [add],
+        approval: { tools: ['add'] },
+      },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('desk', 'Add carefully');
+    let pending = await handle.pendingApprovals();
+    for (let i = 0; i < 100 && pending.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      pending = await handle.pendingApprovals();
+    }
+    expect(pending).toEqual([
+      expect.objectContaining({
+        call_id: 'add_1',
+        tool: 'add',
+        agent: 'careful',
+        sub_run: `${handle.workflowId}/c1`,
+      }),
+    ]);
+    expect(add.ran).toEqual([]);
+    await handle.approve('add_1', { note: 'fine' });
+    const result = await handle.result();
+    expect(add.ran).toEqual([{ a: 2, b: 3 }]);
+    expect(result.output).toBe('The careful agent says 5.');
+  });
+
+  it('hands a chat session to billing: turn 1 is handed over, turn 2 is answered by billing', async () => {
+    const triage = new ScriptedModel([
+      { text: 'Let me transfer you.', toolCalls: [{ name: 'transfer_to_billing', args: {}, id: 'x1' }] },
+    ]);
+    const billing = new ScriptedModel([
+      (request) => ({ text: `Billing here (${request.tools.map((t) => t.function.name).join(',')}).` }),
+      { text: 'Your refund is on its way.' },
+    ]);
+    const env = await startTestWorker({
+      triage: { llm: triage, systemPrompt: 'You are triage.', handoffs: ['billing'] },
+      billing: { llm: billing, systemPrompt: 'You are billing.', tools: [new AddTool()] },
+    });
+    workers.push(env);
+    const chat = env.agents.chatSession('triage', { memoryStore: env.memoryStore });
+    const turn1 = await collect(chat.stream('My invoice is wrong'));
+    const first = turn1.at(-1)!;
+    expect(first.payload.output).toBe('Billing here (add).');
+    expect(turn1.filter((e) => e.type === 'handoff')).toEqual([
+      expect.objectContaining({ payload: expect.objectContaining({ from: 'triage', to: 'billing', call_id: 'x1' }) }),
+    ]);
+    const second = await chat.send('When do I get my money?');
+    expect(second.output).toBe('Your refund is on its way.');
+    triage.assertAllStepsUsed();
+    billing.assertAllStepsUsed();
+    // Billing's model saw its own instructions, and the conversation so far.
+    expect(billing.calls[1]!.messages[0]).toEqual({ role: 'system', content: 'You are billing.' });
+    const history = await chat.history();
+    expect(history.filter((m) => m.role === 'assistant').map((m) => [m.agent, m.content])).toEqual([
+      ['triage', 'Let me transfer you.'],
+      ['billing', 'Billing here (add).'],
+      ['billing', 'Your refund is on its way.'],
+    ]);
+  });
+
+  it("keeps a child tool's secret out of the parent's and the child's histories", async () => {
+    const credentialStore = new InMemoryCredentialStore();
+    await credentialStore.put({ name: 'upstream', type: 'bearer', token: CANARY });
+    const env = await startTestWorker({
+      front: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'agent_keeper', args: { task: 'What is the token?' }, id: 'k1' }] },
+          (request) => ({ text: `Keeper said: ${String(request.messages.at(-1)?.content)}` }),
+        ]),
+        subAgents: { keeper: 'keeper' },
+      },
+      keeper: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'token', args: {} }] },
+          (request) => ({ text: String(request.messages.at(-1)?.content) }),
+        ]),
+        tools: [new TokenTool()],
+        credentialStore,
+      },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('front', 'Ask the keeper');
+    const events = await collect(handle.events());
+    const result = await handle.result();
+    expect(result.output).toContain('[REDACTED]');
+    const child = env.client.workflow.getHandle(`${handle.workflowId}/k1`);
+    for (const text of [await historyText(handle.workflow), await historyText(child), JSON.stringify(events)]) {
+      expect(text).toContain('keeper');
+      expect(text).not.toContain(CANARY);
+    }
   });
 });
 

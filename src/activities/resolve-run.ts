@@ -72,7 +72,10 @@ export async function resolveRun(
 }
 
 /** The agent's sub-agent and handoff tools as the workflow needs them (none in a turn without tools). */
-function delegation(agent: RegisteredAgent, noTools: boolean | undefined): Pick<ResolvedRun, 'delegation'> | undefined {
+function delegation(
+  agent: RegisteredAgent,
+  noTools: boolean | undefined,
+): Pick<ResolvedRun, 'delegation'> | undefined {
   if (noTools || (!agent.subAgents && !agent.handoffs)) return undefined;
   return {
     delegation: {
@@ -99,7 +102,12 @@ async function handOver(
   const [first] = await agent.memoryStore.read(conversationId, { before: 1 });
   const inSystem = first?.role === 'system';
   if (inSystem) {
-    await agent.memoryStore.append(conversationId, 0, [{ role: 'system', content: system || SESSION_SYSTEM_PROMPT }], attempt);
+    await agent.memoryStore.append(
+      conversationId,
+      0,
+      [{ role: 'system', content: system || SESSION_SYSTEM_PROMPT }],
+      attempt,
+    );
   }
   const note = `Transferred from ${handoff.from} to ${agent.name}: you answer from now on.`;
   const content = !inSystem && system ? `${note}\n\nYour instructions:\n${system}` : note;

@@ -105,7 +105,10 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
    */
   async *events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
     try {
-      yield* withChildEvents(streamRunEvents(this.workflow, opts.afterSeq ?? 0), childEventsOf(this.workflow));
+      yield* withChildEvents(
+        streamRunEvents(this.workflow, opts.afterSeq ?? 0),
+        childEventsOf(this.workflow),
+      );
     } catch (error) {
       throw asRunFailure(this.workflowId, error);
     }

@@ -159,8 +159,11 @@ export class AgentChatSession extends ApprovalControls {
     yield* withChildEvents(turn, childEventsOf(workflow));
   }
 
-  /** The conversation so far: every user, assistant and tool message across turns, in order. */
-  async history(): Promise<Array<{ role: string; content: string }>> {
+  /**
+   * The conversation so far: every user, assistant and tool message across turns, in order. In a
+   * conversation that was handed off (`transfer_to_<name>`), each answer names its `agent`.
+   */
+  async history(): Promise<Array<{ role: string; content: string; agent?: string }>> {
     const { memoryStore } = await this.#target();
     const store = this.#options.memoryStore ?? memoryStore;
     if (!store) {

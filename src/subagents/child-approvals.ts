@@ -23,7 +23,9 @@ export async function pendingInTree(workflow: WorkflowHandle): Promise<PendingIn
       const handle = workflow.client.getHandle(child.workflow_id);
       try {
         return (await pendingInTree(handle)).map(({ approval, workflow: holder }) => ({
-          approval: approval.sub_run ? approval : { ...approval, sub_run: child.workflow_id, agent: child.agent },
+          approval: approval.sub_run
+            ? approval
+            : { ...approval, sub_run: child.workflow_id, agent: child.agent },
           workflow: holder,
         }));
       } catch (error) {

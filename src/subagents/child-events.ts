@@ -87,7 +87,6 @@ function isResult(event: AgentEvent): boolean {
   return event.type === 'tool_completed' || event.type === 'tool_failed';
 }
 
-
 /** Opens a child run's events on the client of `parent` (the parent's own workflow handle). */
 export function childEventsOf(parent: WorkflowHandle): OpenChildEvents {
   return (workflowId) => streamRunEvents(parent.client.getHandle(workflowId));

@@ -23,7 +23,9 @@ export function inlineAgentName(parent: string, name: string, spec: SubAgentSpec
  * added, recursively, so that each child run finds its agent on this worker. A name defined twice
  * with different definitions is a ConfigurationError.
  */
-export function withInlineSubAgents(agents: Record<string, AgentDefinition>): Record<string, AgentDefinition> {
+export function withInlineSubAgents(
+  agents: Record<string, AgentDefinition>,
+): Record<string, AgentDefinition> {
   const all: Record<string, AgentDefinition> = { ...agents };
   const visit = (parent: string, definition: AgentDefinition): void => {
     for (const [name, spec] of Object.entries(definition.subAgents ?? {})) {

@@ -82,10 +82,18 @@ export async function runSubAgent(
     ...(caller.tenant !== undefined ? { tenant: caller.tenant } : {}),
     parent,
   };
-  const fields = { agent: sub.agent, tenant: caller.tenant, kind: 'sub-agent run' as const, parent: caller.agent };
+  const fields = {
+    agent: sub.agent,
+    tenant: caller.tenant,
+    kind: 'sub-agent run' as const,
+    parent: caller.agent,
+  };
   // The parent has the search attributes only on a cluster that defines them: so may its children.
   const searchable = info.typedSearchAttributes.get(TOOLKIT_AGENT) !== undefined;
-  const summary = (stop_reason: SubRunSummary['stop_reason'], result?: AgentResult<unknown>): SubRunSummary => ({
+  const summary = (
+    stop_reason: SubRunSummary['stop_reason'],
+    result?: AgentResult<unknown>,
+  ): SubRunSummary => ({
     name: sub.name,
     agent: sub.agent,
     workflow_id: workflowId,

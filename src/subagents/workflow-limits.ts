@@ -5,7 +5,10 @@ import type { Usage } from '../common/messages.ts';
  * A child run's limits: its own (run over definition), capped field by field by what its parent had
  * left when it started (`inherited`). Without a parent, its own.
  */
-export function childLimits(own: RunLimits | undefined, inherited: RunLimits | undefined): RunLimits | undefined {
+export function childLimits(
+  own: RunLimits | undefined,
+  inherited: RunLimits | undefined,
+): RunLimits | undefined {
   if (!inherited) return own;
   const lower = (a: number | undefined, b: number | undefined): number | undefined =>
     a === undefined ? b : b === undefined ? a : Math.min(a, b);
@@ -21,7 +24,11 @@ export function childLimits(own: RunLimits | undefined, inherited: RunLimits | u
  * What is left of a run's budgets now: what a sub-agent it starts may spend (the child's spending
  * then counts in the parent's). Undefined when the run has no limits.
  */
-export function limitsLeft(limits: RunLimits | undefined, used: Usage, toolCalls: number): RunLimits | undefined {
+export function limitsLeft(
+  limits: RunLimits | undefined,
+  used: Usage,
+  toolCalls: number,
+): RunLimits | undefined {
   if (!limits) return undefined;
   const left: RunLimits = {};
   // A budget already spent still gives the child a floor of 1, so its first check stops it.

@@ -309,7 +309,9 @@ export class RunLoop implements ControlledLoop {
     const step = await this.context
       .callModel({
         agent: this.agent,
-        ...(this.#labelAgent || this.plan.delegation?.handoffs || this.handoffs.length ? { labelAgent: true } : {}),
+        ...(this.#labelAgent || this.plan.delegation?.handoffs || this.handoffs.length
+          ? { labelAgent: true }
+          : {}),
         model: this.plan.model,
         conversationId: this.conversationId,
         seq: this.#seq,
@@ -382,7 +384,11 @@ export class RunLoop implements ControlledLoop {
     };
     const preview = outcome.content.slice(0, 2000);
     if (outcome.isError) {
-      this.#emit('tool_failed', `${call.name} failed: ${preview}`, { ...about, error: preview, error_type: 'SubAgent' });
+      this.#emit('tool_failed', `${call.name} failed: ${preview}`, {
+        ...about,
+        error: preview,
+        error_type: 'SubAgent',
+      });
     } else {
       this.#emit('tool_completed', `${call.name} completed (${outcome.content.length} characters)`, {
         ...about,
@@ -401,7 +407,12 @@ export class RunLoop implements ControlledLoop {
     const sub = delegation?.subAgents?.[call.name];
     if (sub) {
       if (await callNeedsApproval(this.plan, call, { agent: this.agent, tenant: this.input.tenant })) {
-        const decision = await askApproval(this.#control.approvals, call, this.plan.approval!.timeoutMs, this.#emit.bind(this));
+        const decision = await askApproval(
+          this.#control.approvals,
+          call,
+          this.plan.approval!.timeoutMs,
+          this.#emit.bind(this),
+        );
         if (!decision.approved) return this.#answer([{ call, seq }], `declined: ${decision.reason}`);
       }
       return this.#delegate(call, seq, sub);

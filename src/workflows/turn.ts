@@ -114,7 +114,10 @@ export async function runTurn(
  * The deadline of a turn: its own, capped by what is left until its parent's (a sub-agent run stops
  * when its parent would); undefined when neither has one.
  */
-function inheritedDeadline(own: number | undefined, parentDeadlineAt: number | undefined): number | undefined {
+function inheritedDeadline(
+  own: number | undefined,
+  parentDeadlineAt: number | undefined,
+): number | undefined {
   if (parentDeadlineAt === undefined) return own;
   const left = Math.max(1, parentDeadlineAt - Date.now());
   return own === undefined ? left : Math.min(own, left);

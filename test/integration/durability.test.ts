@@ -180,7 +180,11 @@ describe('a run survives its worker being killed', () => {
     }
     expect(children.sort()).toEqual(ids.map((id) => `${id} COMPLETED`));
     // Each child's tool ran once, and each child answered once.
-    const marks = (await readFile(env.MARKER_FILE, 'utf8')).trim().split('\n').map((l) => l.split(' ')[0]).sort();
+    const marks = (await readFile(env.MARKER_FILE, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[0])
+      .sort();
     expect(marks).toEqual(['a', 'b']);
     const stored = new SqliteMemoryStore({ path: env.MEMORY_DB });
     const results = (await stored.read(handle.workflowId)).filter((m) => m.role === 'tool');

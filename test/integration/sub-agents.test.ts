@@ -8,6 +8,7 @@ import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { z } from 'zod';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
+import { runCli } from '../support/cli.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
@@ -58,6 +59,8 @@ function taskOf(request: ModelRequest): string {
 
 describe('sub-agents: agents as tools, run as child workflows', () => {
   let cli: string;
+  let parentId = '';
+  let env: TestWorker;
   const workers: TestWorker[] = [];
   beforeAll(async () => {
     const found = await findTemporalCli({ install: false });
@@ -88,7 +91,7 @@ describe('sub-agents: agents as tools, run as child workflows', () => {
       { text: 'The API is up', usage: usage(5) },
     ]);
     const add = new AddTool();
-    const env = await startTestWorker({
+    env = await startTestWorker({
       triage: {
         llm: triage,
         subAgents: {
@@ -102,6 +105,7 @@ describe('sub-agents: agents as tools, run as child workflows', () => {
     workers.push(env);
 
     const handle = await env.agents.start('triage', 'Two questions for you');
+    parentId = handle.workflowId;
     const events = await collect(handle.events());
     const result = await handle.result();
 
@@ -175,6 +179,34 @@ describe('sub-agents: agents as tools, run as child workflows', () => {
     expect(at(techEvents.at(-1)!)).toBeLessThan(at(techResult));
     expect(events.at(-1)).toMatchObject({ type: 'run_completed' });
     expect(events.at(-1)!.payload.sub_run).toBeUndefined();
+  });
+
+  it('lists only top-level runs with topLevel, and `runs show` prints the tree of sub-agent runs', async () => {
+    const ids = [`${parentId}/b1`, `${parentId}/t1`];
+    // Visibility is eventually consistent: ask until the children are listed.
+    let all: string[] = [];
+    for (let i = 0; i < 50 && all.length < 3; i++) {
+      all = (await env.agents.list()).map((run) => run.workflowId);
+      if (all.length < 3) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(all.sort()).toEqual([parentId, ...ids].sort());
+    const listed = await env.agents.list();
+    expect(listed.find((run) => run.workflowId === ids[0])?.parentWorkflowId).toBe(parentId);
+    expect((await env.agents.list({ topLevel: true })).map((run) => run.workflowId)).toEqual([parentId]);
+
+    const cliEnv = { TEMPORAL_ADDRESS: inject('temporalAddress') };
+    const shown = await runCli(['runs', 'show', parentId], { env: cliEnv });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(
+      `sub-runs:\n  ├─ billing  ${ids[0]}  completed\n  └─ tech  ${ids[1]}  completed\n`,
+    );
+    const json = await runCli(['runs', 'show', parentId, '--json'], { env: cliEnv });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      sub_runs: [
+        { workflowId: ids[0], agent: 'billing', status: 'completed', children: [] },
+        { workflowId: ids[1], agent: 'tech', status: 'completed', children: [] },
+      ],
+    });
   });
 });
 

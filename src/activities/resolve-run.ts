@@ -27,7 +27,10 @@ export async function resolveRun(
   const skills = await resolveSkills(agent, input.prompt, input.skills, { listing: !input.noTools });
   const mcp = input.noTools ? undefined : await mcpToolsForRun(agent, skills.skills, input.tenant);
   const skillTools = [...skills.tools, ...(mcp?.skillTools ?? [])];
-  const system = [agent.systemPrompt, ...skills.prompts, skills.listing].filter(Boolean).join('\n\n');
+  const delegating = input.deepPhase ? subAgentListing(agent, input.deepPhase) : undefined;
+  const system = [agent.systemPrompt, ...skills.prompts, skills.listing, delegating]
+    .filter(Boolean)
+    .join('\n\n');
   const user: Message = { role: 'user', content: input.prompt };
   let messageCount: number;
   if (input.handoff) {
@@ -69,6 +72,24 @@ export async function resolveRun(
     ...(agent.output ? { output: agent.output } : {}),
     ...(delegation(agent, input.noTools) ?? {}),
   };
+}
+
+/**
+ * A DeepAgent's sub-agents, for its plan (which steps to give to whom, which can run in parallel)
+ * and its execute phase (delegate those steps, independent ones in the same step).
+ */
+function subAgentListing(agent: RegisteredAgent, phase: 'plan' | 'execute'): string | undefined {
+  if (!agent.subAgents?.size) return undefined;
+  const lines = [...agent.subAgents.keys()].map(
+    (tool) => `- ${tool}: ${agent.schemas.get(tool)?.function.description ?? ''}`,
+  );
+  const how =
+    phase === 'plan'
+      ? 'Sub-agents can carry out steps of the plan, each with its own tools and context. Name the sub-agent ' +
+        '(its tool) for each step it should do, and say which steps are independent, so they can run in parallel:'
+      : 'Delegate the steps of the plan that name a sub-agent to it with its tool; call the tools of ' +
+        'independent steps in the same step, so they run in parallel. Sub-agents:';
+  return `${how}\n${lines.join('\n')}`;
 }
 
 /** The agent's sub-agent and handoff tools as the workflow needs them (none in a turn without tools). */

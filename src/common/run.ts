@@ -125,6 +125,8 @@ export interface ResolveRunInput {
    * the activity answers the call at `seq` and gives the model the target's instructions.
    */
   handoff?: { from: string; call: ToolCall; seq: number };
+  /** A DeepAgent's plan or execute phase: the agent's sub-agents are named for planning and delegation. */
+  deepPhase?: 'plan' | 'execute';
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */

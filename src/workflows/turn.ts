@@ -44,6 +44,7 @@ export async function runTurn(
     ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
     ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
     ...(options.noTools ? { noTools: true } : {}),
+    ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
   });
   const control = options.control ?? new RunControl();
   control.watchDeadline(inheritedDeadline(input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt));

@@ -418,6 +418,49 @@ describe('sub-agents: failures, limits, control and handoffs', () => {
     ]);
   });
 
+  it('lets a deep run plan steps for sub-agents and execute them in parallel', async () => {
+    const lead = new ScriptedModel([
+      {
+        text: '1. agent_facts: find the facts. 2. agent_style: check the style. Steps 1 and 2 are independent.',
+      },
+      {
+        toolCalls: [
+          { name: 'agent_facts', args: { task: 'Find the facts' }, id: 'f1' },
+          { name: 'agent_style', args: { task: 'Check the style' }, id: 's1' },
+        ],
+      },
+      { text: 'Facts found, style checked.' },
+    ]);
+    const env = await startTestWorker({
+      lead: {
+        llm: lead,
+        subAgents: {
+          facts: { description: 'Finds facts', definition: { llm: new ScriptedModel([{ text: 'facts' }]) } },
+          style: { description: 'Checks style', definition: { llm: new ScriptedModel([{ text: 'style' }]) } },
+        },
+      },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('lead', 'Write the report', { deep: {} });
+    const events = await collect(handle.events());
+    const result = await handle.result();
+    expect(result.output).toBe('Facts found, style checked.');
+    // The plan phase was told which sub-agents exist; the execute phase how to delegate.
+    expect(lead.calls[0]!.messages[0]!.content).toMatch(
+      /Sub-agents can carry out steps[\s\S]*- agent_facts: Finds facts/,
+    );
+    expect(lead.calls[1]!.messages[0]!.content).toMatch(
+      /call the tools of independent steps in the same step/,
+    );
+    expect(result.metadata.sub_runs?.map((r) => r.agent).sort()).toEqual(['lead.facts', 'lead.style']);
+    // Both children started before either finished: in parallel.
+    const childStarts = events.filter((e) => e.type === 'tool_called' && e.payload.child_run);
+    const firstResult = events.findIndex((e) => e.type === 'tool_completed' && e.payload.child_run);
+    expect(childStarts).toHaveLength(2);
+    expect(childStarts.every((e) => events.indexOf(e) < firstResult)).toBe(true);
+    expect(childStarts.every((e) => e.payload.phase === 'execute')).toBe(true);
+  });
+
   it("keeps a child tool's secret out of the parent's and the child's histories", async () => {
     const credentialStore = new InMemoryCredentialStore();
     await credentialStore.put({ name: 'upstream', type: 'bearer', token: CANARY });

@@ -8,6 +8,7 @@ import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { z } from 'zod';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
+import { eventStreamResponse } from '../../src/client/event-stream-response.ts';
 import { runCli } from '../support/cli.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
@@ -179,6 +180,15 @@ describe('sub-agents: agents as tools, run as child workflows', () => {
     expect(at(techEvents.at(-1)!)).toBeLessThan(at(techResult));
     expect(events.at(-1)).toMatchObject({ type: 'run_completed' });
     expect(events.at(-1)!.payload.sub_run).toBeUndefined();
+
+    // Server-Sent Events: the children's events too, without moving the resume point; it ends with the parent.
+    const sse = await eventStreamResponse(handle).text();
+    const messages = sse.split('\n\n').filter((m) => m.includes('data: {"seq"'));
+    expect(messages.length).toBe(events.length);
+    const childMessages = messages.filter((m) => m.includes(`"sub_run":"${ids.tech}"`));
+    expect(childMessages).toHaveLength(techEvents.length);
+    expect(childMessages.every((m) => !m.startsWith('id:'))).toBe(true);
+    expect(messages.at(-1)).toMatch(/^id: \d+\ndata: \{.*"type":"run_completed"/);
   });
 
   it('lists only top-level runs with topLevel, and `runs show` prints the tree of sub-agent runs', async () => {

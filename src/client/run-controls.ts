@@ -28,13 +28,13 @@ export class RunControls {
   }
 
   /** Decisions reach the run, or the sub-agent run of the run where the call waits. */
-  async approve(callId: string, opts: { note?: string } = {}): Promise<void> {
+  approve(callId: string, opts: { note?: string } = {}): Promise<void> {
     const input = { callId, ...(opts.note === undefined ? {} : { note: opts.note }) };
-    return this.#update<ApproveInput>(APPROVE_UPDATE, input, await this.#holder(callId));
+    return this.#decide<ApproveInput>(APPROVE_UPDATE, input);
   }
 
-  async reject(callId: string, reason: string): Promise<void> {
-    return this.#update<RejectInput>(REJECT_UPDATE, { callId, reason }, await this.#holder(callId));
+  reject(callId: string, reason: string): Promise<void> {
+    return this.#decide<RejectInput>(REJECT_UPDATE, { callId, reason });
   }
 
   /** The calls waiting in the run and in its running sub-agent runs (tagged `sub_run`, `agent`). */
@@ -42,11 +42,22 @@ export class RunControls {
     return (await pendingInTree(await this.#workflow())).map((entry) => entry.approval);
   }
 
-  async #holder(callId: string): Promise<WorkflowHandle> {
-    const workflow = await this.#workflow();
-    return typeof callId === 'string' ? approvalHolder(workflow, callId).catch(() => workflow) : workflow;
+  /**
+   * A decision goes to the run; when the run refuses it (the call does not wait there) but is
+   * running, to the sub-agent run where the call waits, if any. Otherwise the run's refusal stands.
+   */
+  async #decide<T extends { callId: string }>(name: string, input: T): Promise<void> {
+    try {
+      await this.#update<T>(name, input);
+    } catch (error) {
+      if (!(error instanceof ControlRefusedError) || error.cause instanceof WorkflowNotFoundError)
+        throw error;
+      const workflow = await this.#workflow();
+      const holder = await approvalHolder(workflow, input.callId).catch(() => workflow);
+      if (holder === workflow) throw error;
+      await this.#update<T>(name, input, holder);
+    }
   }
-
   async #update<T>(name: string, input: T, target?: WorkflowHandle): Promise<void> {
     const workflow = target ?? (await this.#workflow());
     try {

@@ -38,14 +38,15 @@ export async function pendingInTree(workflow: WorkflowHandle): Promise<PendingIn
 }
 
 /**
- * The workflow a decision on `callId` goes to: the run itself when the call waits there (or waits
- * nowhere, so that its refusal names the run), else the sub-agent run where it waits.
+ * The workflow where a decision on `callId` is awaited: one of the run's sub-agent runs, or the run
+ * itself when no running child waits for it.
  */
 export async function approvalHolder(workflow: WorkflowHandle, callId: string): Promise<WorkflowHandle> {
   const pending = await pendingInTree(workflow);
-  const own = pending.find((entry) => entry.approval.call_id === callId && entry.workflow === workflow);
-  if (own) return workflow;
-  return pending.find((entry) => entry.approval.call_id === callId)?.workflow ?? workflow;
+  return (
+    pending.find((entry) => entry.approval.call_id === callId && entry.workflow !== workflow)?.workflow ??
+    workflow
+  );
 }
 
 async function runningChildren(workflow: WorkflowHandle): Promise<RunningSubRun[]> {

@@ -106,7 +106,9 @@ export function buildAgentRegistry(
         maxTotalTokens: positive(name, 'limits.maxTotalTokens', definition.limits.maxTotalTokens),
         maxToolCalls: positive(name, 'limits.maxToolCalls', definition.limits.maxToolCalls, true),
       },
-      approval: resolveApproval(name, definition.approval, tools, builtinTools),
+      approval: resolveApproval(name, definition.approval, tools, builtinTools, [
+        ...(delegation.subAgents?.keys() ?? []),
+      ]),
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,

@@ -428,6 +428,38 @@ describe('sub-agents: failures, limits, control and handoffs', () => {
     ]);
   });
 
+  it('hands a run over mid-step: the other calls are answered, the target gets its instructions and tools', async () => {
+    const add = new AddTool();
+    const front = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'add', args: { a: 1, b: 1 }, id: 'a1' },
+          { name: 'transfer_to_math', args: { reason: 'sums' }, id: 'x1' },
+          { name: 'transfer_to_math', args: {}, id: 'x2' },
+        ],
+      },
+    ]);
+    const math = new ScriptedModel([
+      (request) => ({ text: `math: ${request.tools.map((t) => t.function.name).join(',')}` }),
+    ]);
+    const env = await startTestWorker({
+      front: { llm: front, tools: [add], handoffs: ['math'] },
+      math: { llm: math, systemPrompt: 'You are math.', tools: [new AddTool()] },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('front', 'What is 1 + 1?');
+    const result = await handle.result();
+    expect(result.output).toBe('math: add');
+    expect(result.metadata).toMatchObject({ handoffs: ['math'], agent: 'math', iterations: 2 });
+    const tools = (await env.memoryStore.read(handle.workflowId)).filter((m) => m.role === 'tool');
+    expect(tools.map((m) => [m.toolCallId, m.content])).toEqual([
+      ['a1', '2'],
+      ['x1', 'Transferred from front to math: you answer from now on.\n\nYour instructions:\nYou are math.'],
+      ['x2', 'Not transferred: the conversation is already being transferred to math.'],
+    ]);
+    expect(add.ran).toEqual([{ a: 1, b: 1 }]);
+  });
+
   it('lets a deep run plan steps for sub-agents and execute them in parallel', async () => {
     const lead = new ScriptedModel([
       {

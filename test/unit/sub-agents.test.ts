@@ -144,7 +144,8 @@ describe('one stream: children woven into the parent', () => {
         : slowly(streams[id]!, 20);
     const merged: AgentEvent[] = [];
     for await (const e of withChildEvents(slowly(parent, 1), open)) merged.push(e);
-    const show = (e: AgentEvent) => `${String(e.payload.sub_run ?? 'p')}:${e.payload.depth ?? 0}:${e.type}`;
+    const show = (e: AgentEvent) =>
+      `${(e.payload.sub_run as string | undefined) ?? 'p'}:${(e.payload.depth as number | undefined) ?? 0}:${e.type}`;
     const lines = merged.map(show);
     expect(lines).toHaveLength(12);
     expect(lines.slice(0, 2)).toEqual(['p:0:tool_called', 'p:0:tool_called']);

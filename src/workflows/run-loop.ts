@@ -237,8 +237,24 @@ export class RunLoop implements ControlledLoop {
   /** Hands the conversation to another agent: its plan (model, instructions, tools, skills) from the next step on. */
   async #handOver(handoff: PendingHandoff, iteration: number): Promise<void> {
     const from = this.agent;
-    this.plan = await resolveHandoff(this.input, this.conversationId, from, handoff);
     this.#handoff = undefined;
+    try {
+      this.plan = await resolveHandoff(this.input, this.conversationId, from, handoff);
+    } catch (error) {
+      // A target this worker cannot resolve (not served here): the model hears why, and goes on.
+      // (A local activity's failure arrives as the ApplicationFailure itself.)
+      const failed = error instanceof ActivityFailure || error instanceof ApplicationFailure;
+      if (!failed || isCancellation(error)) throw error;
+      const message = (error instanceof ActivityFailure ? error.cause?.message : undefined) ?? error.message;
+      await this.#answer([{ call: handoff.call, seq: handoff.seq }], `Not transferred: ${message}`);
+      this.#emit('tool_failed', `${handoff.call.name} failed: ${message}`, {
+        tool: handoff.call.name,
+        call_id: handoff.call.id,
+        error: message,
+        error_type: 'Handoff',
+      });
+      return;
+    }
     this.#unanswered.delete(handoff.call.id);
     this.agent = handoff.target;
     this.handoffs.push(handoff.target);

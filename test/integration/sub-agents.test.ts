@@ -460,6 +460,26 @@ describe('sub-agents: failures, limits, control and handoffs', () => {
     expect(add.ran).toEqual([{ a: 1, b: 1 }]);
   });
 
+  it('answers a transfer to an agent this worker does not serve with why, and the run goes on', async () => {
+    const env = await startTestWorker({
+      front: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'transfer_to_ghost', args: {}, id: 'x1' }] },
+          { text: 'I will answer myself.' },
+        ]),
+        handoffs: ['ghost'],
+      },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('front', 'Help');
+    const result = await handle.result();
+    expect(result.output).toBe('I will answer myself.');
+    expect(result.metadata.handoffs).toBeUndefined();
+    const answer = (await env.memoryStore.read(handle.workflowId)).find((m) => m.role === 'tool');
+    expect(answer).toMatchObject({ toolCallId: 'x1', isError: true });
+    expect(answer!.content).toMatch(/^Not transferred: No agent named "ghost"/);
+  });
+
   it('lets a deep run plan steps for sub-agents and execute them in parallel', async () => {
     const lead = new ScriptedModel([
       {

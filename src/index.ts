@@ -52,7 +52,14 @@ export type { AgentEvent, AgentEventType } from './common/events.ts';
 export type { ApprovalSettings, PendingApproval, RunLimits } from './common/control.ts';
 export type { LiveTextOption } from './activities/live-text.ts';
 export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
-export type { AgentResult, AgentRunInput, StopReason } from './common/run.ts';
+export type { AgentResult, AgentRunInput, StopReason, SubRunSummary } from './common/run.ts';
+export type { SubAgentSpec } from './activities/agent-definition.ts';
+export {
+  DEFAULT_MAX_SUB_AGENT_DEPTH,
+  HANDOFF_TOOL_PREFIX,
+  SUB_AGENT_TOOL_PREFIX,
+  type ParentRunInfo,
+} from './subagents/types.ts';
 export {
   BaseConnectorTool,
   type ApprovalContext,

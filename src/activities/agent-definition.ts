@@ -19,6 +19,25 @@ import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSchema } from '../output/schema.ts';
 import type { OutputSpec } from '../output/types.ts';
 import type { LiveTextOption } from './live-text.ts';
+import type { ResolvedHandoff, ResolvedSubAgent } from '../subagents/types.ts';
+
+/**
+ * A sub-agent of an agent (`subAgents`): a served agent by name (`agent`), or an inline `definition`
+ * that `createAgentWorker` (and the `Agent` facade) register for it. Its calls start a child run.
+ */
+export interface SubAgentSpec {
+  /** The served agent the child run starts. Default: the inline `definition`, registered as `<parent>.<name>`. */
+  agent?: string;
+  /** An inline definition of the sub-agent, registered on the same worker. */
+  definition?: AgentDefinition;
+  /** What the parent's model is told the sub-agent does. */
+  description?: string;
+  /**
+   * The tool's parameters (a zod schema or a JSON Schema object) instead of `{ task: string }`: the
+   * call's arguments, as JSON, are the child's prompt.
+   */
+  input?: OutputSchema;
+}
 
 /** Everything a worker knows about one named agent: the parts with secrets and side effects. */
 export interface AgentDefinition extends SkillOptions {
@@ -69,6 +88,20 @@ export interface AgentDefinition extends SkillOptions {
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back to the model. Default 2. */
   outputRepairs?: number;
+  /**
+   * Agents this one may delegate to, each offered to the model as a tool `agent_<name>` whose call
+   * runs the sub-agent as a child workflow with a conversation of its own; its answer (its
+   * structured output, when it has one) is the call's result. A string names a served agent.
+   */
+  subAgents?: Record<string, string | SubAgentSpec>;
+  /**
+   * Agents this one may hand the conversation to, offered as tools `transfer_to_<name>`: the
+   * conversation goes on with the target's instructions, tools and skills (on the same memory store).
+   * A name of one of its `subAgents` hands over to that sub-agent's agent; any other names a served agent.
+   */
+  handoffs?: string[];
+  /** How deep sub-agents may nest below a top-level run. Default 3. */
+  maxSubAgentDepth?: number;
 }
 
 /** An agent's skill settings, resolved. */
@@ -132,6 +165,11 @@ export interface RegisteredAgent {
   context: ContextOptions | undefined;
   /** The definition's structured output, as JSON Schema; undefined when runs answer in text. */
   output?: OutputSpec;
+  /** Sub-agent tools (`agent_<name>`) by tool name. */
+  subAgents?: Map<string, ResolvedSubAgent>;
+  /** Handoff tools (`transfer_to_<name>`) by tool name. */
+  handoffs?: Map<string, ResolvedHandoff>;
+  maxSubAgentDepth?: number;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

@@ -93,6 +93,7 @@ export async function callModel(
           ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
           ...(response.reasoning ? { reasoning: response.reasoning } : {}),
           ...(response.providerData ? { providerData: response.providerData } : {}),
+          ...(input.labelAgent ? { agent: agent.name } : {}),
         },
       ],
       writeAttemptOf(context),

@@ -55,10 +55,17 @@ export function createActivities(registry: AgentRegistry) {
     loadSession: (input: {
       agent: string;
       sessionId: string;
-    }): Promise<{ turns: number; messageCount: number }> =>
+    }): Promise<{ turns: number; messageCount: number; agent?: string }> =>
       atBoundary(async () => {
         const messages = await lookupAgent(registry, input.agent).memoryStore.read(input.sessionId);
-        return { turns: messages.filter((m) => m.role === 'user').length, messageCount: messages.length };
+        // A session that was handed off goes on with the agent that answered last.
+        const holder = messages.findLast((m) => m.role === 'assistant' && m.agent !== undefined);
+        const agent = holder?.role === 'assistant' && holder.agent !== input.agent ? holder.agent : undefined;
+        return {
+          turns: messages.filter((m) => m.role === 'user').length,
+          messageCount: messages.length,
+          ...(agent ? { agent } : {}),
+        };
       }),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */

@@ -6,6 +6,7 @@ import { AgentChatSession } from '../client/chat-session.ts';
 import type { ApprovalSettings, RunLimits } from '../common/control.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { LiveTextOption } from '../activities/live-text.ts';
+import type { SubAgentSpec } from '../activities/agent-definition.ts';
 import type { AgentResult } from '../common/run.ts';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
@@ -99,6 +100,15 @@ export interface AgentOptions extends SkillOptions {
    * Applies when the agent installs the process's Temporal runtime (not after `Runtime.install` of your own).
    */
   logLevel?: WorkerLogLevel;
+  /**
+   * Agents this one delegates to, as tools `agent_<name>` whose calls run as child workflows: an
+   * inline `{ definition }` (served by this agent's worker) or the name of an agent served on the task queue.
+   */
+  subAgents?: Record<string, string | SubAgentSpec>;
+  /** Agents this one may hand the conversation to (`transfer_to_<name>`): names of its `subAgents` or served agents. */
+  handoffs?: string[];
+  /** How deep sub-agents may nest. Default 3. */
+  maxSubAgentDepth?: number;
 }
 
 /**
@@ -375,6 +385,9 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
             limits: this.#options.limits,
             approval: this.#options.approval,
             liveText: this.#options.liveText,
+            subAgents: this.#options.subAgents,
+            handoffs: this.#options.handoffs,
+            maxSubAgentDepth: this.#options.maxSubAgentDepth,
           },
         },
       });

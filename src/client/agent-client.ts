@@ -13,6 +13,7 @@ import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { failedRunEvents } from './failed-run.ts';
+import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
@@ -99,10 +100,17 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
     return checkedResult<T>(this.workflowId, result);
   }
 
-  /** The run's events after `afterSeq`, as they happen, ending after `run_completed`. */
+  /**
+   * The run's events after `afterSeq`, as they happen, ending after `run_completed`. The events of
+   * its sub-agent runs come in between, tagged `{ agent, sub_run, depth }` (those of children that
+   * started after `afterSeq`).
+   */
   async *events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
     try {
-      yield* streamRunEvents(this.workflow, opts.afterSeq ?? 0);
+      yield* withChildEvents(
+        streamRunEvents(this.workflow, opts.afterSeq ?? 0),
+        childEventsOf(this.workflow),
+      );
     } catch (error) {
       throw asRunFailure(this.workflowId, error);
     }

@@ -16,6 +16,7 @@ import { ConfigurationError, RunFailedError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from '../common/control.ts';
+import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
@@ -154,7 +155,7 @@ export class AgentChatSession extends ApprovalControls {
       },
     );
     failed.catch(() => undefined);
-    yield* streamRunEvents(workflow, afterSeq, {
+    const turn = streamRunEvents(workflow, afterSeq, {
       include: (event) => event.payload.turn_id === send.turnId,
       abort: failed,
       // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
@@ -163,10 +164,14 @@ export class AgentChatSession extends ApprovalControls {
         () => undefined,
       ),
     });
+    yield* withChildEvents(turn, childEventsOf(workflow));
   }
 
-  /** The conversation so far: every user, assistant and tool message across turns, in order. */
-  async history(): Promise<Array<{ role: string; content: string }>> {
+  /**
+   * The conversation so far: every user, assistant and tool message across turns, in order. In a
+   * conversation that was handed off (`transfer_to_<name>`), each answer names its `agent`.
+   */
+  async history(): Promise<Array<{ role: string; content: string; agent?: string }>> {
     const { memoryStore } = await this.#target();
     const store = this.#options.memoryStore ?? memoryStore;
     if (!store) {

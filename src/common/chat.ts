@@ -28,6 +28,8 @@ export interface ChatSessionState {
   messageCount: number;
   /** The last event seq, so seqs continue across runs. */
   lastEventSeq: number;
+  /** The agent holding the conversation after a handoff (`transfer_to_<name>`); the session's own before. */
+  agent?: string;
 }
 
 /** What `send` carries: the prompt and a client-chosen id that tags the turn's events. */

@@ -16,7 +16,8 @@ export type AgentEventType =
   | 'text_delta'
   | 'partial_output'
   | 'context_compacted'
-  | 'warning';
+  | 'warning'
+  | 'handoff';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -26,7 +27,10 @@ export type AgentEventType =
  * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `partial_output.output` (a
  * structured answer parsed so far, and `.attempt`); `context_compacted.before_tokens`,
  * `.after_tokens` and `.messages_summarized`; `warning.level` (`'warning'`) and `.unavailable_mcps`
- * (`[{ server, reason }]`: MCP servers the run goes on without). No event ever carries a secret.
+ * (`[{ server, reason }]`: MCP servers the run goes on without); `handoff.from`, `.to` and
+ * `.call_id`. A sub-agent call's `tool_called` / `tool_completed` / `tool_failed` carry
+ * `.child_agent` and `.child_run` (the child run's workflow id); a parent's `events()` also yields
+ * its children's events, tagged `.agent`, `.sub_run` and `.depth`. No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;

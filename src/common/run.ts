@@ -4,6 +4,7 @@ import type { ResolvedApproval, RunLimits } from './control.ts';
 import type { ClosedRunEvents } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '../output/types.ts';
+import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -31,6 +32,8 @@ export interface AgentRunInput {
   output?: JsonSchemaObject;
   /** Repair steps for an answer that does not match (default: the agent's, else 2). */
   outputRepairs?: number;
+  /** Set when a parent run started this one as a sub-agent (its deadline and remaining budgets flow down). */
+  parent?: ParentRunInfo;
 }
 
 /**
@@ -81,6 +84,14 @@ export interface AgentResult<T = string> {
     output_repairs?: number;
     /** A structured run that ended with `invalid_output`: what did not match, and the last answer. */
     output_error?: OutputFailure;
+    /** Tool calls made, those of its sub-agents included. */
+    tool_calls?: number;
+    /** The sub-agent runs this run started (their usage is part of `usage`). */
+    sub_runs?: SubRunSummary[];
+    /** The agents that held the conversation, in order, when it was handed off (`transfer_to_<name>`). */
+    handoffs?: string[];
+    /** The agent that answered last (differs from the one started after a handoff). */
+    agent?: string;
   };
 }
 
@@ -129,6 +140,13 @@ export interface ResolveRunInput {
   skills?: Array<string | Skill>;
   /** Whose credentials apply when the agent's MCP servers are listed. */
   tenant?: string;
+  /**
+   * The conversation was handed to this agent by a `transfer_to_<agent>` call: no new user message;
+   * the activity answers the call at `seq` and gives the model the target's instructions.
+   */
+  handoff?: { from: string; call: ToolCall; seq: number };
+  /** A DeepAgent's plan or execute phase: the agent's sub-agents are named for planning and delegation. */
+  deepPhase?: 'plan' | 'execute';
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -157,6 +175,8 @@ export interface ResolvedRun {
   textDeltaBatchMs?: number;
   /** The agent definition's `output` (a run's own wins); absent when it has none. */
   output?: OutputSpec;
+  /** Sub-agent and handoff tools, and the nesting cap; absent when the agent delegates to none. */
+  delegation?: ResolvedDelegation;
 }
 
 export interface CallModelInput {
@@ -174,6 +194,8 @@ export interface CallModelInput {
   sendOverBudget?: boolean;
   /** A structured run: an answer without tool calls is checked against this schema (`ModelStep.output`). */
   output?: { schema: JsonSchemaObject };
+  /** Store the answering agent's name with the assistant message (conversations that are handed off). */
+  labelAgent?: boolean;
 }
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */
@@ -220,4 +242,19 @@ export interface AppendMessagesInput {
   conversationId: string;
   seq: number;
   messages: Message[];
+}
+
+/** One child run, as `result.metadata.sub_runs` lists it. */
+export interface SubRunSummary {
+  /** The sub-agent's name in the parent (`agent_<name>`). */
+  name: string;
+  /** The agent the child ran. */
+  agent: string;
+  workflow_id: string;
+  call_id: string;
+  /** How it ended; `failed` when the child workflow failed. */
+  stop_reason: StopReason | 'failed';
+  usage: Usage;
+  /** Tool calls the child made (its own children's included). */
+  tool_calls: number;
 }

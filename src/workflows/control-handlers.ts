@@ -18,11 +18,13 @@ import {
   type TextDeltaSignal,
 } from '../common/control.ts';
 import type { RunControl } from './run-control.ts';
+import { SUB_RUNS_QUERY, type RunningSubRun } from '../subagents/types.ts';
 
 export const cancelUpdate = defineUpdate<void, [CancelInput]>(CANCEL_UPDATE);
 export const approveUpdate = defineUpdate<void, [ApproveInput]>(APPROVE_UPDATE);
 export const rejectUpdate = defineUpdate<void, [RejectInput]>(REJECT_UPDATE);
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>(PENDING_APPROVALS_QUERY);
+export const subRunsQuery = defineQuery<RunningSubRun[]>(SUB_RUNS_QUERY);
 export const textDeltaSignal = defineSignal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL);
 
 /**
@@ -69,5 +71,6 @@ export function setControlHandlers(current: () => RunControl | undefined, what: 
     validator: (input: RejectInput) => running().approvals.validateReject(input),
   });
   setHandler(pendingApprovalsQuery, () => current()?.approvals.list() ?? []);
+  setHandler(subRunsQuery, () => [...(current()?.subRuns.values() ?? [])]);
   setHandler(textDeltaSignal, (delta) => current()?.loop?.acceptTextDelta(delta));
 }

@@ -1,6 +1,7 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { StopReason } from '../common/run.ts';
+import type { RunningSubRun } from '../subagents/types.ts';
 import { Approvals } from './approvals.ts';
 
 /** Why work was stopped from outside the loop: a cancel request or the deadline. */
@@ -24,6 +25,10 @@ export class RunControl {
   readonly approvals = new Approvals();
   /** The loop currently running under this control (a deep run has one per phase). */
   loop: ControlledLoop | undefined;
+  /** Child runs (sub-agents) running now, by workflow id: readers follow them, approvals reach them. */
+  readonly subRuns = new Map<string, RunningSubRun>();
+  /** When the deadline stops the run (epoch ms, workflow time); undefined without one. */
+  deadlineAt: number | undefined;
   #stop: StopRequest | undefined;
   #finished = false;
   #deadline = false;
@@ -56,6 +61,7 @@ export class RunControl {
   watchDeadline(timeoutMs: number | undefined): void {
     if (timeoutMs === undefined || this.#deadline) return;
     this.#deadline = true;
+    this.deadlineAt = Date.now() + timeoutMs;
     const seconds = Math.round(timeoutMs / 100) / 10;
     void condition(() => this.#finished || this.#stop !== undefined, timeoutMs).then(
       (ended) => {

@@ -34,8 +34,18 @@ describe('the workflow sandbox lint', { timeout: 60_000 }, () => {
     expect(messages.filter((m) => m.includes('no-restricted'))).toEqual([]);
   });
 
+  it("covers the sub-agents' workflow code too", async () => {
+    const [result] = await eslint.lintText(
+      "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+      {
+        filePath: 'src/subagents/workflow-child.ts',
+      },
+    );
+    expect(result!.messages.map((m) => m.ruleId)).toContain('@typescript-eslint/no-restricted-imports');
+  });
+
   it('passes on the workflow files as they are', async () => {
-    const results = await eslint.lintFiles(['src/workflows/**/*.ts']);
+    const results = await eslint.lintFiles(['src/workflows/**/*.ts', 'src/subagents/workflow-*.ts']);
     expect(results.length).toBeGreaterThan(0);
     expect(results.flatMap((r) => r.messages)).toEqual([]);
   });

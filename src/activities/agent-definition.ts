@@ -5,6 +5,7 @@ import type {
   RunTimeouts,
   ToolSchema,
 } from '../common/index.ts';
+import type { AuthorizationOptions, RegisteredAuthorization } from '../authorization/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpAgentTools } from '../mcp/agent-tools.ts';
@@ -69,6 +70,8 @@ export interface AgentDefinition extends SkillOptions {
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back to the model. Default 2. */
   outputRepairs?: number;
+  /** Ask the user for a missing grant mid-run and wait for it (README "Authorization in the middle of a run"). */
+  authorization?: AuthorizationOptions;
 }
 
 /** An agent's skill settings, resolved. */
@@ -132,6 +135,8 @@ export interface RegisteredAgent {
   context: ContextOptions | undefined;
   /** The definition's structured output, as JSON Schema; undefined when runs answer in text. */
   output?: OutputSpec;
+  /** Mid-run authorization: the helpers by key, the wait, what a timeout does. */
+  authorization?: RegisteredAuthorization;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

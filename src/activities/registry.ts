@@ -22,6 +22,7 @@ import {
   type RegisteredAgent,
 } from './agent-definition.ts';
 import { resolveApproval } from './approval.ts';
+import { resolveAuthorization } from '../authorization/options.ts';
 import { resolveLiveText } from './live-text.ts';
 import { addSkillActivationTools } from './skill-activation.ts';
 import { toOutputSpec } from '../output/schema.ts';
@@ -103,6 +104,7 @@ export function buildAgentRegistry(
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
+      authorization: resolveAuthorization(name, definition.authorization),
     });
   }
   return registry;

@@ -64,6 +64,14 @@ export async function resolveRun(
     ...(agent.timeoutMs !== undefined ? { timeoutMs: agent.timeoutMs } : {}),
     ...(agent.limits ? { limits: agent.limits } : {}),
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
+    ...(agent.authorization && !input.noTools
+      ? {
+          authorization: {
+            timeoutMs: agent.authorization.timeoutMs,
+            onTimeout: agent.authorization.onTimeout,
+          },
+        }
+      : {}),
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
     ...(agent.output ? { output: agent.output } : {}),
   };

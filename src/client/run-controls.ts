@@ -9,6 +9,7 @@ import {
   type PendingApproval,
   type RejectInput,
 } from '../common/control.ts';
+import { PENDING_AUTHORIZATIONS_QUERY, type PendingAuthorization } from '../common/authorization.ts';
 import { ControlRefusedError } from '../errors.ts';
 
 /**
@@ -40,6 +41,10 @@ export class RunControls {
 
   async pendingApprovals(): Promise<PendingApproval[]> {
     return (await this.#workflow()).query<PendingApproval[]>(PENDING_APPROVALS_QUERY);
+  }
+
+  async pendingAuthorizations(): Promise<PendingAuthorization[]> {
+    return (await this.#workflow()).query<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
   }
 
   async #update<T>(name: string, input: T): Promise<void> {
@@ -81,5 +86,10 @@ export abstract class ApprovalControls {
   /** The tool calls waiting for a decision now. */
   pendingApprovals(): Promise<PendingApproval[]> {
     return this.controls.pendingApprovals();
+  }
+
+  /** The tool calls waiting for a user's grant now, each with the URL to open. */
+  pendingAuthorizations(): Promise<PendingAuthorization[]> {
+    return this.controls.pendingAuthorizations();
   }
 }

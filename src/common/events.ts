@@ -16,6 +16,9 @@ export type AgentEventType =
   | 'text_delta'
   | 'partial_output'
   | 'context_compacted'
+  | 'authorization_required'
+  | 'authorization_granted'
+  | 'authorization_timed_out'
   | 'warning';
 
 /**
@@ -26,7 +29,9 @@ export type AgentEventType =
  * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `partial_output.output` (a
  * structured answer parsed so far, and `.attempt`); `context_compacted.before_tokens`,
  * `.after_tokens` and `.messages_summarized`; `warning.level` (`'warning'`) and `.unavailable_mcps`
- * (`[{ server, reason }]`: MCP servers the run goes on without). No event ever carries a secret.
+ * (`[{ server, reason }]`: MCP servers the run goes on without); `authorization_required.credential_key`,
+ * `.tenant`, `.url` (open it to grant), `.scopes`, `.reason` and `.expires_at` (with `.call_id`, `.tool`);
+ * `authorization_granted` and `authorization_timed_out` with `.credential_key`, `.call_id` and `.tool`. No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;

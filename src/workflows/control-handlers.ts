@@ -17,6 +17,12 @@ import {
   type RejectInput,
   type TextDeltaSignal,
 } from '../common/control.ts';
+import {
+  AUTHORIZATION_COMPLETED_SIGNAL,
+  PENDING_AUTHORIZATIONS_QUERY,
+  type AuthorizationCompletedSignal,
+  type PendingAuthorization,
+} from '../common/authorization.ts';
 import type { RunControl } from './run-control.ts';
 
 export const cancelUpdate = defineUpdate<void, [CancelInput]>(CANCEL_UPDATE);
@@ -24,6 +30,10 @@ export const approveUpdate = defineUpdate<void, [ApproveInput]>(APPROVE_UPDATE);
 export const rejectUpdate = defineUpdate<void, [RejectInput]>(REJECT_UPDATE);
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>(PENDING_APPROVALS_QUERY);
 export const textDeltaSignal = defineSignal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL);
+export const authorizationCompletedSignal = defineSignal<[AuthorizationCompletedSignal]>(
+  AUTHORIZATION_COMPLETED_SIGNAL,
+);
+export const pendingAuthorizationsQuery = defineQuery<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
 
 /**
  * Wires the outside controls to whatever run or turn is current: cancel, approve and reject are
@@ -70,4 +80,6 @@ export function setControlHandlers(current: () => RunControl | undefined, what: 
   });
   setHandler(pendingApprovalsQuery, () => current()?.approvals.list() ?? []);
   setHandler(textDeltaSignal, (delta) => current()?.loop?.acceptTextDelta(delta));
+  setHandler(authorizationCompletedSignal, (grant) => current()?.authorizations.complete(grant));
+  setHandler(pendingAuthorizationsQuery, () => current()?.authorizations.list() ?? []);
 }

@@ -2,10 +2,11 @@ import { CancellationScope, condition } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { StopReason } from '../common/run.ts';
 import { Approvals } from './approvals.ts';
+import { Authorizations } from './authorization-wait.ts';
 
 /** Why work was stopped from outside the loop: a cancel request or the deadline. */
 export interface StopRequest {
-  reason: Extract<StopReason, 'cancelled' | 'deadline'>;
+  reason: Extract<StopReason, 'cancelled' | 'deadline' | 'authorization_timeout'>;
   message: string;
 }
 
@@ -22,6 +23,8 @@ export interface ControlledLoop {
  */
 export class RunControl {
   readonly approvals = new Approvals();
+  /** Tool calls waiting for a user's grant (mid-run authorization). */
+  readonly authorizations = new Authorizations();
   /** The loop currently running under this control (a deep run has one per phase). */
   loop: ControlledLoop | undefined;
   #stop: StopRequest | undefined;

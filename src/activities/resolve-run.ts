@@ -1,5 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import type { Message, ResolvedRun, ResolveRunInput } from '../common/index.ts';
+import type { RegisteredAuthorization } from '../authorization/options.ts';
+import type { ResolvedAuthorization } from '../common/authorization.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
 import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS, type RegisteredAgent } from './agent-definition.ts';
 import { lookupModel } from './registry.ts';
@@ -65,14 +67,14 @@ export async function resolveRun(
     ...(agent.limits ? { limits: agent.limits } : {}),
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
     ...(agent.authorization && !input.noTools
-      ? {
-          authorization: {
-            timeoutMs: agent.authorization.timeoutMs,
-            onTimeout: agent.authorization.onTimeout,
-          },
-        }
+      ? { authorization: resolvedAuthorization(agent.authorization) }
       : {}),
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
     ...(agent.output ? { output: agent.output } : {}),
   };
+}
+
+/** What the workflow needs of the agent's authorization settings (not the helpers: they stay on the worker). */
+function resolvedAuthorization({ helpers: _, ...settings }: RegisteredAuthorization): ResolvedAuthorization {
+  return settings;
 }

@@ -25,6 +25,11 @@ export interface AuthorizationOptions {
    * `'stop'` ends the run with `stop_reason: 'authorization_timeout'`.
    */
   onTimeout?: AuthorizationTimeoutAction;
+  /**
+   * How often a waiting call looks in the credential store itself, for a token stored without a
+   * wake-up (each look is a short activity in the run's history). Default 1 minute.
+   */
+  checkEveryMs?: number;
 }
 
 /** An agent's authorization settings, checked when the worker is created. */
@@ -58,5 +63,8 @@ export function resolveAuthorization(
     throw new ConfigurationError(
       `${where}.onTimeout must be 'continue' or 'stop' (got ${String(onTimeout)}).`,
     );
-  return { helpers, timeoutMs, onTimeout };
+  const checkEveryMs = options.checkEveryMs;
+  if (checkEveryMs !== undefined && (!Number.isFinite(checkEveryMs) || checkEveryMs < 1_000))
+    throw new ConfigurationError(`${where}.checkEveryMs must be at least 1000 ms (got ${checkEveryMs}).`);
+  return { helpers, timeoutMs, onTimeout, ...(checkEveryMs !== undefined ? { checkEveryMs } : {}) };
 }

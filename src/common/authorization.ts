@@ -13,6 +13,8 @@ export type AuthorizationTimeoutAction = 'continue' | 'stop';
 export interface ResolvedAuthorization {
   timeoutMs: number;
   onTimeout: AuthorizationTimeoutAction;
+  /** How often a waiting call looks in the store itself; absent: {@link AUTHORIZATION_CHECK_EVERY_MS}. */
+  checkEveryMs?: number;
 }
 
 /**

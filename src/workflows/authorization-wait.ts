@@ -43,6 +43,7 @@ export class Authorizations {
     request: AuthorizationRequest,
     deadline: number,
     found: () => Promise<boolean>,
+    checkEveryMs = AUTHORIZATION_CHECK_EVERY_MS,
   ): Promise<boolean> {
     const id = grantId(request.tenant, request.credential_key);
     const seen = this.#grants.get(id) ?? 0;
@@ -56,10 +57,7 @@ export class Authorizations {
       for (;;) {
         const left = deadline - Date.now();
         if (left <= 0) return false;
-        const woken = await condition(
-          () => (this.#grants.get(id) ?? 0) > seen,
-          Math.min(AUTHORIZATION_CHECK_EVERY_MS, left),
-        );
+        const woken = await condition(() => (this.#grants.get(id) ?? 0) > seen, Math.min(checkEveryMs, left));
         if (woken || (await found())) return true;
       }
     } finally {
@@ -114,14 +112,19 @@ export async function invokeUntilAuthorized(
       ...request,
     });
     showWaitingForAuthorization(key, call.name);
-    const granted = await context.authorizations.wait(call, request, deadline, () =>
-      quickActivities.authorizationReady({
-        agent: context.agent,
-        credential_key: key,
-        reason: request.reason,
-        ...(request.tenant !== undefined ? { tenant: request.tenant } : {}),
-        ...(request.missing_scopes ? { missing_scopes: request.missing_scopes } : {}),
-      }),
+    const granted = await context.authorizations.wait(
+      call,
+      request,
+      deadline,
+      () =>
+        quickActivities.authorizationReady({
+          agent: context.agent,
+          credential_key: key,
+          reason: request.reason,
+          ...(request.tenant !== undefined ? { tenant: request.tenant } : {}),
+          ...(request.missing_scopes ? { missing_scopes: request.missing_scopes } : {}),
+        }),
+      settings.checkEveryMs,
     );
     if (granted) {
       emit('authorization_granted', `"${key}" was authorized: ${call.name} runs again`, {

@@ -1,14 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { inject } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
-import { errorForResponse } from '../../src/http/classify.ts';
-import { httpRequest } from '../../src/http/request.ts';
-import type { ModelRequest } from '../../src/models/model-adapter.ts';
-import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
+import { AgentClient } from '../../src/client/agent-client.ts';
+import { FileCredentialStore } from '../../src/credentials/file-store.ts';
+import type { CredentialStore } from '../../src/credentials/types.ts';
 import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
-import { InMemoryOAuthStateStore, type OAuthStateEntry } from '../../src/oauth/state-store.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
+import {
+  FileOAuthStateStore,
+  InMemoryOAuthStateStore,
+  type OAuthStateEntry,
+} from '../../src/oauth/state-store.ts';
+import { InboxTool, mailModel } from '../support/mail-tool.ts';
+import { startNodeProcess, type NodeProcess } from './processes.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-server.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
@@ -20,45 +29,6 @@ const config = {
   scopes: ['gmail.readonly'],
 };
 
-/** A Gmail-like connector: `unread` needs any grant, `send` needs gmail.send (403 insufficient_scope otherwise). */
-class InboxTool extends BaseConnectorTool {
-  readonly name = 'inbox';
-  readonly description = 'Reads or sends mail';
-  readonly parameters = z.object({ path: z.enum(['unread', 'send']) });
-  protected override readonly defaultCredentialKey = 'mail';
-  protected override readonly credentialTypes = ['oauth2'] as const;
-  apiUrl = '';
-
-  async run(context: ToolContext, args: { path: string }): Promise<ToolOutput> {
-    const record = await this.getCredential(context);
-    const response = await httpRequest({
-      method: 'GET',
-      url: `${this.apiUrl}/${args.path}?tenant=${context.tenant ?? ''}`,
-      headers: { authorization: `Bearer ${record.token}` },
-      secrets: context.secrets,
-    });
-    if (response.status !== 200)
-      throw errorForResponse(response, {
-        method: 'GET',
-        service: 'Inbox',
-        idempotent: true,
-        credentialKey: 'mail',
-      });
-    return { text: response.text(), metadata: {} };
-  }
-}
-
-/** Calls the tool the prompt names, then answers with the tool's result. */
-function mailModel(): ScriptedModel {
-  const step = (request: ModelRequest): ScriptedStep => {
-    const last = request.messages.at(-1);
-    if (last?.role === 'tool') return { text: `answer: ${String(last.content)}` };
-    const prompt = String(request.messages.findLast((m) => m.role === 'user')?.content ?? '');
-    return { toolCalls: [{ name: 'inbox', args: { path: prompt.includes('send') ? 'send' : 'unread' } }] };
-  };
-  return new ScriptedModel(Array.from({ length: 200 }, () => step));
-}
-
 /** A state store that remembers every PKCE verifier it saw, for the canary scan. */
 class WatchedStateStore extends InMemoryOAuthStateStore {
   readonly verifiers: string[] = [];
@@ -66,6 +36,28 @@ class WatchedStateStore extends InMemoryOAuthStateStore {
     if (entry.verifier) this.verifiers.push(entry.verifier);
     await super.put(state, entry);
   }
+}
+
+/** The stand-in mail API: a token is valid when it is the tenant's stored `mail` token; `send` needs gmail.send. */
+function startMailApi(store: CredentialStore): Promise<RecordingServer> {
+  return startRecordingServer(async (request, response) => {
+    const token = String(request.headers.authorization).replace(/^Bearer /, '');
+    const record = await store.get('mail', { tenant: request.query.get('tenant') || undefined });
+    if (!record || record.token !== token) return json(response, 401, { error: 'invalid token' });
+    const scopes = (record.metadata?.scopes as string[] | undefined) ?? [];
+    if (request.path === '/send' && !scopes.includes('gmail.send')) {
+      const challenge = 'Bearer error="insufficient_scope", scope="gmail.send"';
+      return json(
+        response,
+        403,
+        { error: { code: 403, message: 'Insufficient scope' } },
+        {
+          'www-authenticate': challenge,
+        },
+      );
+    }
+    json(response, 200, request.path === '/send' ? { sent: true } : { unread: 3 });
+  });
 }
 
 async function firstEvent(events: AsyncIterable<AgentEvent>, type: string): Promise<AgentEvent> {
@@ -112,26 +104,7 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
 
   beforeAll(async () => {
     as = await startAuthorizationServer({ ...config, scopes: ['gmail.readonly', 'gmail.send'] });
-    api = await startRecordingServer(async (request, response) => {
-      const token = String(request.headers.authorization).replace(/^Bearer /, '');
-      const record = await store.get('mail', { tenant: request.query.get('tenant') || undefined });
-      if (!record || record.token !== token) return json(response, 401, { error: 'invalid token' });
-      if (request.path === '/send') {
-        const scopes = (record.metadata?.scopes as string[] | undefined) ?? [];
-        if (!scopes.includes('gmail.send')) {
-          return json(
-            response,
-            403,
-            { error: { code: 403, message: 'Insufficient scope' } },
-            {
-              'www-authenticate': 'Bearer error="insufficient_scope", scope="gmail.send"',
-            },
-          );
-        }
-        return json(response, 200, { sent: true });
-      }
-      json(response, 200, { unread: 3 });
-    });
+    api = await startMailApi(store);
     tool.apiUrl = api.url;
     const workerHelper = new DriveSuiteOAuthHelper(helperOptions());
     const authorization = { helpers: { mail: workerHelper } };
@@ -142,6 +115,12 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
         tools: [tool],
         credentialStore: store,
         authorization: { ...authorization, timeoutMs: 1_500 },
+      },
+      checker: {
+        llm: mailModel(),
+        tools: [tool],
+        credentialStore: store,
+        authorization: { ...authorization, checkEveryMs: 1_000 },
       },
       strict: {
         llm: mailModel(),
@@ -239,6 +218,16 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     expect(stopped.metadata.stop_reason).toBe('authorization_timeout');
   });
 
+  it('finds a token stored without a wake-up by looking in the store itself', async () => {
+    const handle = await env.agents.start('checker', 'How much unread mail?', { tenant: 'ada-4' });
+    await firstEvent(handle.events(), 'authorization_required');
+    const seed = new DriveSuiteOAuthHelper({ ...helperOptions(), tenant: 'ada-4' });
+    await callback(await seed.buildAuthorizationUrl(), seed); // no client: nobody is woken
+    const stored = Date.now();
+    expect((await handle.result()).output).toBe('answer: {"unread":3}');
+    expect(Date.now() - stored).toBeLessThan(5_000);
+  });
+
   it('leaves no access token, refresh token, code or code verifier in any history or event', async () => {
     const listing = await env.agents.list({ limit: 50 });
     let seen = '';
@@ -253,12 +242,97 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
       );
     }
     const secrets = [config.client_secret, ...codes, ...stateStore.verifiers];
-    for (const tenant of ['ada-1', 'ada-2', 'ada-3']) {
+    for (const tenant of ['ada-1', 'ada-2', 'ada-3', 'ada-4']) {
       const record = await store.get('mail', { tenant });
       secrets.push(record!.token, record!.refresh_token!);
     }
     expect(codes.length).toBeGreaterThan(2);
     expect(stateStore.verifiers.length).toBeGreaterThan(2);
     for (const secret of secrets) expect(seen).not.toContain(secret);
+  });
+});
+
+describe('a worker SIGKILLed while runs wait for authorization', () => {
+  const processes: NodeProcess[] = [];
+  let dir: string;
+  let as: LocalAuthorizationServer;
+  let api: RecordingServer;
+  let connection: Connection;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'authorize-'));
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    as = await startAuthorizationServer({ ...config, scopes: ['gmail.readonly'] });
+  });
+  afterAll(async () => {
+    for (const p of processes) p.child.kill('SIGKILL');
+    await api?.close();
+    await as?.close();
+    await connection?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('resumes the waiting runs on a new worker after the grant', async () => {
+    const credentialStore = new FileCredentialStore({ path: join(dir, 'credentials.json') });
+    const stateStore = new FileOAuthStateStore({ path: join(dir, 'states.json') });
+    api = await startMailApi(credentialStore);
+    const taskQueue = `authorize-${randomUUID()}`;
+    const env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      TASK_QUEUE: taskQueue,
+      MEMORY_DB: join(dir, 'memory.sqlite'),
+      CREDENTIALS_FILE: credentialStore.path,
+      STATES_FILE: stateStore.path,
+      ISSUER: as.issuer,
+      API_URL: api.url,
+      MID_RUN_CLIENT_ID: config.client_id,
+      MID_RUN_CLIENT_SECRET: config.client_secret,
+      MID_RUN_REDIRECT_URI: config.redirect_uri,
+    };
+    const first = startNodeProcess('test/fixtures/authorize-worker.ts', env);
+    processes.push(first);
+    await first.waitForLine(/^READY$/);
+    const agents = new AgentClient({ client: new Client({ connection }), taskQueue });
+    const runs = await Promise.all(
+      [1, 2].map(() => agents.start('mailer', 'How much unread mail?', { tenant: 'grace' })),
+    );
+    const urls = await until(async () => {
+      const lists = await Promise.all(runs.map((run) => run.pendingAuthorizations()));
+      return lists.every((list) => list.length === 1) ? lists.map((list) => list[0]!.url) : undefined;
+    });
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    // The user authorizes while no worker runs: the wake-ups wait in the runs' histories.
+    const callbackHelper = new DriveSuiteOAuthHelper({
+      config,
+      services: ['mail'],
+      credentialStore,
+      stateStore,
+      endpoints: as.endpoints,
+      client: agents,
+    });
+    const back = await as.authorize(urls[0]!);
+    await callbackHelper.exchangeCode(
+      back.searchParams.get('code')!,
+      back.searchParams.get('state')!,
+      back.searchParams,
+    );
+    const second = startNodeProcess('test/fixtures/authorize-worker.ts', env);
+    processes.push(second);
+    for (const run of runs) expect((await run.result()).output).toBe('answer: {"unread":3}');
+    const record = await credentialStore.get('mail', { tenant: 'grace' });
+    const seen =
+      (await Promise.all(runs.map((run) => historyText(run.workflow)))).join('') +
+      first.stderr() +
+      second.stderr();
+    for (const secret of [
+      record!.token,
+      record!.refresh_token!,
+      back.searchParams.get('code')!,
+      config.client_secret,
+    ])
+      expect(seen).not.toContain(secret);
   });
 });

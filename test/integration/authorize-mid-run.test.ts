@@ -20,7 +20,7 @@ import { InboxTool, mailModel } from '../support/mail-tool.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-server.ts';
-import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
+import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
 
 const config = {
   client_id: 'mid-run-app',

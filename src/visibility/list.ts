@@ -36,6 +36,8 @@ export interface AgentRunListing {
   status: AgentRunStatus;
   startTime: Date;
   closeTime: Date | undefined;
+  /** The credential keys a running run or session waits for a user to authorize (empty when none). */
+  waitingForAuthorization: string[];
 }
 
 const RUN_TYPES = ['agentRun', 'deepAgentRun'];
@@ -111,6 +113,10 @@ function toListing(info: WorkflowExecutionInfo): AgentRunListing {
     tenant,
     kind: CHAT_TYPES.includes(info.type) ? 'chat' : 'run',
     status: toStatus(info.status.name),
+    waitingForAuthorization:
+      info.status.name === 'RUNNING'
+        ? (stringOrUndefined(memo.waiting_for_authorization)?.split(',').filter(Boolean) ?? [])
+        : [],
     startTime: info.startTime,
     closeTime: info.closeTime,
   };

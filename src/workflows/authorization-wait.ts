@@ -1,4 +1,4 @@
-import { CancelledFailure, condition } from '@temporalio/workflow';
+import { CancelledFailure, condition, upsertMemo } from '@temporalio/workflow';
 import {
   AUTHORIZATION_CHECK_EVERY_MS,
   type AuthorizationCompletedSignal,
@@ -22,6 +22,8 @@ export class Authorizations {
   readonly #pending = new Map<string, PendingAuthorization>();
   /** Grants announced, by tenant and key: a wait ends when its count grows. */
   readonly #grants = new Map<string, number>();
+  /** The keys the run's memo says it waits for (listings mark such runs), as last written. */
+  #memo = '';
 
   list(): PendingAuthorization[] {
     return [...this.#pending.values()];
@@ -53,6 +55,7 @@ export class Authorizations {
       tool: call.name,
       requested_at: new Date().toISOString(),
     });
+    this.#showInMemo();
     try {
       for (;;) {
         const left = deadline - Date.now();
@@ -62,7 +65,16 @@ export class Authorizations {
       }
     } finally {
       this.#pending.delete(call.id);
+      this.#showInMemo();
     }
+  }
+
+  /** The memo's `waiting_for_authorization`: the keys waited for, comma-separated; removed when none. */
+  #showInMemo(): void {
+    const keys = [...new Set(this.list().map((pending) => pending.credential_key))].sort().join(',');
+    if (keys === this.#memo) return;
+    this.#memo = keys;
+    upsertMemo({ waiting_for_authorization: keys || null });
   }
 }
 

@@ -150,6 +150,14 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
       return list.length ? list : undefined;
     });
     expect(pending).toMatchObject([{ credential_key: 'mail', tool: 'inbox', url }]);
+    // Where it shows: the Temporal UI's current details, and listings (the run's memo).
+    const metadata = await handle.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toMatch(/^\*\*Waiting for authorization of mail\*\*/);
+    const listed = await until(async () => {
+      const runs = await env.agents.list({ tenant: 'ada-1', status: 'running' });
+      return runs[0]?.waitingForAuthorization.length ? runs[0] : undefined;
+    });
+    expect(listed.waitingForAuthorization).toEqual(['mail']);
 
     const back = await as.authorize(url);
     codes.push(back.searchParams.get('code')!);

@@ -3,11 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { AgentClient } from '../../src/client/agent-client.ts';
+import { eventStreamResponse } from '../../src/client/event-stream-response.ts';
+import { createAgentMcpServer } from '../../src/mcp/agent-server.ts';
+import { loadMcpServerSdk } from '../../src/mcp/sdk.ts';
 import { FileCredentialStore } from '../../src/credentials/file-store.ts';
 import type { CredentialStore } from '../../src/credentials/types.ts';
 import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
@@ -58,6 +64,19 @@ function startMailApi(store: CredentialStore): Promise<RecordingServer> {
     }
     json(response, 200, request.path === '/send' ? { sent: true } : { unread: 3 });
   });
+}
+
+/** The Server-Sent Events text of `response` up to the first event of `type`. */
+async function readUntil(response: Response, type: string): Promise<string> {
+  const reader = response.body!.getReader();
+  let text = '';
+  while (!text.includes(`"type":"${type}"`)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  await reader.cancel();
+  return text;
 }
 
 async function firstEvent(events: AsyncIterable<AgentEvent>, type: string): Promise<AgentEvent> {
@@ -226,6 +245,61 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     expect(stopped.metadata.stop_reason).toBe('authorization_timeout');
   });
 
+  it('carries the event in eventStreamResponse, and asks MCP clients by URL elicitation or a tool error naming the URL', async () => {
+    const handle = await env.agents.start('mailer', 'How much unread mail?', { tenant: 'ada-5' });
+    const text = await readUntil(eventStreamResponse(handle), 'authorization_required');
+    const url = /"url":"([^"]+)"/.exec(text)![1]!;
+    expect(url.startsWith(as.endpoints.authorization_endpoint)).toBe(true);
+    await callback(url);
+    await handle.result();
+
+    const server = createAgentMcpServer(await loadMcpServerSdk(), env.agents, ['mailer']);
+    // A client that supports URL elicitation: asked to open the URL; the call then answers.
+    const eliciting = new McpClient(
+      { name: 'test', version: '1' },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    const elicited: string[] = [];
+    eliciting.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { mode?: string; url?: string };
+      elicited.push(String(params.url));
+      void callback(String(params.url)); // the user opens it and grants
+      return { action: 'accept' };
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    await eliciting.connect(b);
+    await store.delete('mail'); // the shared record: none, so the MCP run (no tenant) asks
+    const answered = (await eliciting.callTool({
+      name: 'run_mailer',
+      arguments: { prompt: 'How much unread mail?' },
+    })) as CallToolResult;
+    expect(elicited).toHaveLength(1);
+    expect(answered.isError).toBeFalsy();
+    expect(answered.content).toEqual([{ type: 'text', text: 'answer: {"unread":3}' }]);
+    await eliciting.close();
+
+    // A client without it: the tool call ends with an error naming the URL; the run keeps waiting.
+    await store.delete('mail');
+    const plain = new McpClient({ name: 'plain', version: '1' });
+    const server2 = createAgentMcpServer(await loadMcpServerSdk(), env.agents, ['mailer']);
+    const [c, d] = InMemoryTransport.createLinkedPair();
+    await server2.connect(c);
+    await plain.connect(d);
+    const refused = (await plain.callTool({
+      name: 'run_mailer',
+      arguments: { prompt: 'How much unread mail?' },
+    })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    const message = (refused.content[0] as { text: string }).text;
+    const named = /open (\S+) to authorize/.exec(message)![1]!;
+    expect(named.startsWith(as.endpoints.authorization_endpoint)).toBe(true);
+    const workflowId = /Run (\S+) waits/.exec(message)![1]!;
+    await callback(named);
+    expect((await env.agents.getHandle(workflowId).result()).output).toBe('answer: {"unread":3}');
+    await plain.close();
+  });
+
   it('finds a token stored without a wake-up by looking in the store itself', async () => {
     const handle = await env.agents.start('checker', 'How much unread mail?', { tenant: 'ada-4' });
     await firstEvent(handle.events(), 'authorization_required');
@@ -250,7 +324,7 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
       );
     }
     const secrets = [config.client_secret, ...codes, ...stateStore.verifiers];
-    for (const tenant of ['ada-1', 'ada-2', 'ada-3', 'ada-4']) {
+    for (const tenant of ['ada-1', 'ada-2', 'ada-3', 'ada-4', 'ada-5']) {
       const record = await store.get('mail', { tenant });
       secrets.push(record!.token, record!.refresh_token!);
     }

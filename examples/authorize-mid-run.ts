@@ -86,10 +86,9 @@ const stand = google ? undefined : await standInGoogle();
 
 // The web app's OAuth callback route: exchangeCode stores the tokens for the tenant the run asked
 // for, and (given the agent as `client`) wakes every run of that tenant waiting on `mail`.
-let callbackHelper: DriveSuiteOAuthHelper | undefined;
 const app = createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-  if (url.pathname !== '/oauth/callback' || !callbackHelper) return void response.writeHead(404).end();
+  if (url.pathname !== '/oauth/callback') return void response.writeHead(404).end();
   callbackHelper
     .exchangeCode(url.searchParams.get('code') ?? '', url.searchParams.get('state') ?? '', url.searchParams)
     .then(
@@ -130,7 +129,8 @@ const agent = new Agent({
   authorization: { helpers: { mail: new DriveSuiteOAuthHelper(helperOptions) }, timeoutMs: 3_600_000 },
 });
 
-callbackHelper = new DriveSuiteOAuthHelper({ ...helperOptions, client: agent });
+// (The route above uses it: requests arrive only once the run asks.)
+const callbackHelper = new DriveSuiteOAuthHelper({ ...helperOptions, client: agent });
 
 try {
   const run = await agent.startRun('How many unread emails do I have?', { tenant: 'ada' });

@@ -68,7 +68,7 @@ function startMailApi(store: CredentialStore): Promise<RecordingServer> {
 
 /** The Server-Sent Events text of `response` up to the first event of `type`. */
 async function readUntil(response: Response, type: string): Promise<string> {
-  const reader = response.body!.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   let text = '';
   while (!text.includes(`"type":"${type}"`)) {
     const { value, done } = await reader.read();

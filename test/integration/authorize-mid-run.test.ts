@@ -22,7 +22,9 @@ import {
   InMemoryOAuthStateStore,
   type OAuthStateEntry,
 } from '../../src/oauth/state-store.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
 import { InboxTool, mailModel } from '../support/mail-tool.ts';
+import { AddTool } from './tools.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-server.ts';
@@ -135,6 +137,21 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
         credentialStore: store,
         authorization: { ...authorization, timeoutMs: 1_500 },
       },
+      // One step asks for inbox (which waits) and add (which must not wait with it).
+      mixed: {
+        llm: new ScriptedModel([
+          {
+            toolCalls: [
+              { name: 'inbox', args: { path: 'unread' } },
+              { name: 'add', args: { a: 2, b: 3 } },
+            ],
+          },
+          { text: 'both done' },
+        ]),
+        tools: [tool, new AddTool()],
+        credentialStore: store,
+        authorization,
+      },
       checker: {
         llm: mailModel(),
         tools: [tool],
@@ -199,6 +216,21 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     expect(new Set(events.filter((e) => e.type === 'tool_called').map((e) => e.payload.call_id)).size).toBe(
       1,
     );
+  });
+
+  it('does not hold up the other calls of the step while one waits', async () => {
+    const handle = await env.agents.start('mixed', 'Inbox and a sum', { tenant: 'ada-6' });
+    const asked = await firstEvent(handle.events(), 'authorization_required');
+    const added = await until(async () => {
+      const events = await handle.listEvents();
+      return events.find((e) => e.type === 'tool_completed' && e.payload.tool === 'add');
+    });
+    expect(added.payload.output).toBe('5');
+    expect(await handle.pendingAuthorizations()).toHaveLength(1); // inbox still waits
+    await callback(String(asked.payload.url));
+    expect((await handle.result()).output).toBe('both done');
+    const completed = (await handle.listEvents()).filter((e) => e.type === 'tool_completed');
+    expect(completed.map((e) => e.payload.tool)).toEqual(['add', 'inbox']);
   });
 
   it('wakes two runs and one chat turn waiting on the same key with one authorization', async () => {
@@ -324,7 +356,7 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
       );
     }
     const secrets = [config.client_secret, ...codes, ...stateStore.verifiers];
-    for (const tenant of ['ada-1', 'ada-2', 'ada-3', 'ada-4', 'ada-5']) {
+    for (const tenant of ['ada-1', 'ada-2', 'ada-3', 'ada-4', 'ada-5', 'ada-6']) {
       const record = await store.get('mail', { tenant });
       secrets.push(record!.token, record!.refresh_token!);
     }

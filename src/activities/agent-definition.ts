@@ -5,6 +5,7 @@ import type {
   RunTimeouts,
   ToolSchema,
 } from '../common/index.ts';
+import type { AuthorizationOptions, RegisteredAuthorization } from '../authorization/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpAgentTools } from '../mcp/agent-tools.ts';
@@ -102,6 +103,8 @@ export interface AgentDefinition extends SkillOptions {
   handoffs?: string[];
   /** How deep sub-agents may nest below a top-level run. Default 3. */
   maxSubAgentDepth?: number;
+  /** Ask the user for a missing grant mid-run and wait for it (README "Authorization in the middle of a run"). */
+  authorization?: AuthorizationOptions;
 }
 
 /** An agent's skill settings, resolved. */
@@ -170,6 +173,8 @@ export interface RegisteredAgent {
   /** Handoff tools (`transfer_to_<name>`) by tool name. */
   handoffs?: Map<string, ResolvedHandoff>;
   maxSubAgentDepth?: number;
+  /** Mid-run authorization: the helpers by key, the wait, what a timeout does. */
+  authorization?: RegisteredAuthorization;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

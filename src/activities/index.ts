@@ -10,6 +10,8 @@ import type {
 } from '../common/index.ts';
 import type { ToolCall } from '../common/messages.ts';
 import type { CompactContextInput, CompactionResult } from '../context/types.ts';
+import { authorizationReady } from '../authorization/ready.ts';
+import type { AuthorizationReadyInput } from '../common/authorization.ts';
 import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
@@ -50,6 +52,10 @@ export function createActivities(registry: AgentRegistry) {
           runId: workflowExecution?.runId ?? '',
         });
       }),
+
+    /** A waiting call's fallback: is the grant in the store now (stored some other way than a wake-up)? */
+    authorizationReady: (input: AuthorizationReadyInput): Promise<boolean> =>
+      atBoundary(() => authorizationReady(lookupAgent(registry, input.agent).credentialStore, input)),
 
     /** Where a session that is (re)started stands: how many turns and stored messages it has. */
     loadSession: (input: {

@@ -22,6 +22,7 @@ import {
   type RegisteredAgent,
 } from './agent-definition.ts';
 import { resolveApproval } from './approval.ts';
+import { resolveAuthorization } from '../authorization/options.ts';
 import { resolveLiveText } from './live-text.ts';
 import { addSkillActivationTools } from './skill-activation.ts';
 import { positive } from './limits-check.ts';
@@ -113,6 +114,7 @@ export function buildAgentRegistry(
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
       ...delegation,
+      authorization: resolveAuthorization(name, definition.authorization),
     });
   }
   checkHandoffStores(registry);

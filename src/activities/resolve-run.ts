@@ -1,5 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import type { Message, ResolvedRun, ResolveRunInput } from '../common/index.ts';
+import type { RegisteredAuthorization } from '../authorization/options.ts';
+import type { ResolvedAuthorization } from '../common/authorization.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
 import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS, type RegisteredAgent } from './agent-definition.ts';
 import { lookupModel } from './registry.ts';
@@ -69,6 +71,9 @@ export async function resolveRun(
     ...(agent.timeoutMs !== undefined ? { timeoutMs: agent.timeoutMs } : {}),
     ...(agent.limits ? { limits: agent.limits } : {}),
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
+    ...(agent.authorization && !input.noTools
+      ? { authorization: resolvedAuthorization(agent.authorization) }
+      : {}),
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
     ...(agent.output ? { output: agent.output } : {}),
     ...(delegation(agent, input.noTools) ?? {}),
@@ -136,4 +141,9 @@ async function handOver(
   const result: Message = { role: 'tool', toolCallId: handoff.call.id, toolName: handoff.call.name, content };
   await agent.memoryStore.append(conversationId, handoff.seq, [result], attempt);
   return handoff.seq + 1;
+}
+
+/** What the workflow needs of the agent's authorization settings (not the helpers: they stay on the worker). */
+function resolvedAuthorization({ helpers: _, ...settings }: RegisteredAuthorization): ResolvedAuthorization {
+  return settings;
 }

@@ -16,6 +16,7 @@ import {
   type ResolvedTemporalConnection,
   type TemporalConnectionOptions,
 } from '../connection/temporal-options.ts';
+import type { AuthorizationOptions } from '../authorization/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { acquireEmbeddedServer, type EmbeddedServerOptions } from '../embedded/dev-server.ts';
@@ -109,6 +110,11 @@ export interface AgentOptions extends SkillOptions {
   handoffs?: string[];
   /** How deep sub-agents may nest. Default 3. */
   maxSubAgentDepth?: number;
+  /**
+   * Ask the user for a missing, refused or under-scoped grant mid-run and wait for it durably:
+   * `helpers` by credential key, `timeoutMs` (default 24 h), `onTimeout` (README "Authorization in the middle of a run").
+   */
+  authorization?: AuthorizationOptions;
 }
 
 /**
@@ -285,6 +291,14 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
     return { client: this.#lazyClient, taskQueue: this.#taskQueue, namespace: this.#namespace };
   }
 
+  /**
+   * A user granted `credentialKey` for `tenant`: the runs and chat turns of that tenant waiting on it
+   * run their calls again now. Give the agent to a helper as `client` and `exchangeCode` calls this.
+   */
+  async authorizationCompleted(tenant: string | undefined, credentialKey: string): Promise<string[]> {
+    return (await this.#start()).agents.authorizationCompleted(tenant, credentialKey);
+  }
+
   /** Starts the server (when embedded) and the worker. Runs call it; call it yourself to start early. */
   async start(): Promise<void> {
     await this.#start();
@@ -388,6 +402,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
             subAgents: this.#options.subAgents,
             handoffs: this.#options.handoffs,
             maxSubAgentDepth: this.#options.maxSubAgentDepth,
+            authorization: this.#options.authorization,
           },
         },
       });

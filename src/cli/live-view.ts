@@ -69,6 +69,18 @@ export class LiveView {
           `${event.type === 'approval_granted' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.message}`,
         );
         break;
+      case 'authorization_required':
+        this.progress(
+          `${paint('yellow', '!', process.stderr)} ${asText(payload.tool)} needs authorization of ${asText(payload.credential_key)}: open ${asText(payload.url)}`,
+        );
+        this.#label = `waiting for authorization of ${asText(payload.credential_key)}`;
+        break;
+      case 'authorization_granted':
+      case 'authorization_timed_out':
+        this.progress(
+          `${event.type === 'authorization_granted' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.message}`,
+        );
+        break;
       case 'text_delta':
         if (!this.#structured) this.text(asText(payload.text));
         break;

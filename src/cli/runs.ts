@@ -82,7 +82,9 @@ export function registerRuns(program: Command): void {
             run.workflowId,
             run.agent ?? '',
             run.kind,
-            run.status,
+            run.waitingForAuthorization.length
+              ? `${run.status} (authorize ${run.waitingForAuthorization.join(', ')})`
+              : run.status,
             run.startTime.toISOString(),
           ]),
         );
@@ -114,6 +116,11 @@ export function registerRuns(program: Command): void {
         };
         if (description.status.name === 'RUNNING') {
           info.pending_approvals = await handle.pendingApprovals().catch(() => []);
+          const waiting = await handle.pendingAuthorizations().catch(() => []);
+          // People get the URL to open; JSON gets the whole request.
+          info.pending_authorizations = opts.json
+            ? waiting
+            : waiting.map((p) => `${p.credential_key} (${p.tool}): open ${p.url}`).join('\n');
         } else if (description.status.name === 'COMPLETED') {
           const result = await handle.result();
           Object.assign(info, { output: result.output, metadata: result.metadata });

@@ -18,6 +18,7 @@ import { ApprovalControls, RunControls } from './run-controls.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import { wakeWaitingRuns } from '../authorization/wake.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 import { checkedResult } from '../output/result.ts';
@@ -281,6 +282,16 @@ export class AgentClient {
    */
   list(opts: ListRunsOptions = {}): Promise<AgentRunListing[]> {
     return listAgentRuns(this.client, this.taskQueue, opts);
+  }
+
+  /**
+   * A user granted `credentialKey` for `tenant` (`undefined`: the shared records): every run and chat
+   * turn of that tenant waiting on the key runs its call again now. A helper given this client as
+   * `client` calls it from `exchangeCode`; call it yourself after storing a token any other way
+   * (waiting runs also look in the store every minute). Answers the workflow ids told.
+   */
+  authorizationCompleted(tenant: string | undefined, credentialKey: string): Promise<string[]> {
+    return wakeWaitingRuns(this.client, this.taskQueue, tenant, credentialKey);
   }
 
   /** A run started elsewhere, by workflow id (`T`: the type of its output, when it is structured). */

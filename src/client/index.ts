@@ -8,6 +8,7 @@ export type { ChatTurnResult } from '../common/chat.ts';
 export type { TemporalConnectionOptions, TemporalTlsOptions } from '../connection/temporal-options.ts';
 export type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 export type { PendingApproval, RunLimits } from '../common/control.ts';
+export type { AuthorizationRequest, PendingAuthorization } from '../common/authorization.ts';
 export {
   ControlRefusedError,
   OutputValidationError,

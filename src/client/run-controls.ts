@@ -8,6 +8,7 @@ import {
   type PendingApproval,
   type RejectInput,
 } from '../common/control.ts';
+import { PENDING_AUTHORIZATIONS_QUERY, type PendingAuthorization } from '../common/authorization.ts';
 import { ControlRefusedError } from '../errors.ts';
 import { approvalHolder, pendingInTree } from '../subagents/child-approvals.ts';
 
@@ -40,6 +41,10 @@ export class RunControls {
   /** The calls waiting in the run and in its running sub-agent runs (tagged `sub_run`, `agent`). */
   async pendingApprovals(): Promise<PendingApproval[]> {
     return (await pendingInTree(await this.#workflow())).map((entry) => entry.approval);
+  }
+
+  async pendingAuthorizations(): Promise<PendingAuthorization[]> {
+    return (await this.#workflow()).query<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
   }
 
   /**
@@ -97,5 +102,10 @@ export abstract class ApprovalControls {
   /** The tool calls waiting for a decision now. */
   pendingApprovals(): Promise<PendingApproval[]> {
     return this.controls.pendingApprovals();
+  }
+
+  /** The tool calls waiting for a user's grant now, each with the URL to open. */
+  pendingAuthorizations(): Promise<PendingAuthorization[]> {
+    return this.controls.pendingAuthorizations();
   }
 }

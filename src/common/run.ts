@@ -1,5 +1,6 @@
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
+import type { AuthorizationRequest, ResolvedAuthorization } from './authorization.ts';
 import type { ResolvedApproval, RunLimits } from './control.ts';
 import type { ClosedRunEvents } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
@@ -41,7 +42,13 @@ export interface AgentRunInput {
  * `timeoutMs`, or would have passed one of its `limits`.
  */
 export type StopReason =
-  'completed' | 'max_iterations' | 'cancelled' | 'deadline' | 'budget' | 'invalid_output';
+  | 'completed'
+  | 'max_iterations'
+  | 'cancelled'
+  | 'deadline'
+  | 'budget'
+  | 'invalid_output'
+  | 'authorization_timeout';
 
 /**
  * What a run returns. `output` is the answer's text, or in a structured run (`output` option) the
@@ -171,6 +178,8 @@ export interface ResolvedRun {
   limits?: RunLimits;
   /** Tools that wait for approval; absent when none does. */
   approval?: ResolvedApproval;
+  /** How long a call waits for a user's grant, and what then; absent when the agent has no `authorization`. */
+  authorization?: ResolvedAuthorization;
   /** Batch interval of live text (`text_delta`); absent when the agent turned live text off. */
   textDeltaBatchMs?: number;
   /** The agent definition's `output` (a run's own wins); absent when it has none. */
@@ -235,6 +244,8 @@ export interface ToolOutcome {
   loadTools?: string[];
   /** A skill the model loaded with `load_skill`: used from now on, its tools from the next step. */
   loadedSkill?: { id: string; tools: string[]; unavailableTools: string[] };
+  /** The call needs the user's grant first: nothing was stored, the call runs again once granted. */
+  authorization?: AuthorizationRequest;
 }
 
 export interface AppendMessagesInput {

@@ -40,6 +40,8 @@ export interface AgentRunListing {
   closeTime: Date | undefined;
   /** A sub-agent run's parent run (its workflow id); undefined for a run started from outside. */
   parentWorkflowId?: string;
+  /** The credential keys a running run or session waits for a user to authorize (empty when none). */
+  waitingForAuthorization: string[];
 }
 
 const RUN_TYPES = ['agentRun', 'deepAgentRun'];
@@ -116,6 +118,10 @@ function toListing(info: WorkflowExecutionInfo): AgentRunListing {
     tenant,
     kind: CHAT_TYPES.includes(info.type) ? 'chat' : 'run',
     status: toStatus(info.status.name),
+    waitingForAuthorization:
+      info.status.name === 'RUNNING'
+        ? (stringOrUndefined(memo.waiting_for_authorization)?.split(',').filter(Boolean) ?? [])
+        : [],
     startTime: info.startTime,
     closeTime: info.closeTime,
     ...(info.parentExecution?.workflowId ? { parentWorkflowId: info.parentExecution.workflowId } : {}),

@@ -3,10 +3,11 @@ import type { TextDeltaSignal } from '../common/control.ts';
 import type { StopReason } from '../common/run.ts';
 import type { RunningSubRun } from '../subagents/types.ts';
 import { Approvals } from './approvals.ts';
+import { Authorizations } from './authorization-wait.ts';
 
 /** Why work was stopped from outside the loop: a cancel request or the deadline. */
 export interface StopRequest {
-  reason: Extract<StopReason, 'cancelled' | 'deadline'>;
+  reason: Extract<StopReason, 'cancelled' | 'deadline' | 'authorization_timeout'>;
   message: string;
 }
 
@@ -23,6 +24,8 @@ export interface ControlledLoop {
  */
 export class RunControl {
   readonly approvals = new Approvals();
+  /** Tool calls waiting for a user's grant (mid-run authorization). */
+  readonly authorizations = new Authorizations();
   /** The loop currently running under this control (a deep run has one per phase). */
   loop: ControlledLoop | undefined;
   /** Child runs (sub-agents) running now, by workflow id: readers follow them, approvals reach them. */

@@ -17,6 +17,7 @@ import { RunSkills } from './run-skills.ts';
 import { storeActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
+import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorization-wait.ts';
 import { showStep } from '../visibility/current-details.ts';
 import { StructuredAnswer } from '../output/structured-answer.ts';
 import type { OutputFailure, OutputSpec } from '../output/types.ts';
@@ -300,7 +301,7 @@ export class RunLoop implements ControlledLoop {
 
   /** After a stop: the calls that did not finish get a result saying so, so the conversation stays paired. */
   async #stopped(stop: StopRequest): Promise<LoopOutcome> {
-    const verb = stop.reason === 'deadline' ? 'Stopped at the deadline' : 'Cancelled';
+    const verb = STOPPED[stop.reason];
     await this.#answer([...this.#unanswered.values()], `${verb}: ${stop.message}`);
     return this.#ended(stop.reason, stop.message);
   }
@@ -415,6 +416,18 @@ export class RunLoop implements ControlledLoop {
     this.#unanswered.delete(call.id);
   }
 
+  /** How a call that needs the user's grant waits (authorization-wait.ts). */
+  #authorizing(call: ToolCall): AuthorizedCallContext {
+    return {
+      authorizations: this.#control.authorizations,
+      settings: this.plan.authorization,
+      call,
+      agent: this.input.agent,
+      emit: (type, message, payload) => this.#emit(type, message, payload),
+      stop: (message) => this.#control.requestStop('authorization_timeout', message),
+    };
+  }
+
   async #runTool(call: ToolCall, seq: number): Promise<void> {
     const ids = { tool: call.name, call_id: call.id };
     const delegation = this.plan.delegation;
@@ -443,15 +456,26 @@ export class RunLoop implements ControlledLoop {
     }
     this.#emit('tool_called', `Calling ${call.name}`, { ...ids, args: call.args });
     try {
-      const outcome = await this.#toolActivities.invokeTool({
-        agent: this.agent,
-        conversationId: this.conversationId,
-        seq,
-        call,
-        tenant: this.input.tenant,
-        ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
-        model: this.plan.model,
-      });
+      const invoke = () =>
+        this.#toolActivities.invokeTool({
+          agent: this.agent,
+          conversationId: this.conversationId,
+          seq,
+          call,
+          tenant: this.input.tenant,
+          ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
+          model: this.plan.model,
+        });
+      const outcome = await invokeUntilAuthorized(this.#authorizing(call), invoke);
+      if ('notAuthorized' in outcome) {
+        await this.#answer([{ call, seq }], outcome.notAuthorized);
+        this.#emit('tool_failed', `${call.name} failed: ${outcome.notAuthorized}`, {
+          ...ids,
+          error: outcome.notAuthorized,
+          error_type: 'AuthorizationTimeout',
+        });
+        return;
+      }
       for (const name of [...(outcome.loadTools ?? []), ...this.skills.absorb(outcome)])
         if (!this.#tools.includes(name)) this.#tools.push(name);
       if (call.name === 'plan_task' && outcome.metadata?.plan) this.taskPlan = outcome.metadata.plan;
@@ -490,6 +514,12 @@ export class RunLoop implements ControlledLoop {
 function toolMessage(call: ToolCall, content: string, isError: boolean): Message {
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) };
 }
+
+const STOPPED: Record<StopRequest['reason'], string> = {
+  deadline: 'Stopped at the deadline',
+  cancelled: 'Cancelled',
+  authorization_timeout: 'Stopped',
+};
 
 function toolErrorMessage(call: ToolCall, content: string): Message {
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: true };

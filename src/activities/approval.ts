@@ -3,7 +3,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../common/control.ts';
 import type { ToolCall } from '../common/messages.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 
 /**
  * Which of an agent's tools wait for approval: the agent's `approval.tools` when it names them,

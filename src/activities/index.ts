@@ -17,7 +17,7 @@ import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
-import type { AgentRegistry } from './agent-definition.ts';
+import type { AgentRegistry } from './registered-agent.ts';
 import { lookupAgent } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';

@@ -11,7 +11,7 @@ import { LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
 import { asToolAnswer, cancelledOr, toApplicationFailure } from './failures.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 

@@ -13,14 +13,8 @@ import { FileSkillRegistry } from '../skills/registry.ts';
 import { DEFAULT_SKILL_MATCH_LIMIT } from '../skills/selection.ts';
 import { assertValidTool, type BaseConnectorTool } from '../tools/connector-base.ts';
 import { TOOL_SEARCH_NAME, ToolSearchTool } from '../tools/tool-search.ts';
-import {
-  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-  DEFAULT_TIMEOUTS,
-  type AgentDefinition,
-  type AgentRegistry,
-  type AgentSkillSettings,
-  type RegisteredAgent,
-} from './agent-definition.ts';
+import { DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TIMEOUTS, type AgentDefinition } from './agent-definition.ts';
+import type { AgentRegistry, AgentSkillSettings, RegisteredAgent } from './registered-agent.ts';
 import { resolveApproval } from './approval.ts';
 import { resolveAuthorization } from '../authorization/options.ts';
 import { resolveLiveText } from './live-text.ts';

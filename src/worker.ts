@@ -17,7 +17,7 @@ import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
 import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
-import { agentWorkflowBundle } from './workflow-bundle.ts';
+import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 
 export type { AgentDefinition } from './activities/agent-definition.ts';
 export {
@@ -63,6 +63,11 @@ export interface AgentWorkerOptions {
    * does not abort the tool calls it was making.
    */
   shutdownGraceTime?: number;
+  /**
+   * Close an MCP connection (its session, its stdio process) after this long without a request, in
+   * milliseconds; the next use connects again. Default 300,000 (5 minutes).
+   */
+  mcpIdleTimeoutMs?: number;
   /** OpenTelemetry: spans of runs, model steps and tool calls (see the README). Default: the global provider, if any. */
   telemetry?: TelemetryOptions;
   /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
@@ -83,14 +88,18 @@ export interface AgentWorkerOptions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
-  const mcpPool = new McpConnectionPool();
+  const mcpPool = new McpConnectionPool({ idleTimeoutMs: options.mcpIdleTimeoutMs });
   const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool);
   const resolved = resolveTemporalConnection({
     ...options.temporal,
     ...(options.address === undefined ? {} : { address: options.address }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
   });
-  const dataConverter = encryptionDataConverter(options.encryption);
+  // Failures encode their message and stack (encrypted too, with encryption), as the workflows do.
+  const dataConverter = {
+    ...encryptionDataConverter(options.encryption),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+  };
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
   // A connection opened here is closed here: if the worker cannot be made, and when it stops.
   const ownConnection = options.connection ? undefined : connection;
@@ -102,7 +111,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       maxHeartbeatThrottleInterval: '2 seconds',
       defaultHeartbeatThrottleInterval: '2 seconds',
       ...options.workerOptions,
-      ...(dataConverter ? { dataConverter } : {}),
+      dataConverter,
       connection,
       namespace: resolved.namespace,
       taskQueue: options.taskQueue,

@@ -8,6 +8,10 @@ import { DefaultLogger, bundleWorkflowCode, type WorkflowBundleOption } from '@t
 export const WORKFLOWS_PATH = fileURLToPath(
   new URL(`./workflows/index${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
 );
+/** The module exporting the failure converter (message and stack encoded), for workflows and activities. */
+export const FAILURE_CONVERTER_PATH = fileURLToPath(
+  new URL(`./codec/failure-converter${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
 /** Written by `npm run build`, so a worker started from `dist/` skips webpack. */
 export const PREBUILT_BUNDLE_PATH = fileURLToPath(new URL('./workflow-bundle.cjs', import.meta.url));
 
@@ -44,6 +48,7 @@ export async function buildAgentWorkflowBundle(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   });
   return { code };

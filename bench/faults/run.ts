@@ -53,10 +53,11 @@ interface Figure {
   name: string;
   value: number;
   goal: number;
-  /** 'eq': value must equal goal; 'atLeast': value must reach it; 'info': reported, no goal. */
-  kind: 'eq' | 'atLeast' | 'info';
+  /** 'eq': value must equal goal; 'atLeast': value must reach it; 'atMost': not pass it; 'info': reported, no goal. */
+  kind: 'eq' | 'atLeast' | 'atMost' | 'info';
 }
 const figures: Figure[] = [];
+const round = (value: number) => Math.round(value * 100) / 100;
 const figure = (name: string, value: number, goal: number, kind: Figure['kind'] = 'eq') =>
   figures.push({ name, value, goal, kind });
 
@@ -65,8 +66,10 @@ const streamErrors: string[] = [];
 /** Histories that failed to replay, with the reason. */
 const replayErrors: string[] = [];
 
-/** Follows a run's events; counts gaps, duplicates and a stream error. */
-async function follow(events: AsyncIterable<AgentEvent>): Promise<{ anomalies: number; error: boolean }> {
+/** Follows a run's events; counts gaps, duplicates and a stream error, and notes when the stream ended. */
+async function follow(
+  events: AsyncIterable<AgentEvent>,
+): Promise<{ anomalies: number; error: boolean; endedAt: number }> {
   const seqs: number[] = [];
   let last: AgentEvent | undefined;
   try {
@@ -76,10 +79,10 @@ async function follow(events: AsyncIterable<AgentEvent>): Promise<{ anomalies: n
     }
   } catch (error) {
     streamErrors.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-    return { anomalies: 0, error: true };
+    return { anomalies: 0, error: true, endedAt: Date.now() };
   }
   const anomalies = seqs.filter((seq, i) => seq !== i + 1).length + (last?.type === 'run_completed' ? 0 : 1);
-  return { anomalies, error: false };
+  return { anomalies, error: false, endedAt: Date.now() };
 }
 
 /** Runs of the `writer` agent: results, event checks and the upstream's view of their writes. */
@@ -92,7 +95,11 @@ async function writerRuns(
   );
   const streams = Promise.all(handles.map((handle) => follow(handle.events())));
   let done = false;
-  const results = Promise.allSettled(handles.map((handle) => handle.result())).finally(() => (done = true));
+  // When each result arrived: a live reader should end within seconds of it, however many workers died.
+  const resultAt = handles.map(() => Number.NaN);
+  const results = Promise.allSettled(
+    handles.map((handle, i) => handle.result().finally(() => (resultAt[i] = Date.now()))),
+  ).finally(() => (done = true));
   await during(() => done, results);
   const settled = await results;
   const followed = await streams;
@@ -105,6 +112,8 @@ async function writerRuns(
     raw: upstream.raw.filter((r) => ids.includes(r.run)).length,
     anomalies: followed.reduce((sum, f) => sum + f.anomalies, 0),
     streamErrors: followed.filter((f) => f.error).length,
+    /** The longest a live reader ended after its run's result, in seconds (0 when it ended first). */
+    maxLagS: Math.max(0, ...followed.map((f, i) => (f.endedAt - resultAt[i]!) / 1000)),
   };
 }
 
@@ -137,6 +146,7 @@ try {
   );
   figure('A. event sequences with gaps or duplicates', a.anomalies, 0);
   figure('A. live stream errors', a.streamErrors, 0);
+  figure('A. longest a live stream ended after its result (s)', round(a.maxLagS), 5, 'atMost');
 
   // B. The server SIGKILLed and started again on the same database file, runs in flight.
   const b = await writerRuns(Math.max(5, RUNS / 10), async () => {
@@ -148,6 +158,7 @@ try {
   figure('B. runs completed across a server SIGKILL and restart', b.completed, Math.max(5, RUNS / 10));
   figure('B. logical writes missing or duplicated', b.missing + b.duplicated, 0);
   figure('B. event anomalies and live stream errors', b.anomalies + b.streamErrors, 0);
+  figure('B. longest a live stream ended after its result (s)', round(b.maxLagS), 5, 'atMost');
 
   // C. A chat session: 3 concurrent senders, its worker killed twice.
   const session = agents.chatSession('chatty', { memoryStore: new SqliteMemoryStore({ path: memoryDb }) });
@@ -251,7 +262,8 @@ async function frozenScenario(): Promise<[string, number, number]> {
 }
 
 const passed = (f: Figure) =>
-  f.kind === 'info' || (f.kind === 'atLeast' ? f.value >= f.goal : f.value === f.goal);
+  f.kind === 'info' ||
+  (f.kind === 'atLeast' ? f.value >= f.goal : f.kind === 'atMost' ? f.value <= f.goal : f.value === f.goal);
 const table = [
   `# Fault suite${short ? ' (short)' : ''}`,
   '',
@@ -259,7 +271,7 @@ const table = [
   '| --- | ---: | ---: | --- |',
   ...figures.map(
     (f) =>
-      `| ${f.name} | ${f.value} | ${f.kind === 'info' ? '(reported)' : f.kind === 'atLeast' ? `≥ ${f.goal}` : f.goal} | ${passed(f) ? 'yes' : 'NO'} |`,
+      `| ${f.name} | ${f.value} | ${f.kind === 'info' ? '(reported)' : f.kind === 'atLeast' ? `≥ ${f.goal}` : f.kind === 'atMost' ? `≤ ${f.goal}` : f.goal} | ${passed(f) ? 'yes' : 'NO'} |`,
   ),
   '',
 ].join('\n');

@@ -39,6 +39,7 @@ export async function callModel(
     store: agent.memoryStore,
     model,
     tools,
+    attempt: writeAttemptOf(context),
   });
   const overBudget = input.sendOverBudget ? undefined : view.overBudget();
   if (overBudget) return { text: '', toolCalls: [], overflow: overBudget, context: view.report() };

@@ -59,6 +59,7 @@ export async function resolveRun(
     used_skill_tools: skillTools,
     unavailable_skill_tools: skills.unavailableTools,
     unavailable_skill_mcps: mcp?.unavailable ?? [],
+    ...(mcp?.failed.length ? { unavailable_mcps: mcp.failed } : {}),
     timeouts: agent.timeouts,
     ...(agent.timeoutMs !== undefined ? { timeoutMs: agent.timeoutMs } : {}),
     ...(agent.limits ? { limits: agent.limits } : {}),

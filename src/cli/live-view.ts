@@ -74,6 +74,9 @@ export class LiveView {
       case 'partial_output':
         this.#label = 'writing the answer';
         break;
+      case 'warning':
+        this.progress(`${paint('yellow', '!', process.stderr)} ${event.message}`);
+        break;
       case 'run_cancelled':
         this.#label = 'cancelled';
         break;

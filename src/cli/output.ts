@@ -1,4 +1,5 @@
 import { styleText } from 'node:util';
+import { useColor } from './color.ts';
 
 /** Exit codes scripts can rely on. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -25,11 +26,11 @@ export class UsageError extends CliError {
 type Style = Parameters<typeof styleText>[0];
 
 /**
- * Styles `text` for `stream`: colour only when the stream is a terminal and `NO_COLOR` is not set
- * (`FORCE_COLOR` forces it), as Node's `styleText` decides.
+ * Styles `text` for `stream` when {@link useColor} says so: never with `NO_COLOR`, always with
+ * `FORCE_COLOR`, else only on a terminal that has colours.
  */
 export function paint(style: Style, text: string, stream: NodeJS.WriteStream = process.stdout): string {
-  return styleText(style, text, { stream });
+  return useColor(stream) ? styleText(style, text, { validateStream: false }) : text;
 }
 
 /** One line of JSON on standard output (NDJSON when called per item). */

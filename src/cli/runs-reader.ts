@@ -8,9 +8,11 @@ import { installCliRuntime } from './serving.ts';
 import type { Target } from './target.ts';
 
 /**
- * A finished run's events live in its workflow state, which only a worker can read (a query
- * replays the workflow). For a closed run this starts a worker that runs workflow code only (no
- * activities, no cache) on the run's task queue while `work` reads, so no agent worker is needed.
+ * A run that completed, stopped or failed carries its events in its result or failure, read with no
+ * worker; a running run is read from its workers. Only a closed run that carries none (terminated,
+ * timed out, or run by an earlier version) keeps them in workflow state alone, which only a worker
+ * can read (a query replays the workflow): for that one this starts a worker that runs workflow code
+ * only (no activities, no cache) on the run's task queue while `work` reads.
  */
 export async function withReader<T>(
   target: Target,
@@ -19,7 +21,7 @@ export async function withReader<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const description = await handle.workflow.describe();
-  if (description.status.name === 'RUNNING') return work();
+  if (description.status.name === 'RUNNING' || (await handle.closedEvents())) return work();
   installCliRuntime();
   const connection = await connectWorkerConnection(resolveTemporalConnection(target.temporal));
   try {

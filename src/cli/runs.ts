@@ -110,6 +110,12 @@ export function registerRuns(program: Command): void {
         } else if (description.status.name === 'COMPLETED') {
           const result = await handle.result();
           Object.assign(info, { output: result.output, metadata: result.metadata });
+          // Servers the run went without are printed (people), and are in metadata (JSON).
+          const unavailable = result.metadata.unavailable_mcps ?? [];
+          if (!opts.json && unavailable.length)
+            info.unavailable_mcps = unavailable
+              .map(({ server, reason }) => `${server}: ${reason}`)
+              .join('; ');
         } else {
           info.error = await handle.result().then(
             () => null,

@@ -4,14 +4,15 @@ import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import { connectClientConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from '../connection/temporal-options.ts';
-import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
+import { closedRunEvents, eventsAfter, EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
 import type { DeepAgentRunInput } from '../common/deep.ts';
-import type { AgentResult } from '../common/run.ts';
+import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
 import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
+import { failedRunEvents } from './failed-run.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
@@ -97,7 +98,8 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
   async result(): Promise<AgentResult<T>> {
     let result: AgentResult<unknown>;
     try {
-      result = (await this.workflow.result()) as AgentResult<unknown>;
+      const { events, ...rest } = (await this.workflow.result()) as AgentRunOutput;
+      result = rest;
     } catch (error) {
       throw asRunFailure(this.workflowId, error);
     }
@@ -113,9 +115,28 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
     }
   }
 
-  /** The run's events after `afterSeq` that exist now (without waiting for more). */
+  /**
+   * The run's events after `afterSeq` that exist now (without waiting for more). A closed run's are
+   * read from its result, with no worker; a running run's (and one of an earlier version, or one
+   * that failed) by the events query, which a worker answers.
+   */
   async listEvents(opts: { afterSeq?: number } = {}): Promise<AgentEvent[]> {
-    return this.workflow.query<AgentEvent[], [number]>(EVENTS_QUERY, opts.afterSeq ?? 0);
+    const afterSeq = opts.afterSeq ?? 0;
+    const closed = await this.closedEvents(afterSeq);
+    return closed ?? this.workflow.query<AgentEvent[], [number]>(EVENTS_QUERY, afterSeq);
+  }
+
+  /**
+   * The events after `afterSeq` of a run that has closed with its events in its result or failure
+   * (every run of this version that completed, stopped or failed); `undefined` while it runs, when it
+   * was terminated or timed out, ran on an earlier version, or when what it carries does not reach
+   * back to `afterSeq` (read those with the query).
+   */
+  async closedEvents(afterSeq = 0): Promise<AgentEvent[] | undefined> {
+    const description = await this.workflow.describe();
+    if (description.status.name !== 'COMPLETED' && description.status.name !== 'FAILED') return undefined;
+    const log = await this.workflow.result().then(closedRunEvents, failedRunEvents);
+    return eventsAfter(log, afterSeq);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   SESSION_STATE_QUERY,
   type ChatSessionInput,
   type ChatSessionState,
+  type ChatTurnOutput,
   type ChatTurnResult,
   type SendInput,
 } from '../common/chat.ts';
@@ -121,13 +122,14 @@ export class AgentChatSession extends ApprovalControls {
     const { client, operation, send } = await this.#prepare(prompt, opts);
     let result: ChatTurnResult<unknown>;
     try {
-      result = await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart<Workflow, ChatTurnResult<unknown>, [SendInput]>(SEND_UPDATE, {
+      const { events, ...rest } = await startWithSearchAttributes(client, (withSearchAttributes) =>
+        client.workflow.executeUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
           args: [send],
           updateId: send.turnId,
           startWorkflowOperation: operation(withSearchAttributes),
         }),
       );
+      result = rest;
     } catch (error) {
       throw this.#failure(error);
     }
@@ -143,7 +145,7 @@ export class AgentChatSession extends ApprovalControls {
       .then((state) => state.lastEventSeq)
       .catch(() => 0);
     const update = await startWithSearchAttributes(client, (withSearchAttributes) =>
-      client.workflow.startUpdateWithStart<Workflow, ChatTurnResult, [SendInput]>(SEND_UPDATE, {
+      client.workflow.startUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
         args: [send],
         updateId: send.turnId,
         waitForStage: 'ACCEPTED',
@@ -152,7 +154,8 @@ export class AgentChatSession extends ApprovalControls {
     ).catch((error: unknown) => {
       throw this.#failure(error);
     });
-    const failed = update.result().then(
+    const answered = update.result();
+    const failed = answered.then(
       () => new Promise<never>(() => undefined),
       (error: unknown) => {
         throw this.#failure(error);
@@ -162,6 +165,11 @@ export class AgentChatSession extends ApprovalControls {
     yield* streamRunEvents(workflow, afterSeq, {
       include: (event) => event.payload.turn_id === send.turnId,
       abort: failed,
+      // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
+      tail: answered.then(
+        (answer) => answer.events,
+        () => undefined,
+      ),
     });
   }
 

@@ -7,7 +7,14 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
+import { failedRunEvents } from './failed-run.ts';
+import {
+  closedRunEvents,
+  eventsAfter,
+  EVENTS_QUERY,
+  type AgentEvent,
+  type ClosedRunEvents,
+} from '../common/events.ts';
 
 /**
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
@@ -16,7 +23,9 @@ import { EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
  * run's end is awaited with the server's long-poll for the result. Each run of a chain (a chat session
  * continues as new) is read by its id until it has closed and its last events are read, then the next;
  * once the last run has closed the stream ends, rethrowing the run's failure if it failed. A query
- * that fails or hangs on a dead worker's sticky queue is asked again, not thrown.
+ * that fails or hangs on a dead worker's sticky queue is asked again, not thrown. A run that closed
+ * with a result is finished from the events its result carries: no query, so no worker is needed,
+ * and a query still waiting on a dead worker is dropped the moment the result arrives.
  *
  * Readers send no update: any number of them can follow a run without counting against Temporal's
  * limits of 2,000 updates per run and 10 in flight, without adding two history events and a workflow
@@ -33,9 +42,17 @@ export async function* streamRunEvents(
   const include = options.include ?? (() => true);
   let seq = afterSeq;
   let ended = false;
+  let tail: ClosedRunEvents | undefined;
+  let tailKnown = false;
+  const tailed = (options.tail ?? new Promise<never>(() => undefined)).then((log) => {
+    tail = log;
+    tailKnown = true;
+  });
   const stopWaiting = new AbortController();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(handle.client, call, () => ended);
+    // A read dropped for the run's result (or an abort) must not leave an unhandled rejection behind.
+    work.catch(() => undefined);
     return options.abort ? Promise.race([work, options.abort]) : work;
   };
   /**
@@ -56,7 +73,20 @@ export async function* streamRunEvents(
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
-      const events = await ask(() => run.handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq));
+      // A closed run's result (a chat turn's answer) carries its events: read them there, with no
+      // worker (none may be alive), and whichever run of a chain the reader followed.
+      const fromResult = eventsAfter(end?.events, seq);
+      const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
+      const events =
+        fromResult ??
+        fromTail ??
+        (await Promise.race([
+          ask(() => run.handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq)),
+          // A query waiting on a dead worker is dropped as soon as the result arrives.
+          ...(end ? [] : [run.ended.then(() => undefined)]),
+          ...(tailKnown ? [] : [tailed.then(() => undefined)]),
+        ]));
+      if (events === undefined) continue;
       for (const event of events) {
         seq = event.seq;
         if (!include(event)) continue;
@@ -65,6 +95,7 @@ export async function* streamRunEvents(
         // with run_completed, or with run_cancelled when it was cancelled or passed its deadline.
         if (isTerminal(event)) return;
       }
+      if (fromTail) return; // everything the answer carried was read: the turn is over
       if (end?.continuedTo) {
         run = follow(end.continuedTo);
         continue;
@@ -80,7 +111,7 @@ export async function* streamRunEvents(
         : last.type === 'text_delta'
           ? LIVE_TEXT_POLL_MS
           : FIRST_POLL_MS;
-      const waits: Array<Promise<unknown>> = [sleep(delay), run.ended];
+      const waits: Array<Promise<unknown>> = [sleep(delay), run.ended, ...(tailKnown ? [] : [tailed])];
       if (options.abort) waits.push(options.abort);
       await Promise.race(waits);
     }
@@ -112,23 +143,36 @@ export interface StreamOptions {
   include?: (event: AgentEvent) => boolean;
   /** Rejecting ends the stream with that error (a chat turn whose update failed). */
   abort?: Promise<never>;
+  /**
+   * Resolves with the followed events as they ended (a chat turn's answer carries its own): the
+   * stream then finishes from them, without another query (undefined: read on as before).
+   */
+  tail?: Promise<ClosedRunEvents | undefined>;
 }
 
-/** How a run of the chain ended: continued as new (in the run named), or closed for good. */
+/**
+ * How a run of the chain ended: continued as new (in the run named), or closed for good, with the
+ * events its result carries (runs of this version that returned a result).
+ */
 interface RunEnd {
   continuedTo?: string;
+  events?: ClosedRunEvents;
 }
 
 /** Resolves once the (pinned) run has closed, however it ended; a lost connection is asked again. */
 async function runEnd(run: WorkflowHandle, signal: AbortSignal): Promise<RunEnd> {
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      await run.client.withAbortSignal(signal, () => run.result());
-      return {};
+      const result: unknown = await run.client.withAbortSignal(signal, () => run.result());
+      const events = closedRunEvents(result);
+      return events ? { events } : {};
     } catch (error) {
       if (error instanceof WorkflowContinuedAsNewError) return { continuedTo: error.newExecutionRunId };
-      if (signal.aborted || error instanceof WorkflowFailedError || error instanceof WorkflowNotFoundError)
-        return {};
+      if (error instanceof WorkflowFailedError) {
+        const events = failedRunEvents(error);
+        return events ? { events } : {};
+      }
+      if (signal.aborted || error instanceof WorkflowNotFoundError) return {};
       await sleep(delay);
     }
   }

@@ -35,8 +35,16 @@ export interface CodecServerOptions {
   currentKeyId?: string;
   /** Origins of Temporal UIs allowed to call from a browser, e.g. `['http://localhost:8233']`; `'*'` for any. */
   allowedOrigins: string[];
-  /** Decides whether a request may encode or decode; default: every request may. */
+  /**
+   * Decides whether a request may encode or decode. Required: without it the server refuses to
+   * start, unless `allowUnauthenticated: true` says that anyone who can reach it may decrypt.
+   */
   authorize?: (request: CodecRequest) => boolean | Promise<boolean>;
+  /**
+   * Serve every request without an `authorize` check (a codec server on a private network, or in
+   * tests). Default false: anyone who can reach an unauthenticated codec server can decrypt every run.
+   */
+  allowUnauthenticated?: boolean;
   /** The largest request body accepted. Default 8 MB. */
   maxBodyBytes?: number;
   /**
@@ -56,7 +64,9 @@ interface JsonPayload {
  * Temporal UI (`--ui-codec-endpoint`, or the UI's "Codec Server" setting) and with
  * `temporal workflow show --codec-endpoint`. `POST /decode` and `POST /encode` take and answer
  * `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }`; browsers from `allowedOrigins` get the
- * CORS answers the UI needs. Call `listen(port)` on the result.
+ * CORS answers the UI needs. Failures' messages and stack traces are payloads too (`encodedAttributes`),
+ * decoded like any other. It refuses to start without `authorize` unless `allowUnauthenticated: true`.
+ * Call `listen(port)` on the result.
  *
  * @example
  * // A local UI over http: it sends its Origin and namespace, no token. Bind to loopback.
@@ -73,6 +83,12 @@ export function createCodecServer(options: CodecServerOptions): Server | HttpsSe
   if (!currentKeyId) {
     throw new TypeError(
       `createCodecServer got several keys (${ids.join(', ')}); name the one /encode uses as currentKeyId.`,
+    );
+  }
+  if (!options.authorize && options.allowUnauthenticated !== true) {
+    throw new TypeError(
+      'createCodecServer needs an authorize check (e.g. a bearer token the Temporal UI sends): without one, ' +
+        'anyone who can reach it decrypts every run. Pass authorize, or allowUnauthenticated: true to serve anyone.',
     );
   }
   const codec = new AesGcmPayloadCodec({ keys: options.keys, currentKeyId });

@@ -1,5 +1,6 @@
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from './control.ts';
+import type { ClosedRunEvents } from './events.ts';
 import type { AgentResult } from './run.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
@@ -50,6 +51,13 @@ export interface SendInput {
 export interface ChatTurnResult<T = string> extends AgentResult<T> {
   turn: number;
 }
+
+/**
+ * What the `send` update answers: the turn's result and its events (from where the turn started),
+ * so a reader finishes the turn from the answer, even after the session continued as new.
+ * `AgentChatSession.send` returns the result alone.
+ */
+export type ChatTurnOutput = ChatTurnResult<unknown> & { events?: ClosedRunEvents };
 
 export const SEND_UPDATE = 'toolkit.send';
 /** The update that hands a session a message and answers once it is queued, not when it is answered. */

@@ -15,7 +15,8 @@ export type AgentEventType =
   | 'approval_rejected'
   | 'text_delta'
   | 'partial_output'
-  | 'context_compacted';
+  | 'context_compacted'
+  | 'warning';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -24,7 +25,8 @@ export type AgentEventType =
  * `approval_*.call_id` and `.tool` (`approval_requested.args`, `approval_granted.note`,
  * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `partial_output.output` (a
  * structured answer parsed so far, and `.attempt`); `context_compacted.before_tokens`,
- * `.after_tokens` and `.messages_summarized`. No event ever carries a secret.
+ * `.after_tokens` and `.messages_summarized`; `warning.level` (`'warning'`) and `.unavailable_mcps`
+ * (`[{ server, reason }]`: MCP servers the run goes on without). No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;
@@ -41,6 +43,74 @@ export interface AgentEvent {
 export interface EventCursor {
   lastSeq: number;
   finished: boolean;
+}
+
+/**
+ * A run's events as its result carries them (`events` beside `output` and `metadata`), so that a
+ * closed run is read from its close event, without a worker and without replaying it. `first_seq`
+ * is the first event carried: a log over {@link CLOSED_EVENTS_BUDGET_CHARS} drops its `text_delta`
+ * events (the text is in the step's result and `run_completed.output`), then its oldest events;
+ * `last_seq` is the run's last event.
+ */
+export interface ClosedRunEvents {
+  first_seq: number;
+  last_seq: number;
+  events: AgentEvent[];
+}
+
+/** The most characters (as JSON) of events a result carries: far below Temporal's 2 MB payload limit. */
+export const CLOSED_EVENTS_BUDGET_CHARS = 256_000;
+
+/**
+ * The log a closed run's result carries: all `events` within `budget` characters of JSON; over it,
+ * without `text_delta`; still over it, the newest that fit (none when the last one alone does not:
+ * the result must stay far below Temporal's payload limit, and readers then ask the run). `firstSeq`: the
+ * seq from which `events` are complete (default: the first event's); a trimmed log starts later.
+ */
+export function closedLog(
+  events: readonly AgentEvent[],
+  lastSeq: number,
+  budget: number,
+  firstSeq = events[0]?.seq ?? lastSeq + 1,
+): ClosedRunEvents {
+  const size = (list: readonly AgentEvent[]) => JSON.stringify(list).length;
+  let kept = events;
+  if (size(kept) <= budget) return { first_seq: firstSeq, last_seq: lastSeq, events: [...kept] };
+  kept = kept.filter((event) => event.type !== 'text_delta');
+  if (size(kept) > budget) {
+    const tail: AgentEvent[] = [];
+    let used = 2;
+    for (let i = kept.length - 1; i >= 0; i--) {
+      used += JSON.stringify(kept[i]).length + 1;
+      if (used > budget) break;
+      tail.unshift(kept[i]!);
+    }
+    kept = tail;
+  }
+  return { first_seq: kept[0]?.seq ?? lastSeq + 1, last_seq: lastSeq, events: [...kept] };
+}
+
+/** The events a workflow's result carries, when it carries them (runs of earlier versions do not). */
+export function closedRunEvents(result: unknown): ClosedRunEvents | undefined {
+  return asClosedRunEvents((result as { events?: unknown } | null | undefined)?.events);
+}
+
+/** `value` when it is a {@link ClosedRunEvents}. */
+export function asClosedRunEvents(value: unknown): ClosedRunEvents | undefined {
+  const events = value as ClosedRunEvents | null | undefined;
+  return events && Array.isArray(events.events) && typeof events.first_seq === 'number' ? events : undefined;
+}
+
+/**
+ * The `type` of the failure a run that failed ends with: its cause is what failed, its first detail
+ * the run's events ({@link ClosedRunEvents}), so that a failed run is read without a worker too.
+ */
+export const RUN_FAILED_TYPE = 'AgentRunFailed';
+
+/** The events after `afterSeq` from a closed run's log; `undefined` when the log does not reach back that far. */
+export function eventsAfter(log: ClosedRunEvents | undefined, afterSeq: number): AgentEvent[] | undefined {
+  if (!log || log.first_seq > afterSeq + 1) return undefined;
+  return log.events.filter((event) => event.seq > afterSeq);
 }
 
 export const EVENTS_QUERY = 'toolkit.events';

@@ -1,6 +1,7 @@
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { ResolvedApproval, RunLimits } from './control.ts';
+import type { ClosedRunEvents } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '../output/types.ts';
 
@@ -55,6 +56,11 @@ export interface AgentResult<T = string> {
     unavailable_skill_tools: string[];
     /** MCP servers the selected skills name (`mcps`) that this worker does not have or could not reach. */
     unavailable_skill_mcps: string[];
+    /**
+     * MCP servers the run was to get whose tools could not be listed (a wrong token, a server that is
+     * down), with why; the run went on without their tools. Also said by a `warning` event at its start.
+     */
+    unavailable_mcps: UnavailableMcp[];
     iterations: number;
     stop_reason: StopReason;
     workflow_id: string;
@@ -76,6 +82,20 @@ export interface AgentResult<T = string> {
     /** A structured run that ended with `invalid_output`: what did not match, and the last answer. */
     output_error?: OutputFailure;
   };
+}
+
+/**
+ * What the `agentRun` and `deepAgentRun` workflows return: the result and the run's events, so that
+ * a closed run's events are read without a worker. {@link AgentRunHandle.result} returns the result alone.
+ */
+export type AgentRunOutput<R extends AgentResult<unknown> = AgentResult<unknown>> = R & {
+  events?: ClosedRunEvents;
+};
+
+/** An MCP server left out of a run, and why (a 401 names the credential key, never the token). */
+export interface UnavailableMcp {
+  server: string;
+  reason: string;
 }
 
 /** Activity timeouts and retries, decided on the worker and handed to the workflow. */
@@ -125,6 +145,8 @@ export interface ResolvedRun {
   unavailable_skill_tools: string[];
   /** MCP servers the selected skills name that this worker does not have or could not reach. */
   unavailable_skill_mcps?: string[];
+  /** MCP servers whose tools could not be listed for this run, with why (absent when none failed). */
+  unavailable_mcps?: UnavailableMcp[];
   timeouts: RunTimeouts;
   /** The agent definition's deadline and limits; a run's own options take precedence. */
   timeoutMs?: number;

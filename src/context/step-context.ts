@@ -1,6 +1,6 @@
 import type { Message, ToolSchema, Usage } from '../common/messages.ts';
 import { ContextOverflowError } from '../errors.ts';
-import type { MemoryStore } from '../memory/types.ts';
+import type { MemoryStore, WriteAttempt } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import { calibrationRatio, requestUnits } from './estimate.ts';
 import { contextSettings, type ContextSettings } from './options.ts';
@@ -23,6 +23,8 @@ export class StepContext {
   readonly #state: ContextState;
   readonly #view: ContextView;
   readonly #tools: readonly ToolSchema[];
+  /** Guards the calibration write against a late attempt of this or an earlier step. */
+  readonly #step: { seq: number; attempt: WriteAttempt } | undefined;
 
   private constructor(
     settings: ContextSettings,
@@ -30,7 +32,9 @@ export class StepContext {
     conversationId: string,
     state: ContextState,
     tools: readonly ToolSchema[],
+    step?: { seq: number; attempt: WriteAttempt },
   ) {
+    this.#step = step;
     this.settings = settings;
     this.#store = store;
     this.#conversationId = conversationId;
@@ -47,10 +51,13 @@ export class StepContext {
     conversationId: string;
     seq: number;
     tools: readonly ToolSchema[];
+    /** The model step's activity attempt: its calibration write never replaces a later one's. */
+    attempt?: WriteAttempt;
   }): Promise<StepContext> {
     const settings = contextSettings(options.context, options.model);
     const state = await loadContextState({ ...options, settings });
-    return new StepContext(settings, options.store, options.conversationId, state, options.tools);
+    const step = options.attempt ? { seq: options.seq, attempt: options.attempt } : undefined;
+    return new StepContext(settings, options.store, options.conversationId, state, options.tools, step);
   }
 
   /** The messages the model is sent. */
@@ -83,7 +90,7 @@ export class StepContext {
     const ratio = calibrationRatio(usage.input_tokens, requestUnits(this.#view.messages, this.#tools));
     const previous = this.#state.calibration;
     if (previous && Math.abs(ratio - previous.ratio) <= previous.ratio * RECALIBRATE_AT) return;
-    await writeCalibration(this.#store, this.#conversationId, { ...previous, ratio });
+    await writeCalibration(this.#store, this.#conversationId, { ...previous, ratio }, this.#step);
   }
 
   /**
@@ -99,10 +106,12 @@ export class StepContext {
         ? calibrationRatio(error.tokens, requestUnits(this.#view.messages, this.#tools))
         : (previous?.ratio ?? this.#state.ratio);
     const providerLimit = error.limit ?? previous?.providerLimit;
-    await writeCalibration(this.#store, this.#conversationId, {
-      ratio,
-      ...(providerLimit ? { providerLimit } : {}),
-    });
+    await writeCalibration(
+      this.#store,
+      this.#conversationId,
+      { ratio, ...(providerLimit ? { providerLimit } : {}) },
+      this.#step,
+    );
     return {
       reason: 'prompt_too_long',
       estimated_tokens: this.#view.tokens,

@@ -72,13 +72,32 @@ export async function readCalibration(
   return readRecord<Calibration>(store, calibrationKey(conversationId));
 }
 
+/**
+ * Stores the calibration learned by the model step at `step.seq`, as `step.attempt` of its activity.
+ * Like the latest summary, every step writes as one writer whose attempts count steps first (the
+ * step's position), so a step's attempt that froze and woke late never replaces what a later attempt
+ * or a later step stored. Without `step` (an application's own call) the write is unguarded.
+ */
 export async function writeCalibration(
   store: MemoryStore,
   conversationId: string,
   calibration: Calibration,
+  step?: { seq: number; attempt: WriteAttempt },
 ): Promise<void> {
-  await store.append(calibrationKey(conversationId), 0, [record(calibration)]);
+  await store.append(
+    calibrationKey(conversationId),
+    0,
+    [record(calibration)],
+    step && {
+      writer: LATEST_CALIBRATION_WRITER,
+      attempt:
+        step.seq * ATTEMPTS_PER_COMPACTION + Math.min(step.attempt.attempt, ATTEMPTS_PER_COMPACTION - 1),
+    },
+  );
 }
+
+/** The one writer of a conversation's calibration, across model steps, activities and runs. */
+const LATEST_CALIBRATION_WRITER = 'latest-calibration';
 
 function record(value: object): Message {
   return { role: 'system', content: JSON.stringify(value) };

@@ -187,11 +187,18 @@ export class PostgresCredentialStore implements CredentialStore {
 /** Derived keys by passphrase: scrypt is slow on purpose. */
 const derived = new Map<string, KeyRing>();
 
-/** A passphrase becomes one scrypt-derived key whose id is a fingerprint of it; key objects are used as they are. */
-function keyRingOf(key: string | PayloadEncryptionOptions | undefined): KeyRing {
+/**
+ * The key ring of `encryptionKey` (the credential store's, and the OAuth state store's): a passphrase
+ * becomes one scrypt-derived key whose id is a fingerprint of it; key objects are used as they are.
+ * `owner` names the store in the error when no key is given.
+ */
+export function keyRingOf(
+  key: string | PayloadEncryptionOptions | undefined,
+  owner = 'PostgresCredentialStore encrypts every record',
+): KeyRing {
   if (key === undefined || key === '') {
     throw new ConfigurationError(
-      'PostgresCredentialStore encrypts every record: give it `encryptionKey` (a passphrase, or { keys, currentKeyId }) or set TOOLKIT_CREDENTIALS_KEY.',
+      `${owner}: give it \`encryptionKey\` (a passphrase, or { keys, currentKeyId }) or set TOOLKIT_CREDENTIALS_KEY.`,
     );
   }
   if (typeof key !== 'string') return new KeyRing(key, 'credential encryption');

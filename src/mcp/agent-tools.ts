@@ -2,6 +2,9 @@ import { log } from '@temporalio/activity';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSchema } from '../common/messages.ts';
 import type { CredentialStore } from '../credentials/types.ts';
+import { secretValuesOf } from '../credentials/types.ts';
+import { CredentialError } from '../errors.ts';
+import { canRefresh, refreshCredential } from '../oauth/refresh.ts';
 import { SecretSet } from '../redaction.ts';
 import type { McpConnection } from './connection.ts';
 import { mcpAuthHeaders } from './credential.ts';
@@ -88,19 +91,60 @@ export class McpAgentTools {
     if (!config) throw new Error(`Agent "${this.agent}" has no MCP server "${server}".`);
     const connection = this.#pool.get(server, config, { agent: this.agent, tenant: asker.tenant });
     if (!isStdioServer(config) && config.credentialKey) {
-      connection.setAuthHeaders(
-        await mcpAuthHeaders(server, config.credentialKey, this.credentialStore, {
-          tenant: asker.tenant,
-          secrets: asker.secrets ?? new SecretSet(),
-          ...(asker.signal ? { signal: asker.signal } : {}),
-        }),
-      );
+      const auth = await mcpAuthHeaders(server, config.credentialKey, this.credentialStore, {
+        tenant: asker.tenant,
+        secrets: asker.secrets ?? new SecretSet(),
+        ...(asker.signal ? { signal: asker.signal } : {}),
+      });
+      connection.setAuthHeaders(auth.headers, auth.record.token);
     }
     return connection;
   }
 
-  /** The tools of one server, named (cached until the server announces a change). */
+  /**
+   * The tools of one server, named (cached until the server announces a change). A 401 to an OAuth
+   * token that can be refreshed refreshes it once (single-flight, like the connectors) and lists once
+   * more; a second 401 says to authorize again.
+   */
   async serverTools(server: string, asker: McpAsker): Promise<McpToolEntry[]> {
+    try {
+      return await this.#serverTools(server, asker);
+    } catch (error) {
+      if (!(error instanceof CredentialError && error.rejected)) throw error;
+      if (!(await this.#refreshRejected(server, asker))) throw error;
+    }
+    try {
+      return await this.#serverTools(server, asker);
+    } catch (again) {
+      if (again instanceof CredentialError && again.rejected) {
+        throw new CredentialError(
+          `${again.message}\nIt was rejected again right after a refresh: authorize again.`,
+          { cause: again },
+        );
+      }
+      throw again;
+    }
+  }
+
+  /**
+   * After a 401 to `server`: refreshes its OAuth record (when it can be refreshed) as the token the
+   * connection sent was rejected. Answers whether a repeat can use a new token.
+   */
+  async #refreshRejected(server: string, asker: McpAsker): Promise<boolean> {
+    const config = this.servers.get(server);
+    const store = this.credentialStore;
+    if (!config || isStdioServer(config) || !config.credentialKey || !store) return false;
+    const connection = this.#pool.get(server, config, { agent: this.agent, tenant: asker.tenant });
+    const record = await store.get(config.credentialKey, { tenant: asker.tenant });
+    if (!record || !canRefresh(record)) return false;
+    const refreshed = await refreshCredential(store, config.credentialKey, asker.tenant, Date.now, {
+      rejectedToken: connection.authToken ?? record.token,
+    });
+    for (const value of secretValuesOf(refreshed)) asker.secrets?.add(value);
+    return true;
+  }
+
+  async #serverTools(server: string, asker: McpAsker): Promise<McpToolEntry[]> {
     const config = this.servers.get(server)!;
     const connection = await this.connection(server, asker);
     let tools: Tool[];

@@ -21,17 +21,56 @@ export class McpConnection {
   #client: Promise<Client> | undefined;
   #tools: Promise<Tool[]> | undefined;
   #auth: Record<string, string> = {};
+  #authToken: string | undefined;
   #stderrTail = '';
   #closed = false;
+  #busy = 0;
+  #lastUsed = Date.now();
 
   constructor(server: string, config: McpServerConfig) {
     this.server = server;
     this.config = config;
   }
 
-  /** Headers with the run's credential, sent from the next request on (HTTP servers with `credentialKey`). */
-  setAuthHeaders(headers: Record<string, string>): void {
+  /**
+   * Headers with the run's credential, sent from the next request on (HTTP servers with
+   * `credentialKey`), and the token they carry (refreshed as the rejected one after a 401).
+   */
+  setAuthHeaders(headers: Record<string, string>, token?: string): void {
     this.#auth = headers;
+    this.#authToken = token;
+  }
+
+  /** The token the credential headers carry, if any. */
+  get authToken(): string | undefined {
+    return this.#authToken;
+  }
+
+  /** Notes a use now (the pool closes connections unused for its idle timeout). */
+  touch(): void {
+    this.#lastUsed = Date.now();
+  }
+
+  /** When it was last used (ms since the epoch). */
+  get lastUsed(): number {
+    return this.#lastUsed;
+  }
+
+  /** Whether a request is in flight: such a connection is never closed for being idle. */
+  get busy(): boolean {
+    return this.#busy > 0;
+  }
+
+  /** Runs `work` as a use of the connection: it counts as busy until `work` settles. */
+  async use<T>(work: () => Promise<T>): Promise<T> {
+    this.#busy += 1;
+    this.touch();
+    try {
+      return await work();
+    } finally {
+      this.#busy -= 1;
+      this.touch();
+    }
   }
 
   /** The last lines a stdio server wrote to stderr: the reason it would not start or died, usually. */
@@ -56,7 +95,7 @@ export class McpConnection {
   /** Every tool the server lists (all pages), cached until it announces a change. */
   tools(options?: RequestOptions): Promise<Tool[]> {
     if (!this.#tools) {
-      const listing = this.#listTools(options);
+      const listing = this.use(() => this.#listTools(options));
       this.#tools = listing;
       listing.catch(() => {
         if (this.#tools === listing) this.#tools = undefined;

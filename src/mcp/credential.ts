@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CredentialStore } from '../credentials/types.ts';
+import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../tools/connector-base.ts';
 
 /**
@@ -17,17 +17,25 @@ class McpCredentialReader extends BaseConnectorTool {
     this.name = `mcp_${server}`;
   }
 
-  async headers(context: ToolContext): Promise<Record<string, string>> {
+  async headers(context: ToolContext): Promise<McpAuth> {
     const record = await this.getCredential(context);
     const header = record.metadata?.header;
-    return typeof header === 'string' && header.trim()
-      ? { [header]: record.token }
-      : { authorization: `Bearer ${record.token}` };
+    const headers =
+      typeof header === 'string' && header.trim()
+        ? { [header]: record.token }
+        : { authorization: `Bearer ${record.token}` };
+    return { headers, record };
   }
 
   run(): Promise<ToolOutput> {
     return Promise.reject(new Error('The MCP credential reader is not a tool.'));
   }
+}
+
+/** The headers that carry a credential, and the record they came from (to refresh it after a 401). */
+export interface McpAuth {
+  headers: Record<string, string>;
+  record: CredentialRecord;
 }
 
 /**
@@ -40,7 +48,7 @@ export function mcpAuthHeaders(
   credentialKey: string,
   store: CredentialStore | undefined,
   context: Pick<ToolContext, 'tenant' | 'secrets'> & Partial<ToolContext>,
-): Promise<Record<string, string>> {
+): Promise<McpAuth> {
   const full: ToolContext = {
     agent: '',
     workflowId: '',

@@ -41,12 +41,14 @@ export function toMcpFailure(error: unknown, context: FailureContext): Error {
     const status = error.code;
     if (status === 401) {
       const key = context.credentialKey;
+      // `rejected`: a 401 proves the request did nothing, so an OAuth token is refreshed and it is repeated once.
       return new CredentialError(
         key
           ? `The ${where} refused the credential "${key}" (401 Unauthorized) while ${context.action}. ` +
               `Store a valid token under "${key}" in the credential store.`
           : `The ${where} requires authorization (401 Unauthorized) while ${context.action}. ` +
               'Give the server entry a `credentialKey` naming a bearer token in the credential store.',
+        { rejected: Boolean(key) },
       );
     }
     if (status === 403) {

@@ -4,13 +4,13 @@ import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import type { JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
 import type { ToolSchema } from '../common/messages.ts';
-import { ToolInputError, UpstreamError } from '../errors.ts';
+import { CredentialError, ToolInputError, UpstreamError } from '../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../tools/connector-base.ts';
 import type { McpAgentTools, McpToolEntry } from './agent-tools.ts';
 import { toToolOutput } from './call-result.ts';
 import { toMcpFailure } from './errors.ts';
 import { isStdioServer } from './options.ts';
-import { loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
+import { loadedMcpClientSdk, loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
 
 const validators = new WeakMap<Tool, JsonSchemaValidator<unknown>>();
 let ajv: AjvJsonSchemaValidator | undefined;
@@ -69,32 +69,66 @@ export class McpTool extends BaseConnectorTool {
         retrySafe,
         ...(credentialKey ? { credentialKey } : {}),
       });
-    // Connecting sends nothing the tool acts on, so a failure here may always be retried.
-    const client = await connection.client().catch((error: unknown) => {
-      throw failure(true, error);
-    });
+    const stdio = isStdioServer(config);
+    // Connecting sends nothing the tool acts on, so a failure here may always be retried. A stdio
+    // server found dead is started again, once per call.
+    const connect = () => connection.client();
+    const client = await connect()
+      .catch(async (error: unknown) => {
+        if (!stdio) throw error;
+        await connection.reset();
+        return connect();
+      })
+      .catch((error: unknown) => {
+        throw failure(true, error);
+      });
     const mark = entry.retrySafe ? undefined : { [SENT_MARK]: context.callId };
     if (mark) {
       sentCalls.add(callKey);
       context.heartbeat(mark);
     }
+    const call = (to: typeof client) =>
+      connection.use(() =>
+        to.callTool({ name: entry.tool.name, arguments: args }, undefined, {
+          signal: context.signal,
+          timeout: this.#source.callTimeoutMs,
+          resetTimeoutOnProgress: true,
+          onprogress: () => context.heartbeat(mark),
+        }),
+      );
     let answered = false;
     try {
-      const result = await client.callTool({ name: entry.tool.name, arguments: args }, undefined, {
-        signal: context.signal,
-        timeout: this.#source.callTimeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: () => context.heartbeat(mark),
-      });
+      let result;
+      try {
+        result = await call(client);
+      } catch (error) {
+        // A stdio server that died under a read-only or idempotent call: started again and asked once more.
+        if (!stdio || !entry.retrySafe || context.signal.aborted || !isConnectionLost(error)) throw error;
+        await connection.reset();
+        result = await call(await connect());
+      }
       answered = true;
       return toToolOutput(entry.server, entry.tool.name, result as Parameters<typeof toToolOutput>[2]);
     } catch (error) {
       if (context.signal.aborted) throw error;
-      throw failure(entry.retrySafe, error);
+      const failed = failure(entry.retrySafe, error);
+      // A 401 proves the call did nothing: it may be repeated with a refreshed token.
+      if (failed instanceof CredentialError && failed.rejected) sentCalls.delete(callKey);
+      throw failed;
     } finally {
       if (answered) sentCalls.delete(callKey);
     }
   }
+}
+
+/** The connection closed under the request (the process died): no answer came. */
+function isConnectionLost(error: unknown): boolean {
+  const sdk = loadedMcpClientSdk(); // loaded by the call that failed
+  return (
+    sdk !== undefined &&
+    error instanceof sdk.McpError &&
+    error.code === (sdk.ErrorCode.ConnectionClosed as number)
+  );
 }
 
 /** Checks arguments against the tool's input schema before anything is sent; a mismatch goes back to the model. */

@@ -1,4 +1,5 @@
 import type { McpAgentTools } from './agent-tools.ts';
+import type { UnavailableMcp } from '../common/run.ts';
 import type { ToolSchema } from '../common/messages.ts';
 import type { SecretSet } from '../redaction.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -13,9 +14,11 @@ export interface McpRunTools {
   skillTools: string[];
   /** Server names selected skills list that this worker does not have (or could not list). */
   unavailable: string[];
+  /** Servers this run was to get that could not be listed, with why (redacted; a 401 names the credential key). */
+  failed: UnavailableMcp[];
 }
 
-const NONE: McpRunTools = { tools: [], skillTools: [], unavailable: [] };
+const NONE: McpRunTools = { tools: [], skillTools: [], unavailable: [], failed: [] };
 
 /** What these functions read of an agent: its MCP servers, and its own tools and their schemas. */
 export interface McpToolOwner {
@@ -44,6 +47,7 @@ export async function mcpToolsForRun(
     tools: searched ? [] : entries.filter((entry) => !entry.skillsOnly).map((entry) => entry.name),
     skillTools: entries.filter((entry) => entry.skillsOnly).map((entry) => entry.name),
     unavailable: wanted.filter((name) => !mcp.servers.has(name) || failed.has(name)),
+    failed: [...failed].map(([server, reason]) => ({ server, reason })),
   };
 }
 

@@ -1,4 +1,4 @@
-import YAML, { isMap, isScalar, LineCounter } from 'yaml';
+import YAML, { isCollection, isMap, isScalar, LineCounter } from 'yaml';
 
 /** A problem found while reading a SKILL.md, with the line (1-based, in the file) it concerns. */
 export interface FrontMatterNote {
@@ -25,11 +25,14 @@ const KEY_VALUE = /^(\s*(?:- )?)([A-Za-z_][\w-]*):[ \t]+(.*\S)[ \t]*$/;
 
 /**
  * Reads the front matter of a SKILL.md the way real files are written, not only the way the format
- * says: a BOM, CRLF, blank lines before the opening `---`, a block never closed (read up to the first
- * Markdown heading), keys given twice (the last wins), unquoted values starting with a character YAML
- * reserves, unquoted `: ` inside values. Each repair is a warning naming the fix. YAML 1.2 with the
- * failsafe schema: every scalar stays the text written. The YAML library's own warnings become notes;
- * nothing is printed. Answers `undefined` data with an error note when there is nothing to read.
+ * says: a BOM, CRLF, blank lines before the opening `---`, no front matter at all (the whole file is
+ * the body, as Claude Code reads it), a block never closed (read up to the first Markdown heading),
+ * keys given twice (the last wins), unquoted values starting with a character YAML reserves, unquoted
+ * `: ` inside values, a value starting with a `[...]` or `{...}` that is text, a quoted value that
+ * never closes (read to the end of the front matter). Each repair is a warning naming the fix. YAML
+ * 1.2 with the failsafe schema: every scalar stays the text written. The YAML library's own warnings
+ * (an unresolved tag, a key that is a collection) become notes; nothing is printed. Answers an error
+ * note when there is nothing to read.
  */
 export function readFrontMatter(
   text: string,
@@ -48,12 +51,14 @@ export function readFrontMatter(
     .split('\n');
   let open = 0;
   while (open < lines.length && lines[open]!.trim() === '') open++;
-  if (lines[open]?.trimEnd() !== '---')
-    return fail(
+  if (lines[open]?.trimEnd() !== '---') {
+    warn(
       'no-frontmatter',
-      open + 1,
-      'No frontmatter: a SKILL.md starts with a --- block holding at least name and description.',
+      1,
+      'No frontmatter: the whole file was read as the body. Start the file with a --- block holding name and description.',
     );
+    return { data: {}, body: lines.join('\n'), bodyLine: 1, keyLines: new Map(), notes };
+  }
   if (open > 0)
     warn('blank-before-frontmatter', 1, `${open} blank line(s) before the opening ---; remove them.`);
 
@@ -87,8 +92,18 @@ export function readFrontMatter(
 
   let parsed = parseYaml(head.join('\n'));
   if (parsed.errors.length > 0) {
-    const repaired = requoteColons(head);
-    const retry = repaired.changed.length ? parseYaml(repaired.lines.join('\n')) : undefined;
+    // Repairs, each tried on top of the ones before, until the text parses: the notes of the one that did.
+    let lines = head;
+    let repairs: Repair[] = [];
+    let retry: ParsedYaml | undefined;
+    for (const repair of [detab, requoteColons, requoteFlowText, requoteInnerQuotes, closeQuote]) {
+      const next = repair(lines);
+      if (!next.changed.length) continue;
+      lines = next.lines;
+      repairs = [...repairs, ...next.changed];
+      retry = parseYaml(lines.join('\n'));
+      if (retry.errors.length === 0) break;
+    }
     if (!retry || retry.errors.length > 0) {
       const first = parsed.errors[0]!;
       return fail(
@@ -97,12 +112,7 @@ export function readFrontMatter(
         `The frontmatter is not valid YAML: ${first.message}`,
       );
     }
-    for (const index of repaired.changed)
-      warn(
-        'unquoted-colon',
-        firstLine + index,
-        'This value has an unquoted ": " inside; it was read as text. Quote the value.',
-      );
+    for (const { index, code, message } of repairs) warn(code, firstLine + index, message);
     parsed = retry;
   }
   for (const note of parsed.warnings) warn('yaml-warning', firstLine + note.line - 1, note.message);
@@ -137,7 +147,13 @@ interface ParsedYaml {
 
 function parseYaml(text: string): ParsedYaml {
   const counter = new LineCounter();
-  const doc = YAML.parseDocument(text, { schema: 'failsafe', uniqueKeys: false, lineCounter: counter });
+  // logLevel 'error': the library prints nothing; what it would warn about is collected below.
+  const doc = YAML.parseDocument(text, {
+    schema: 'failsafe',
+    uniqueKeys: false,
+    lineCounter: counter,
+    logLevel: 'error',
+  });
   const where = (offset: number | undefined) => (offset === undefined ? 1 : counter.linePos(offset).line);
   const describe = (list: readonly YAML.YAMLError[]) =>
     list.map((e) => ({ line: where(e.pos[0]), message: e.message.split('\n')[0]! }));
@@ -148,6 +164,16 @@ function parseYaml(text: string): ParsedYaml {
     warnings: describe(doc.warnings),
   };
   if (result.errors.length) return result;
+  YAML.visit(doc, {
+    Pair(_, pair) {
+      if (!isCollection(pair.key)) return;
+      result.warnings.push({
+        line: where(pair.key.range?.[0]),
+        message:
+          'A key is a collection (e.g. an unquoted {{ template }}); it was read as its text. Quote it.',
+      });
+    },
+  });
   let data: unknown;
   try {
     data = doc.toJS() ?? {};
@@ -171,17 +197,123 @@ function isAnchorOnly(value: string, next: string | undefined): boolean {
   return /^[&!][\w!-]*$/.test(value) && /^\s+\S/.test(next ?? '');
 }
 
+/** A repair of the front matter's lines: the line it changed, and the note that says so. */
+interface Repair {
+  index: number;
+  code: string;
+  message: string;
+}
+
 /** Quotes values that contain `: ` (the most common way real files break YAML). */
-function requoteColons(lines: string[]): { lines: string[]; changed: number[] } {
-  const changed: number[] = [];
+function requoteColons(lines: string[]): { lines: string[]; changed: Repair[] } {
+  const changed: Repair[] = [];
   const out = [...lines];
   for (const index of outsideBlockScalars(lines)) {
     const match = KEY_VALUE.exec(lines[index]!);
     if (!match || !match[3]!.includes(': ') || /^["'[{|>]/.test(match[3]!)) continue;
-    changed.push(index);
+    changed.push({
+      index,
+      code: 'unquoted-colon',
+      message: 'This value has an unquoted ": " inside; it was read as text. Quote the value.',
+    });
     out[index] = `${match[1]}${match[2]}: ${JSON.stringify(match[3])}`;
   }
   return { lines: out, changed };
+}
+
+/** Indentation with tabs (YAML allows only spaces): each leading tab becomes two spaces. */
+function detab(lines: string[]): { lines: string[]; changed: Repair[] } {
+  const changed: Repair[] = [];
+  const out = lines.map((line, index) => {
+    const tabs = /^[ \t]*\t[ \t]*/.exec(line);
+    if (!tabs || line.trim() === '') return line;
+    changed.push({
+      index,
+      code: 'tab-indent',
+      message: 'This line is indented with tabs, which YAML does not allow; they were read as spaces.',
+    });
+    return tabs[0].replace(/\t/g, '  ') + line.slice(tabs[0].length);
+  });
+  return { lines: out, changed };
+}
+
+/**
+ * Quotes values that start like a flow list or map but are text: `[WIP] Drafts replies`, or a `[`
+ * that never closes.
+ */
+function requoteFlowText(lines: string[]): { lines: string[]; changed: Repair[] } {
+  const changed: Repair[] = [];
+  const out = [...lines];
+  for (const index of outsideBlockScalars(lines)) {
+    const match = KEY_VALUE.exec(lines[index]!);
+    if (!match || !/^[[{]/.test(match[3]!)) continue;
+    const close = match[3]![0] === '[' ? ']' : '}';
+    const textAfter = /^(\[[^\]]*\]|\{[^}]*\})\s*[^\s#,]/.test(match[3]!);
+    const neverCloses = ![match[3]!, ...lines.slice(index + 1)].join('\n').includes(close);
+    if (!textAfter && !neverCloses) continue;
+    changed.push({
+      index,
+      code: 'flow-text',
+      message: `The value of \`${match[2]}\` starts with "${match[3]![0]}" but is text; it was read as text. Quote the value.`,
+    });
+    out[index] = `${match[1]}${match[2]}: ${JSON.stringify(match[3])}`;
+  }
+  return { lines: out, changed };
+}
+
+/** Re-quotes `'It's done'` and `"a "b" c"`: quoted values with the same quote inside, unescaped. */
+function requoteInnerQuotes(lines: string[]): { lines: string[]; changed: Repair[] } {
+  const changed: Repair[] = [];
+  const out = [...lines];
+  for (const index of outsideBlockScalars(lines)) {
+    const match = /^(\s*(?:- )?)([A-Za-z_][\w-]*):[ \t]+(["'])(.*)\3[ \t]*$/.exec(lines[index]!);
+    if (!match) continue;
+    const [, indent, key, quote, inner] = match as unknown as [string, string, string, string, string];
+    const unescaped = quote === "'" ? /'/.test(inner.replace(/''/g, '')) : /(^|[^\\])(\\\\)*"/.test(inner);
+    // A backslash YAML does not know in double quotes (`"C:\path"`): the text is read as written.
+    const badEscape = quote === '"' && /\\[^0abtnvfre "/\\N_LPxuU\t]/.test(inner.replace(/\\\\/g, ''));
+    if (!unescaped && !badEscape) continue;
+    changed.push({
+      index,
+      code: 'inner-quote',
+      message: unescaped
+        ? `The value of \`${key}\` has its own quote character inside; it was read as the text between the outer quotes. Escape it.`
+        : `The value of \`${key}\` has a backslash YAML does not know in double quotes; it was read as written. Use single quotes.`,
+    });
+    out[index] = `${indent}${key}: ${JSON.stringify(quote === "'" ? inner.replace(/''/g, "'") : inner)}`;
+  }
+  return { lines: out, changed };
+}
+
+/**
+ * A value whose opening quote never closes is read to the end of the front matter (its lines folded
+ * with spaces, as YAML folds a quoted value), the way a reader that keeps going would.
+ */
+function closeQuote(lines: string[]): { lines: string[]; changed: Repair[] } {
+  for (const index of outsideBlockScalars(lines)) {
+    const match = /^(\s*(?:- )?)([A-Za-z_][\w-]*):[ \t]+(["'])(.*)$/.exec(lines[index]!);
+    if (!match) continue;
+    const quote = match[3]!;
+    const rest = [match[4]!, ...lines.slice(index + 1)].join('\n');
+    if (closes(rest, quote)) continue;
+    const text = [match[4]!, ...lines.slice(index + 1)]
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .join(' ')
+      .replace(/\s+$/, '');
+    const out = [...lines.slice(0, index), `${match[1]}${match[2]}: ${JSON.stringify(text)}`];
+    const message =
+      `The ${quote === '"' ? 'double' : 'single'} quote opening \`${match[2]}\` never closes; ` +
+      'the value was read to the end of the frontmatter. Close the quote.';
+    return { lines: out, changed: [{ index, code: 'unclosed-quote', message }] };
+  }
+  return { lines, changed: [] };
+}
+
+/** Whether a quoted value that starts with `text` closes: `"` not escaped, or `'` not doubled. */
+function closes(text: string, quote: string): boolean {
+  if (quote === '"') return /(^|[^\\])(\\\\)*"/.test(text);
+  return /'(?!')/.test(text.replace(/''/g, ''));
 }
 
 /** Indexes of the lines that are not inside a block scalar (`|`, `>-`, ...): only those hold keys. */

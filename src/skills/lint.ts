@@ -27,6 +27,7 @@ const SPEC_ERRORS = new Set([
   'no-description',
   'no-id',
   'no-frontmatter',
+  'missing-name',
   'invalid-yaml',
   'not-a-mapping',
 ]);
@@ -70,8 +71,6 @@ export async function lintSkills(paths: string | readonly string[]): Promise<Ski
     const report = (code: string, line: number, message: string, severity: 'error' | 'warning' = 'error') =>
       out.push({ file, line, severity, code, message });
 
-    if (frontMatter.data.name === undefined)
-      report('missing-name', 1, 'No `name`: the Agent Skills format requires one, equal to the folder name.');
     const compatibility = frontMatter.data.compatibility;
     if (typeof compatibility === 'string' && compatibility.length > MAX_COMPATIBILITY)
       report(

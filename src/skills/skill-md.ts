@@ -90,6 +90,12 @@ export function readSkillMd(text: string, path: string, directoryName: string): 
   if (!id) return fail('no-id', 'name', 'No id, name or usable folder name to identify the skill.');
   if (!description)
     return fail('no-description', 'description', 'No description: add `description:` to the frontmatter.');
+  if (!name && !scalar(data.id))
+    warn(
+      'missing-name',
+      'name',
+      `No name in the frontmatter; the folder's name "${id}" was used. Add \`name: ${id}\`.`,
+    );
   if (!scalar(data.description))
     warn(
       'description-from-body',
@@ -186,7 +192,7 @@ function listOf(
   if (Array.isArray(value))
     return value.flatMap((item) => (typeof item === 'string' && item.trim() ? [item.trim()] : []));
   if (typeof value === 'string') {
-    const inner = /^\s*\[(.*)\]\s*$/s.exec(value);
+    const inner = /^\s*\[(.*?)\]?\s*$/s.exec(value); // `[a, b]`, or `[a, b` never closed
     if (inner) warn(`\`${key}\` is a string that looks like a list; it was read as one.`);
     return (inner ? inner[1]!.split(',') : value.split(separator))
       .map((item) => item.trim().replace(/^["']|["']$/g, ''))
@@ -206,8 +212,10 @@ function normalizeId(name: string, warn: (message: string) => void): string | un
   return id || undefined;
 }
 
+/** The body's first paragraph: not a heading, not an HTML comment. */
 function firstParagraph(body: string): string | undefined {
   return body
+    .replace(/<!--[\s\S]*?-->/g, '')
     .split(/\n\s*\n/)
     .map((block) => block.trim())
     .find((block) => block && !block.startsWith('#'));

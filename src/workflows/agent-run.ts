@@ -1,7 +1,8 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
-import type { AgentResult, AgentRunInput } from '../common/run.ts';
+import type { AgentRunInput, AgentRunOutput } from '../common/run.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
+import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
@@ -9,9 +10,10 @@ import { recordSdkFlags } from './sdk-flags.ts';
 /**
  * One agent run (DESIGN.md section 3): a single turn over a conversation of its own, with its events
  * readable while it runs. The conversation lives in the memory store; history holds only small deltas.
+ * Its result carries its events, so a closed run's events need no worker to read.
  * It can be cancelled, bounded and asked for approvals from outside (DESIGN.md section 9).
  */
-export async function agentRun(input: AgentRunInput): Promise<AgentResult<unknown>> {
+export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   recordSdkFlags();
   const events = new EventLog();
   const control = new RunControl();
@@ -20,9 +22,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult<unknow
   events.emit('run_started', `Run started: agent "${input.agent}"`, { agent: input.agent });
   const { messageCount, ...result } = await runTurn(input, input.conversationId ?? workflowId, events, {
     control,
+  }).catch((error: unknown) => {
+    // A failed run's events travel in its failure, as a completed run's travel in its result.
+    throw failedWithEvents(error, events);
   });
   control.finish();
   events.finish();
   await condition(allHandlersFinished);
-  return result;
+  // The events travel in the result: a closed run is read without a worker (no history per event).
+  return { ...result, events: events.closed() };
 }

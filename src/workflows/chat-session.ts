@@ -19,7 +19,7 @@ import {
   SESSION_STATE_QUERY,
   type ChatSessionInput,
   type ChatSessionState,
-  type ChatTurnResult,
+  type ChatTurnOutput,
   type SendInput,
 } from '../common/chat.ts';
 import { setControlHandlers } from './control-handlers.ts';
@@ -29,7 +29,7 @@ import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 
-export const sendUpdate = defineUpdate<ChatTurnResult<unknown>, [SendInput]>(SEND_UPDATE);
+export const sendUpdate = defineUpdate<ChatTurnOutput, [SendInput]>(SEND_UPDATE);
 export const deliverSignal = defineSignal<[SendInput]>(DELIVER_SIGNAL);
 export const deliverUpdate = defineUpdate<{ duplicate: boolean }, [SendInput]>(DELIVER_UPDATE);
 export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
@@ -57,17 +57,13 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
 
   setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }));
   /** Runs one turn when its ticket comes up: turns run one at a time, in the order they arrived. */
-  const takeTurn = async ({
-    prompt,
-    turnId,
-    output,
-    outputRepairs,
-  }: SendInput): Promise<ChatTurnResult<unknown>> => {
+  const takeTurn = async ({ prompt, turnId, output, outputRepairs }: SendInput): Promise<ChatTurnOutput> => {
     state.recentTurnIds = [...(state.recentTurnIds ?? []), turnId].slice(-RECENT_TURN_IDS);
     const ticket = nextTicket++;
     await condition(() => ready && serving === ticket);
     const control = new RunControl();
     current = control;
+    const startedAt = events.lastSeq;
     try {
       const turn = state.turns + 1;
       const result = await runTurn(
@@ -90,7 +86,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       state.turns = turn;
       state.messageCount = result.messageCount;
       const { messageCount, ...answer } = result;
-      return { ...answer, turn };
+      return { ...answer, turn, events: events.since(startedAt) };
     } finally {
       control.finish();
       current = undefined;

@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
-import type { AgentResult } from '../common/run.ts';
+import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import {
   parseVerdict,
   PLAN_PROMPT,
@@ -10,6 +10,7 @@ import {
 } from '../common/deep.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
+import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
@@ -20,9 +21,23 @@ import { recordSdkFlags } from './sdk-flags.ts';
  * answer against the task, revised at most once. Each phase's events carry `phase`; the plan and
  * the verdict are in the final `run_completed` and in the result's metadata.
  */
-export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentResult<unknown>> {
+export async function deepAgentRun(
+  input: DeepAgentRunInput,
+): Promise<AgentRunOutput<DeepAgentResult<unknown>>> {
   recordSdkFlags();
   const events = new EventLog();
+  try {
+    return await deepRun(input, events);
+  } catch (error) {
+    // A failed run's events travel in its failure, as a completed run's travel in its result.
+    throw failedWithEvents(error, events);
+  }
+}
+
+async function deepRun(
+  input: DeepAgentRunInput,
+  events: EventLog,
+): Promise<AgentRunOutput<DeepAgentResult<unknown>>> {
   const control = new RunControl();
   setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();
@@ -45,7 +60,7 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
   // A stop (cancel, deadline) ends the whole deep run after the phase it stopped.
   const stopped = async (
     answer: AgentResult<unknown> & { messageCount: number },
-  ): Promise<DeepAgentResult<unknown>> => {
+  ): Promise<AgentRunOutput<DeepAgentResult<unknown>>> => {
     const { messageCount, ...result } = answer;
     const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
     events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {
@@ -56,7 +71,7 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
     control.finish();
     events.finish();
     await condition(allHandlersFinished);
-    return { ...result, metadata: { ...result.metadata, plan, verification } };
+    return { ...result, metadata: { ...result.metadata, plan, verification }, events: events.closed() };
   };
   if (control.stopRequest) return stopped(planned);
 
@@ -112,7 +127,7 @@ export async function deepAgentRun(input: DeepAgentRunInput): Promise<DeepAgentR
   control.finish();
   events.finish();
   await condition(allHandlersFinished);
-  return { ...answer, metadata: { ...answer.metadata, plan, verification } };
+  return { ...answer, metadata: { ...answer.metadata, plan, verification }, events: events.closed() };
 }
 
 /** The answer as the model wrote it: a structured answer's JSON text, else the output. */

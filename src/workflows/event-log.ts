@@ -4,7 +4,10 @@ import {
   WAIT_FOR_EVENTS_UPDATE,
   type AgentEvent,
   type AgentEventType,
+  type ClosedRunEvents,
   type EventCursor,
+  CLOSED_EVENTS_BUDGET_CHARS,
+  closedLog,
 } from '../common/events.ts';
 
 export const eventsQuery = defineQuery<AgentEvent[], [number]>(EVENTS_QUERY);
@@ -42,6 +45,21 @@ export class EventLog {
   /** Wakes every waiting reader for the last time. */
   finish(): void {
     this.#finished = true;
+  }
+
+  /**
+   * The log for the run's result ({@link ClosedRunEvents}): readers of a closed run read it from the
+   * close event, with no worker. Within the budget, all events; over it, without `text_delta`, then
+   * the newest that fit. One payload per run, however many events.
+   */
+  closed(budget = CLOSED_EVENTS_BUDGET_CHARS): ClosedRunEvents {
+    return this.since(this.#offset, budget);
+  }
+
+  /** The events after `afterSeq` (a chat turn's, from where it started), as {@link closed} keeps them. */
+  since(afterSeq: number, budget = CLOSED_EVENTS_BUDGET_CHARS): ClosedRunEvents {
+    const from = Math.max(afterSeq, this.#offset);
+    return closedLog(this.#events.slice(from - this.#offset), this.lastSeq, budget, from + 1);
   }
 
   /** Answers every waiting reader now (before continue-as-new); readers then follow the next run. */

@@ -43,6 +43,15 @@ export async function runTurn(
     ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
     ...(options.noTools ? { noTools: true } : {}),
   });
+  if (plan.unavailable_mcps?.length) {
+    // Said at the start: the run goes on without these servers' tools, and the reader knows why.
+    const which = plan.unavailable_mcps.map(({ server, reason }) => `"${server}" (${reason})`).join('; ');
+    events.emit('warning', `MCP servers left out of this run: ${which}`, {
+      level: 'warning',
+      unavailable_mcps: plan.unavailable_mcps,
+      ...tags,
+    });
+  }
   const control = options.control ?? new RunControl();
   control.watchDeadline(input.timeoutMs ?? plan.timeoutMs);
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
@@ -91,6 +100,7 @@ export async function runTurn(
     metadata: {
       ...loop.skills.metadata,
       unavailable_skill_mcps: plan.unavailable_skill_mcps ?? [],
+      unavailable_mcps: plan.unavailable_mcps ?? [],
       iterations,
       stop_reason: stopReason,
       workflow_id: workflowId,

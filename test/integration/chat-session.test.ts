@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.ts';
 import type { AgentChatSession } from '../../src/client/chat-session.ts';
 import { SESSION_STATE_QUERY } from '../../src/common/chat.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
@@ -25,6 +27,7 @@ describe('chat sessions on the real server', () => {
     long: echoModel(320),
     idle: echoModel(4),
     handover: echoModel(40),
+    late: echoModel(40),
   };
 
   beforeAll(async () => {
@@ -34,6 +37,7 @@ describe('chat sessions on the real server', () => {
       long: { llm: models.long },
       idle: { llm: models.idle },
       handover: { llm: models.handover },
+      late: { llm: models.late },
     });
   });
   afterAll(() => env?.stop());
@@ -153,6 +157,48 @@ describe('chat sessions on the real server', () => {
       expect(rest.at(-1)?.payload.output).toBe(`answer to "q${turn}" after ${turn - 1} earlier turn(s)`);
     }
     expect(continuedWhileReading).toBe(1);
+  }, 120_000);
+
+  it('ends a streamed turn when the session continues as new before the reader has started reading', async () => {
+    // The reader's first call (describe: which run to read) waits until the turn is over and the
+    // session, past Temporal's suggestion, has continued as new: it then reads a run without the turn.
+    let hold: (() => Promise<void>) | undefined;
+    const client = new Client({
+      connection: env.client.connection,
+      interceptors: {
+        workflow: [
+          {
+            async describe(input, next) {
+              await hold?.();
+              return next(input);
+            },
+          },
+        ],
+      },
+    });
+    const chat = new AgentClient({ client, taskQueue: env.taskQueue }).chatSession('late', {
+      memoryStore: env.memoryStore,
+    });
+    const workflow = env.client.workflow.getHandle(chat.workflowId);
+    const currentRun = async () => (await workflow.describe()).runId;
+    const busy = async () => (await workflow.query<{ busy: boolean }>(SESSION_STATE_QUERY)).busy;
+    let crossed = 0;
+    for (let turn = 1; turn <= 40 && crossed === 0; turn++) {
+      const runBefore = turn === 1 ? undefined : await currentRun();
+      hold = async () => {
+        hold = undefined;
+        await until(async () => !(await busy()));
+        if (runBefore !== undefined)
+          await until(async () => (await currentRun()) !== runBefore, 500).catch(() => undefined);
+      };
+      const events = await collect(chat.stream(`q${turn}`));
+      if (runBefore !== undefined && (await currentRun()) !== runBefore) crossed += 1;
+      expect(events.at(-1)).toMatchObject({
+        type: 'run_completed',
+        payload: { output: `answer to "q${turn}" after ${turn - 1} earlier turn(s)` },
+      });
+    }
+    expect(crossed).toBe(1);
   }, 120_000);
 
   it('ends when idle and resumes from its stored history on the next send', async () => {

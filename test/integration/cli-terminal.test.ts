@@ -35,6 +35,8 @@ async function open(args: string[], environment: Record<string, string>, pipe = 
 }
 
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
+/** A colour or style escape (SGR), as `capture-pane -e` shows the screen's attributes. */
+const SGR = new RegExp(`${String.fromCharCode(27)}\\[[\\d;]*m`);
 
 describe.skipIf(!tmux)('toolkit-agent in a terminal (tmux)', { timeout: 120_000 }, () => {
   it('run shows the spinner with the step and elapsed time, then the tool call and the answer', async () => {
@@ -68,6 +70,18 @@ describe.skipIf(!tmux)('toolkit-agent in a terminal (tmux)', { timeout: 120_000 
     expect(screen).toMatch(/✓ add was approved/);
     expect(screen).toMatch(/^The sum is 13\.$/m);
     expect(screen).toContain('[exit 0]');
+  });
+
+  it('NO_COLOR=1 on a terminal: no colour anywhere, even with FORCE_COLOR set too (no-color.org)', async () => {
+    const coloured = await open(['run', 'please add 2 and 3'], env());
+    await coloured.waitFor(/\[exit \d+\]/);
+    // Not vacuous: the same run on the same terminal without NO_COLOR is coloured (the green ✓).
+    expect(await coloured.screen({ escapes: true })).toMatch(SGR);
+
+    const terminal = await open(['run', 'please add 2 and 3'], { ...env(), NO_COLOR: '1', FORCE_COLOR: '1' });
+    const screen = await terminal.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/✓ add \d+ ms/);
+    expect(await terminal.screen({ escapes: true })).not.toMatch(SGR);
   });
 
   it('piped output has no escape codes: only the answer goes down the pipe', async () => {

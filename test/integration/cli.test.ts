@@ -111,7 +111,9 @@ describe('toolkit-agent run and runs', () => {
       output: 'The sum is 42.',
       metadata: { stop_reason: 'completed', iterations: 2 },
     });
-    const events = await runCli(['runs', 'events', id, '--json'], { env });
+    // Read from the run's result: no worker is started (a bundle that cannot load would break one).
+    const noWorker = { ...env, TOOLKIT_AGENT_WORKFLOW_BUNDLE: join(home, 'no-such-bundle.cjs') };
+    const events = await runCli(['runs', 'events', id, '--json'], { env: noWorker });
     expect(events.code, events.stderr).toBe(0);
     expect(parseLines(events.stdout).map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
     // Listed by agent on the config's task queue (visibility is eventually consistent).
@@ -128,7 +130,7 @@ describe('toolkit-agent run and runs', () => {
         { timeout: 20_000, interval: 500 },
       )
       .toMatchObject({ workflowId: id, kind: 'run', status: 'completed', agent: 'helper' });
-    const human = await runCli(['runs', 'events', id], { env });
+    const human = await runCli(['runs', 'events', id], { env: noWorker });
     expect(human.stdout).toMatch(/^ {3}1 run_started +Run started: agent "helper"$/m);
     expect(human.stdout).toMatch(/^ {3}6 run_completed +Run completed$/m);
 
@@ -159,6 +161,37 @@ describe('toolkit-agent run and runs', () => {
       status: 'COMPLETED',
       metadata: { stop_reason: 'cancelled' },
     });
+  });
+
+  it('run and runs show say which MCP servers a run went without, and why', async () => {
+    const env = clusterEnv();
+    const run = await runCli(['-c', CLI_CONFIG, 'run', 'hello there', '--agent', 'offline'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('You said: hello there\n');
+    expect(run.stderr).toMatch(
+      /! MCP servers left out of this run: "crm" \(Could not reach the MCP server "crm"/,
+    );
+    const id = /(agent-offline-[\w-]+)/.exec(run.stderr)![1]!;
+    const show = await runCli(['runs', 'show', id], { env });
+    expect(show.stdout).toMatch(/^unavailable_mcps: crm: Could not reach the MCP server "crm"/m);
+    const json = JSON.parse((await runCli(['runs', 'show', id, '--json'], { env })).stdout) as {
+      metadata: { unavailable_mcps: Array<{ server: string }> };
+    };
+    expect(json.metadata.unavailable_mcps.map((mcp) => mcp.server)).toEqual(['crm']);
+  });
+
+  it('FORCE_COLOR colours the progress even when piped; NO_COLOR wins over it', async () => {
+    const forced = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1'], {
+      env: { ...clusterEnv(), FORCE_COLOR: '1' },
+    });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`${String.fromCharCode(27)}[32m✓`);
+    expect(forced.stdout).toBe('The sum is 2.\n');
+    const plain = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1'], {
+      env: { ...clusterEnv(), FORCE_COLOR: '1', NO_COLOR: '1' },
+    });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout + plain.stderr).not.toContain('\u001b');
   });
 
   it('run --json streams the answer as text_delta events that add up to it', async () => {
@@ -223,7 +256,7 @@ describe('toolkit-agent run and runs', () => {
     const env = clusterEnv();
     const worker = startCli(['-c', CLI_CONFIG, 'worker', '--json'], { env });
     const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
-    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper', 'careful'] });
+    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper', 'careful', 'offline'] });
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('The sum is 2.\n');

@@ -30,6 +30,29 @@ class LookupTool extends BaseConnectorTool {
   }
 }
 
+/** Fails with the canary of its argument in the message, the way an upstream's error quotes a request. */
+class LeakyTool extends BaseConnectorTool {
+  readonly name = 'leaky';
+  readonly description = 'Fails quoting its input';
+  readonly parameters = z.object({ code: z.string() });
+  async run(_context: unknown, args: Record<string, unknown>): Promise<ToolOutput> {
+    throw new Error(`upstream rejected FAILURE-${String(args.code)}`);
+  }
+}
+
+/** Calls `leaky` with the prompt's code, then answers; or, for a prompt with CRASH-, fails the step itself. */
+function failingModel(): ScriptedModel {
+  const step = (request: ModelRequest): ScriptedStep => {
+    const last = request.messages.at(-1)!;
+    if (last.role === 'tool') return { text: 'The lookup failed.' };
+    const crash = /CRASH-\S+/.exec(String(last.content));
+    if (crash) throw new Error(`model refused ${crash[0]}`);
+    const code = /CODE-\S+/.exec(String(last.content))![0];
+    return { toolCalls: [{ name: 'leaky', args: { code }, id: 'f1' }] };
+  };
+  return new ScriptedModel(Array.from({ length: 20 }, () => step));
+}
+
 /** Step 1 calls `lookup` with a code taken from the prompt; step 2 answers with the tool's output. */
 function model(): ScriptedModel {
   const step = (request: ModelRequest): ScriptedStep => {
@@ -54,7 +77,14 @@ describe('AES-256-GCM payload encryption', () => {
       connection,
       taskQueue,
       encryption,
-      agents: { keeper: { llm: model(), tools: [new LookupTool()] } },
+      agents: {
+        keeper: { llm: model(), tools: [new LookupTool()] },
+        breaker: {
+          llm: failingModel(),
+          tools: [new LeakyTool()],
+          timeouts: { toolMaxAttempts: 1, modelMaxAttempts: 1 },
+        },
+      },
       memoryStore: new InMemoryMemoryStore(),
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
@@ -238,5 +268,61 @@ describe('AES-256-GCM payload encryption', () => {
       })
     ).json()) as { payloads: Array<{ data: string }> };
     expect(again.payloads[0]!.data).toBe(payload!.data);
+  });
+  it('keeps failure messages and stack traces out of the raw history; the client and the codec server decode them', async () => {
+    const stop = await startWorker(FIRST);
+    const agents = await client(FIRST);
+    const code = `CODE-${randomUUID()}`;
+    const toolFails = await agents.start('breaker', `Please fetch ${code}`);
+    expect((await toolFails.result()).output).toBe('The lookup failed.');
+    const crash = `CRASH-${randomUUID()}`;
+    const runFails = await agents.start('breaker', `Please fetch ${crash}`);
+    await expect(runFails.result()).rejects.toThrow(`model refused ${crash}`);
+
+    for (const [handle, canary] of [
+      [toolFails, `FAILURE-${code}`],
+      [runFails, crash],
+    ] as const) {
+      const history = await agents.client.workflow.getHandle(handle.workflowId).fetchHistory();
+      const raw = Buffer.from(proto.temporal.api.history.v1.History.encode(history).finish());
+      expect(raw.includes(canary)).toBe(false);
+      expect(await historyText(agents.client.workflow.getHandle(handle.workflowId))).not.toContain(canary);
+      // Not vacuous: the failure is there, its text encoded.
+      expect(raw.includes('Encoded failure')).toBe(true);
+    }
+    // The run's own reader gets the tool's error text back (decoded).
+    const failed = (await collect(toolFails.events())).find((e) => e.type === 'tool_failed')!;
+    expect(failed.payload.error).toContain(`FAILURE-${code}`);
+
+    // The codec server decodes a failure's encoded attributes as the Temporal UI sends them.
+    const server = createCodecServer({ keys: FIRST.keys, allowedOrigins: [], allowUnauthenticated: true });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanup.push(async () => void server.close());
+    const history = await agents.client.workflow.getHandle(runFails.workflowId).fetchHistory();
+    let failure = history.events!.find((e) => e.workflowExecutionFailedEventAttributes)!
+      .workflowExecutionFailedEventAttributes!.failure;
+    const encoded: Array<{ metadata: Record<string, string>; data: string }> = [];
+    for (; failure; failure = failure.cause) {
+      expect(failure.message).not.toContain(crash);
+      const attributes = failure.encodedAttributes;
+      if (!attributes) continue;
+      encoded.push({
+        metadata: Object.fromEntries(
+          Object.entries(attributes.metadata!).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+        ),
+        data: Buffer.from(attributes.data!).toString('base64'),
+      });
+    }
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/decode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ payloads: encoded }),
+    });
+    const decoded = ((await response.json()) as { payloads: Array<{ data: string }> }).payloads.map(
+      (payload) => JSON.parse(Buffer.from(payload.data, 'base64').toString()) as { message: string },
+    );
+    expect(decoded.map((d) => d.message)).toContain(`model refused ${crash}`);
+    await stop();
   });
 });

@@ -16,6 +16,8 @@ export interface TestWorker {
   worker: Worker;
   taskQueue: string;
   memoryStore: MemoryStore;
+  /** Stops the worker alone: the client stays connected. */
+  stopWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,8 +47,12 @@ export async function startTestWorker(
     worker,
     taskQueue,
     memoryStore,
+    async stopWorker() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
     async stop() {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
       await nativeConnection.close();

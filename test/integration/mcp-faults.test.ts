@@ -65,6 +65,10 @@ describe('MCP calls whose answer is lost, list changes and skills', () => {
     expect(events.find((e) => e.type === 'tool_completed')?.payload.output).toBe('journal: 3 lines');
     expect(events.some((e) => e.type === 'tool_failed')).toBe(false);
     expect(await calls('read_lines')).toBe(2);
+    // The dead server was started again and asked once more within the same call, not by a retry.
+    const history = await handle.workflow.fetchHistory();
+    const attempts = history.events!.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
+    expect(Math.max(...attempts)).toBe(1);
   });
 
   it('lists again after the server announces that its tools changed', async () => {

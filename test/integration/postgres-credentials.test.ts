@@ -183,7 +183,11 @@ describe.skipIf(!url)(
         const table = `creds_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
         const credentials = store(table, 'k');
         const helperOn = (stateTable: string) => {
-          const stateStore = new PostgresOAuthStateStore({ connectionString: url, table: stateTable });
+          const stateStore = new PostgresOAuthStateStore({
+            connectionString: url,
+            table: stateTable,
+            encryptionKey: 'k',
+          });
           closers.push(stateStore);
           return new DriveSuiteOAuthHelper({
             config,
@@ -193,14 +197,25 @@ describe.skipIf(!url)(
             endpoints: as.endpoints,
           });
         };
-        const hostA = helperOn('oauth_states_shared');
-        const hostB = helperOn('oauth_states_shared');
-        const callback = await as.authorize(await hostA.buildAuthorizationUrl());
+        const stateTable = `oauth_states_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+        const hostA = helperOn(stateTable);
+        const hostB = helperOn(stateTable);
+        const authorizationUrl = new URL(await hostA.buildAuthorizationUrl());
+        // The pending request is ciphertext at rest: neither its verifier nor its redirect URI shows.
+        const { rows } = await admin.query<{ entry: unknown }>(`SELECT entry FROM ${stateTable}`);
+        expect(rows).toHaveLength(1);
+        const stored = JSON.stringify(rows[0]!.entry);
+        expect(stored).not.toContain('verifier');
+        expect(stored).not.toContain(authorizationUrl.searchParams.get('redirect_uri')!);
+        const callback = await as.authorize(authorizationUrl.toString());
         const [code, state] = [callback.searchParams.get('code')!, callback.searchParams.get('state')!];
         await hostB.exchangeCode(code, state, callback.searchParams);
         expect((await credentials.get('mail'))!.type).toBe('oauth2');
         await expect(hostA.exchangeCode(code, state, callback.searchParams)).rejects.toThrow(
           /state is unknown or was already used/,
+        );
+        expect(() => new PostgresOAuthStateStore({ connectionString: url, table: stateTable })).toThrow(
+          /PostgresOAuthStateStore encrypts every pending request.*encryptionKey/,
         );
       });
     });

@@ -78,9 +78,13 @@ export async function startEverythingHttp(): Promise<EverythingHttp> {
  * otherwise), forwarding them and streaming the answers back, like an authenticating proxy. It
  * records every request, so a test sees what the server was sent.
  */
-export async function startBearerGate(target: string, token: string): Promise<RecordingServer> {
+export async function startBearerGate(
+  target: string,
+  token: string | ((token: string) => boolean),
+): Promise<RecordingServer> {
+  const accepts = typeof token === 'string' ? (given: string) => given === token : token;
   return startRecordingServer(async (request, response) => {
-    if (request.headers.authorization !== `Bearer ${token}`) {
+    if (!accepts(String(request.headers.authorization ?? '').replace(/^Bearer /, ''))) {
       json(response, 401, { error: 'invalid_token' }, { 'www-authenticate': 'Bearer' });
       return;
     }

@@ -57,8 +57,9 @@ export class TmuxTerminal {
   }
 
   /** The screen and its scrollback as text (wrapped lines joined). */
-  async screen(): Promise<string> {
-    return (await this.#tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'cli')).trimEnd();
+  async screen(opts: { escapes?: boolean } = {}): Promise<string> {
+    const escapes = opts.escapes ? ['-e'] : [];
+    return (await this.#tmux('capture-pane', '-p', '-J', ...escapes, '-S', '-', '-t', 'cli')).trimEnd();
   }
 
   /** Waits until the screen matches `pattern` (fails after `timeoutMs`, showing the screen). */

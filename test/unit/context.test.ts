@@ -9,7 +9,9 @@ import {
 } from '../../src/context/options.ts';
 import { parsePromptTooLong } from '../../src/context/overflow.ts';
 import { planCut } from '../../src/context/policy.ts';
-import { readSummary } from '../../src/context/store.ts';
+import { requestUnits } from '../../src/context/estimate.ts';
+import { StepContext } from '../../src/context/step-context.ts';
+import { readCalibration, readSummary } from '../../src/context/store.ts';
 import { buildView } from '../../src/context/view.ts';
 import { ContextOverflowError } from '../../src/errors.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
@@ -324,5 +326,42 @@ describe('a compaction', () => {
         .every((call) => call.messages[1]!.content.startsWith('The summary so far:\nsummary part')),
     ).toBe(true);
     for (const call of model.calls) expect(JSON.stringify(call.messages).length / 4).toBeLessThan(3_000);
+  });
+});
+
+describe('the calibration a model step writes', () => {
+  it('is never replaced by a frozen attempt of an earlier step; a later attempt of the same step may', async () => {
+    const store = new InMemoryMemoryStore();
+    await store.append('cal', 0, conversation(2, 400));
+    const model = new ScriptedModel([]);
+    const step = (seq: number, attempt: number) =>
+      StepContext.load({
+        context: { maxInputTokens: 100_000 },
+        store,
+        model,
+        conversationId: 'cal',
+        seq,
+        tools: [],
+        attempt: { writer: 'run-1/activity', attempt },
+      });
+    const usage = (input_tokens: number) => ({
+      input_tokens,
+      output_tokens: 1,
+      total_tokens: input_tokens + 1,
+    });
+
+    // Counts in proportion to what the step sent, so that each one calibrates a ratio of its own.
+    const units = requestUnits((await store.read('cal')).slice(0, 3), []);
+    await (await step(3, 1)).settle(usage(Math.round(units * 1.5)));
+    const latest = (await readCalibration(store, 'cal'))!;
+    expect(latest.ratio).toBeGreaterThan(0);
+
+    // The first step's attempt froze before it settled, was retried, and wakes now with its own count.
+    await (await step(1, 1)).settle(usage(1));
+    expect(await readCalibration(store, 'cal')).toEqual(latest);
+
+    // A retry of the latest step writes over its earlier attempt.
+    await (await step(3, 2)).settle(usage(Math.round(units * 2.5)));
+    expect((await readCalibration(store, 'cal'))!.ratio).not.toBe(latest.ratio);
   });
 });

@@ -66,7 +66,10 @@ describe('discoverProjectSkills', () => {
     await symlink(join(root, 'shared'), join(root, '.agents/skills/links/a'));
     await symlink(join(root, 'shared'), join(root, '.agents/skills/links/b'));
     await mkdir(join(root, '.agents/skills/broken'), { recursive: true });
-    await writeFile(join(root, '.agents/skills/broken/SKILL.md'), 'no frontmatter here');
+    await writeFile(
+      join(root, '.agents/skills/broken/SKILL.md'),
+      '---\nname: broken\ndescription: [a\n  - : :\n---\n',
+    );
 
     const found = await discoverProjectSkills(root);
     expect(found.skills.map((s) => s.id).sort()).toEqual(['inner', 'linted']);

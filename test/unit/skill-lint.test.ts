@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,10 +64,27 @@ describe('lintSkills', () => {
       expect(repaired).toContainEqual(
         expect.objectContaining({ code: 'duplicate-key', line: 4, severity: 'warning' }),
       );
-      await writeFile(join(dir, 'SKILL.md'), 'no frontmatter');
-      const broken = await lintSkills(join(dir, 'SKILL.md'));
-      expect(broken).toEqual([
-        expect.objectContaining({ code: 'no-frontmatter', severity: 'error', line: 1 }),
+      // Read the way Claude Code reads it, and each recovery reported with its file and line.
+      const notes = join(dir, 'notes', 'SKILL.md');
+      await mkdir(join(dir, 'notes'));
+      await writeFile(notes, '# Notes\n\nno frontmatter');
+      const recovered = await lintSkills(notes);
+      expect(recovered.map(({ code, severity, line }) => ({ code, severity, line }))).toEqual(
+        expect.arrayContaining([
+          { code: 'no-frontmatter', severity: 'error', line: 1 },
+          { code: 'missing-name', severity: 'error', line: 1 },
+          { code: 'description-from-body', severity: 'error', line: 1 },
+        ]),
+      );
+      expect(recovered).toHaveLength(3);
+      expect(recovered.every((d) => d.file === notes)).toBe(true);
+      await writeFile(join(dir, 'SKILL.md'), '---\nname: x\ndescription: "never closed\nlicense: MIT\n---\n');
+      expect(await lintSkills(join(dir, 'SKILL.md'))).toContainEqual(
+        expect.objectContaining({ code: 'unclosed-quote', line: 3, severity: 'warning' }),
+      );
+      await writeFile(join(dir, 'SKILL.md'), '---\nname: x\ndescription: [unclosed\n  - : :\n---\n');
+      expect(await lintSkills(join(dir, 'SKILL.md'))).toEqual([
+        expect.objectContaining({ code: 'invalid-yaml', severity: 'error' }),
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -117,8 +117,22 @@ describe('parseSkillMd on a corpus of messy real-world files', () => {
     expect(skill?.prompt_template).toBeUndefined();
   });
 
+  it('reads a file without frontmatter as Claude Code does: the folder names it, the body describes it', async () => {
+    const result = await parseCase('no-frontmatter');
+    expect(result.skill).toMatchObject({
+      id: 'no-frontmatter',
+      name: 'no-frontmatter',
+      description: 'No frontmatter at all.',
+      prompt_template: '# Just markdown\n\nNo frontmatter at all.',
+    });
+    expect(result.diagnostics.map(({ code, line, level }) => ({ code, line, level }))).toEqual([
+      { code: 'no-frontmatter', line: 1, level: 'warning' },
+      { code: 'missing-name', line: 1, level: 'warning' },
+      { code: 'description-from-body', line: 1, level: 'warning' },
+    ]);
+  });
+
   it.each([
-    ['no-frontmatter', /No frontmatter/],
     ['broken-yaml', /not valid YAML/],
     ['no-description', /No description/],
   ])('skips %s with an error diagnostic instead of crashing', async (name, message) => {

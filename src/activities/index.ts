@@ -9,12 +9,14 @@ import type {
   ToolOutcome,
 } from '../common/index.ts';
 import type { ToolCall } from '../common/messages.ts';
+import type { PollResult } from '../common/poller.ts';
 import type { CompactContextInput, CompactionResult } from '../context/types.ts';
 import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
+import { pollSource, type PollSourceInput } from './poll-source.ts';
 import type { AgentRegistry } from './agent-definition.ts';
 import { lookupAgent } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
@@ -60,6 +62,10 @@ export function createActivities(registry: AgentRegistry) {
         const messages = await lookupAgent(registry, input.agent).memoryStore.read(input.sessionId);
         return { turns: messages.filter((m) => m.role === 'user').length, messageCount: messages.length };
       }),
+
+    /** One poll of a poller's source (Gmail, Linear): the new items and where the next poll starts. */
+    pollSource: (input: PollSourceInput): Promise<PollResult> =>
+      atBoundary(() => pollSource(lookupAgent(registry, input.agent), input, Context.current())),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>

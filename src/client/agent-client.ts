@@ -18,6 +18,7 @@ import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../vi
 import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
+import { AgentPollers } from '../triggers/pollers.ts';
 import { AgentSchedules } from '../triggers/schedules.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 import { checkedResult } from '../output/result.ts';
@@ -154,6 +155,7 @@ export class AgentClient {
   readonly #ownedConnection: Connection | undefined;
   readonly #summaryIncludesPrompt: boolean;
   #schedules: AgentSchedules | undefined;
+  #pollers: AgentPollers | undefined;
 
   constructor(opts: {
     client: Client;
@@ -291,6 +293,12 @@ export class AgentClient {
   get schedules(): AgentSchedules {
     this.#schedules ??= new AgentSchedules(this.client, this.taskQueue);
     return this.#schedules;
+  }
+
+  /** Pollers for sources without push (Gmail, Linear): `start`, `stop`, `list`. */
+  get pollers(): AgentPollers {
+    this.#pollers ??= new AgentPollers(this.client, this.taskQueue);
+    return this.#pollers;
   }
 
   /** A run started elsewhere, by workflow id (`T`: the type of its output, when it is structured). */

@@ -12,5 +12,7 @@ export {
   type AgentScheduleOptions,
   type ScheduleOverlap,
 } from './schedules.ts';
+export { AgentPollers, type AgentPollerInfo, type AgentPollerOptions } from './pollers.ts';
+export type { PolledItem, PollSourceName } from '../common/poller.ts';
 export type { Trigger, TriggerEvent, TriggerSource, VerifiedDelivery } from './types.ts';
 export { TriggerRejection, verifyDelivery } from './verify.ts';

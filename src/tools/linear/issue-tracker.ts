@@ -112,4 +112,3 @@ function issueId(context: ToolContext): string {
   const hex = createHash('sha256').update(`${context.workflowId}\n${context.callId}\nissue`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
-

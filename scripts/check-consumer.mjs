@@ -1,28 +1,18 @@
 // A fresh consumer project installs the packed tarball as a user would (`npm install toolkit-agent`,
 // no optional peer dependency), imports the package by its name and every published subpath, and
-// finds that a feature whose optional package is missing says which package to install.
+// finds that a feature whose optional package is missing says which package to install. Then, as a
+// TypeScript user: the package and the README's agent snippet type-check with `strict`, `nodenext`
+// and no `skipLibCheck`, every source map points at a file in the package, and the snippet runs.
 // Prints the size of the consumer's node_modules and its package count (`--json` for a script).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { consumerProject, manifest, ourVersion, root, run } from './consumer-project.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const dir = mkdtempSync(join(tmpdir(), 'toolkit-agent-consumer-'));
-const run = (command, args, cwd = dir) =>
-  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const consumer = consumerProject();
+const { app } = consumer;
 try {
-  const tarball = join(
-    dir,
-    run('npm', ['pack', '--silent', '--pack-destination', dir], root).trim().split('\n').pop(),
-  );
-  const app = join(dir, 'app');
-  run('mkdir', ['-p', app]);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball], app);
-
   const optional = Object.keys(manifest.peerDependenciesMeta ?? {});
   const present = optional.filter((name) => {
     try {
@@ -38,6 +28,7 @@ try {
   assert.deepEqual(present, [], `optional peer dependencies were installed with the package: ${present}`);
 
   const subpaths = Object.keys(manifest.exports).filter((key) => !key.endsWith('.json'));
+  const specifier = (subpath) => (subpath === '.' ? 'toolkit-agent' : 'toolkit-agent' + subpath.slice(1));
   const probe = `
     for (const subpath of ${JSON.stringify(subpaths)}) await import(subpath === '.' ? 'toolkit-agent' : 'toolkit-agent' + subpath.slice(1));
     const { PostgresMemoryStore, MissingDependencyError } = await import('toolkit-agent');
@@ -49,6 +40,11 @@ try {
     const mcp = await serveMcp({ agents: {}, transport: 'stdio' }).then(() => undefined, (caught) => caught);
     if (!(mcp instanceof MissingDependencyError) || !mcp.message.includes('npm install @modelcontextprotocol/sdk@')) throw mcp ?? new Error('no error');
     console.log(mcp.message);
+    // The offline model without node-llama-cpp: said when the model is made, not at a run's first step.
+    const { LocalLlamaModel } = await import('toolkit-agent');
+    let made;
+    try { made = new LocalLlamaModel({ modelPath: 'model.gguf' }); } catch (caught) { made = caught; }
+    if (!(made instanceof MissingDependencyError) || !/npm install node-llama-cpp@/.test(made.message)) throw new Error('LocalLlamaModel was made without node-llama-cpp: ' + made);
   `;
   writeFileSync(join(app, 'probe.mjs'), probe);
   const said = run('node', ['probe.mjs'], app);
@@ -57,11 +53,117 @@ try {
   const kib = Number(run('du', ['-sk', 'node_modules'], app).split('\t')[0]);
   const packages = run('npm', ['ls', '--all', '--parseable'], app).trim().split('\n').length - 1;
   const figures = { node_modules_mib: Math.round(kib / 102.4) / 10, packages };
+
+  // Source maps: each names sources that the package ships.
+  const installed = join(app, 'node_modules', 'toolkit-agent');
+  const maps = readdirSync(installed, { recursive: true }).filter((file) => String(file).endsWith('.map'));
+  const dangling = maps.flatMap((file) => {
+    const { sources } = JSON.parse(readFileSync(join(installed, file), 'utf8'));
+    return sources
+      .filter((source) => !existsSync(join(installed, dirname(file), source)))
+      .map((s) => `${file} → ${s}`);
+  });
+  assert.deepEqual(
+    dangling.slice(0, 5),
+    [],
+    `${dangling.length} of ${maps.length} source maps point at missing files`,
+  );
+  console.log(`ok ${maps.length} source maps, each pointing at a file in the package`);
+
+  // TypeScript as a user has it: the same compiler and Node types as ours. (@types/ms comes with
+  // toolkit-agent: Temporal's packages import the types of `ms` without depending on them,
+  // temporalio/sdk-typescript#1668.)
+  run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      '-D',
+      `typescript@${ourVersion('typescript')}`,
+      `@types/node@${ourVersion('@types/node')}`,
+    ],
+    app,
+  );
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.indexOf('## An agent in a few lines');
+  const snippet = /```ts\n([\s\S]*?)```/.exec(readme.slice(section))[1];
+  writeFileSync(join(app, 'readme-agent.ts'), snippet);
+  writeFileSync(
+    join(app, 'subpaths.ts'),
+    subpaths.map((subpath, i) => `import * as m${i} from '${specifier(subpath)}';`).join('\n') +
+      `\nexport const modules = [${subpaths.map((_, i) => `m${i}`).join(', ')}];\n`,
+  );
+  const compilerOptions = {
+    target: 'ES2023',
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    strict: true,
+    noEmit: true,
+    types: ['node'],
+  };
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }, null, 2));
+  try {
+    run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', '.'], app);
+  } catch (error) {
+    throw new Error(
+      `The published types do not compile in a strict consumer (no skipLibCheck):\n${error.stdout}`,
+      { cause: error },
+    );
+  }
+  console.log(
+    `ok the package's types and the README's agent snippet compile (strict, nodenext, no skipLibCheck)`,
+  );
+
+  // The README's snippet runs as written (an embedded Temporal server; our temporal CLI, to skip the download).
+  const cli = run(process.execPath, [join(root, 'scripts', 'ensure-temporal.ts')], root).split(' ')[0];
+  const home = join(consumer.dir, 'home');
+  const output = execFileSync(process.execPath, ['readme-agent.ts'], {
+    cwd: app,
+    env: {
+      ...process.env,
+      TEMPORAL_CLI_PATH: cli,
+      TOOLKIT_AGENT_HOME: home,
+      TOOLKIT_AGENT_CACHE_DIR: join(home, 'cache'),
+    },
+    encoding: 'utf8',
+    timeout: 180_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  assert.match(output, /Billing: see the status above\./);
+  assert.match(output, /run_completed/);
+  console.log("ok the README's agent snippet runs as written");
+
+  // An older Node.js (22.12: undici crashes there, node:sqlite needs a flag) gets one line naming
+  // both versions, from the CLI and from an import of the package.
+  const old = join(consumer.dir, 'old-node');
+  run('mkdir', ['-p', old]);
+  writeFileSync(join(old, 'package.json'), JSON.stringify({ name: 'old-node', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', 'node@22.12.0'], old);
+  const oldNode = join(old, 'node_modules', '.bin', 'node');
+  const cliOnOld = spawnSync(oldNode, [join(app, 'node_modules', '.bin', 'toolkit-agent'), 'run', 'hi'], {
+    cwd: app,
+    encoding: 'utf8',
+  });
+  const needs =
+    /toolkit-agent needs Node\.js \^22\.22\.2 \|\| \^24\.15\.0 \|\| >=26\.0\.0; this is Node\.js 22\.12\.0\./;
+  assert.equal(cliOnOld.status, 1, cliOnOld.stderr);
+  assert.match(cliOnOld.stderr, needs);
+  assert.equal(cliOnOld.stderr.trim().split('\n').length, 1, cliOnOld.stderr);
+  const importOnOld = spawnSync(
+    oldNode,
+    ['-e', "import('toolkit-agent').then(() => console.log('imported'), (e) => console.log(e.message))"],
+    { cwd: app, encoding: 'utf8' },
+  );
+  assert.match(importOnOld.stdout, needs);
+  console.log('ok Node.js 22.12 is told which versions are needed (the CLI and an import)');
+
   console.log(
     process.argv.includes('--json')
       ? JSON.stringify(figures)
       : `fresh install: ${figures.node_modules_mib} MiB in node_modules, ${packages} packages`,
   );
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  consumer.remove();
 }

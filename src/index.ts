@@ -2,6 +2,7 @@
  * toolkit-agent: durable AI agents on Temporal. Everything public is exported here; subpaths
  * (`toolkit-agent/client`, `/worker`, `/testing`, `/tools/connector_base`) carry the same names.
  */
+import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts';
 export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
 export type { DeepAgentResult, Verification } from './common/deep.ts';
@@ -20,6 +21,7 @@ export {
   CREATE_SEARCH_ATTRIBUTES_COMMAND,
 } from './visibility/search-attributes.ts';
 export type { TelemetryOptions } from './telemetry/options.ts';
+export type { WorkerLogLevel } from './runtime-log.ts';
 export { telemetryClientInterceptors } from './telemetry/temporal-interceptors.ts';
 export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export {

@@ -50,6 +50,24 @@ export function requireOptional<T>(packageName: string, feature: string): T {
   }
 }
 
+/** Whether an optional peer dependency can be found (next to toolkit-agent), without loading it. */
+export function isInstalled(packageName: string): boolean {
+  try {
+    require.resolve(packageName);
+    return true;
+  } catch (error) {
+    if (notInstalled(error, packageName)) return false;
+    throw error;
+  }
+}
+
+/** Fails at once, naming the package to install, when a feature's package is missing (see {@link isInstalled}). */
+export function assertInstalled(packageName: string, feature: string): void {
+  if (!isInstalled(packageName)) {
+    throw new MissingDependencyError(packageName, feature, new Error(`Cannot find package '${packageName}'`));
+  }
+}
+
 function notInstalled(error: unknown, packageName: string): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   return (

@@ -1,3 +1,4 @@
+import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import {
   Worker,
   type NativeConnection,
@@ -10,11 +11,13 @@ import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
 import { connectWorkerConnection } from './connection/connect.ts';
+import { ensureNamespace, isNamespaceNotFound, namespaceNotFoundError } from './connection/namespace.ts';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from './connection/temporal-options.ts';
 import { McpConnectionPool } from './mcp/pool.ts';
 import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
+import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './runtime-log.ts';
 import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
@@ -70,6 +73,12 @@ export interface AgentWorkerOptions {
   mcpIdleTimeoutMs?: number;
   /** OpenTelemetry: spans of runs, model steps and tool calls (see the README). Default: the global provider, if any. */
   telemetry?: TelemetryOptions;
+  /**
+   * How much the worker logs: default `INFO`, or `TOOLKIT_AGENT_LOG_LEVEL`. Tool failures that go
+   * back to the model are one `INFO` line each, with full detail at `DEBUG`. Applies when this
+   * installs the process's Temporal runtime (not after an application's own `Runtime.install`).
+   */
+  logLevel?: WorkerLogLevel;
   /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
@@ -87,6 +96,7 @@ export interface AgentWorkerOptions {
  * await worker.run();
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  installWorkerRuntime({ level: resolveLogLevel(options.logLevel, 'INFO') });
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
   const mcpPool = new McpConnectionPool({ idleTimeoutMs: options.mcpIdleTimeoutMs });
   const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool);
@@ -103,8 +113,11 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
   // A connection opened here is closed here: if the worker cannot be made, and when it stops.
   const ownConnection = options.connection ? undefined : connection;
+  // Where the namespace was looked for, when known (a shared connection does not say its address).
+  const address = options.connection && !options.address && !options.temporal ? undefined : resolved.address;
   let worker: Worker;
   try {
+    await ensureNamespace(connection, resolved.namespace, address);
     worker = await Worker.create({
       shutdownGraceTime: options.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
       // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
@@ -121,7 +134,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     });
   } catch (error) {
     await ownConnection?.close();
-    throw error;
+    throw isNamespaceNotFound(error) ? namespaceNotFoundError(resolved.namespace, address) : error;
   }
   mcpPool.closeWhenStopped(worker);
   return ownConnection ? closingConnectionAfterRun(worker, ownConnection) : worker;

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import { ToolkitError } from '../errors.ts';
 import type { SecretSet } from '../redaction.ts';
 
@@ -29,6 +29,30 @@ export function toApplicationFailure(error: unknown, secrets?: SecretSet): Appli
   const type = failureType(error);
   const nonRetryable = error instanceof ApplicationFailure ? Boolean(error.nonRetryable) : false;
   return ApplicationFailure.create({ message, type, nonRetryable });
+}
+
+/**
+ * A tool failure is an answer to the model (arguments refused, an unknown tool, a credential that
+ * cannot be read, a tool error; a retryable one after its retries): the run goes on, so it is not
+ * logged as a failed activity. Temporal logs a benign failure at DEBUG (full detail there); this
+ * logs one line at INFO.
+ */
+export function asToolAnswer(failure: ApplicationFailure, tool: string): ApplicationFailure {
+  const context = Context.current();
+  const reason = `${failure.type ?? 'Error'}: ${(failure.message ?? '').split('\n')[0]}`;
+  context.log.info(
+    failure.nonRetryable
+      ? `Tool ${tool} failed; the model is told: ${reason}`
+      : `Tool ${tool} failed on attempt ${context.info.attempt} (retried; once retries are spent the model is told): ${reason}`,
+  );
+  return ApplicationFailure.create({
+    message: failure.message,
+    type: failure.type ?? undefined,
+    nonRetryable: failure.nonRetryable ?? undefined,
+    details: failure.details ? [...failure.details] : undefined,
+    nextRetryDelay: typeof failure.nextRetryDelay === 'number' ? failure.nextRetryDelay : undefined, // ours are ms
+    category: ApplicationFailureCategory.BENIGN,
+  });
 }
 
 /** The type a failure is reported under: an ApplicationFailure's type, else the error's name. */

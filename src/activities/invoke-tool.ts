@@ -5,10 +5,10 @@ import { capText } from '../common/text.ts';
 import { ToolInputError } from '../errors.ts';
 import { mcpToolFor } from '../mcp/run-tools.ts';
 import { SecretSet } from '../redaction.ts';
-import { LOAD_SKILL_TOOL } from '../skills/listing.ts';
+import { LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
-import { cancelledOr, toApplicationFailure } from './failures.ts';
+import { asToolAnswer, cancelledOr, toApplicationFailure } from './failures.ts';
 import type { RegisteredAgent } from './agent-definition.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
@@ -37,7 +37,7 @@ export async function invokeTool(
       (input.skillTools?.includes(call.name) ? agent.builtinTools.get(call.name) : undefined) ??
       (await mcpToolFor(agent, call.name, { ...input, secrets, signal: context.cancellationSignal }));
     if (!tool) {
-      const known = [...agent.tools.keys()].join(', ') || 'none';
+      const known = offeredTools(agent, input.skillTools).join(', ') || 'none';
       throw new ToolInputError(`There is no tool named "${call.name}". Available tools: ${known}.`);
     }
     const parsed = tool.parameters.safeParse(call.args ?? {});
@@ -95,7 +95,7 @@ export async function invokeTool(
       ...(call.name === LOAD_SKILL_TOOL && output?.loadedSkill ? { loadedSkill: output.loadedSkill } : {}),
     };
   } catch (error) {
-    throw cancelledOr(error, () => toApplicationFailure(error, secrets));
+    throw cancelledOr(error, () => asToolAnswer(toApplicationFailure(error, secrets), call.name));
   }
 }
 
@@ -131,4 +131,16 @@ function eventMetadata(metadata: unknown, secrets: SecretSet): { metadata?: Reco
   return json.length <= MAX_EVENT_METADATA_CHARS
     ? { metadata: JSON.parse(json) as Record<string, unknown> }
     : {};
+}
+
+/**
+ * The tools to name when the model calls one that does not exist: the agent's own and the run's
+ * skill tools. The skill-loading tools are left out: a run offers them only with a skill listing,
+ * which names them itself.
+ */
+function offeredTools(agent: RegisteredAgent, skillTools: readonly string[] = []): string[] {
+  const own = [...agent.tools.keys()].filter(
+    (name) => name !== LOAD_SKILL_TOOL && name !== READ_SKILL_FILE_TOOL,
+  );
+  return [...new Set([...own, ...skillTools])];
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { AgentClient, type AgentRunHandle, type StartRunOptions } from '../client/agent-client.ts';
 import { AgentChatSession } from '../client/chat-session.ts';
 import type { ApprovalSettings, RunLimits } from '../common/control.ts';
@@ -34,6 +34,8 @@ import type { Skill } from '../skills/skill.ts';
 import { builtinTools, DEFAULT_PROJECT_ROOT } from '../tools/builtins/index.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
+import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from '../runtime-log.ts';
+import { stopOnInterrupt } from './interrupt.ts';
 import { LazyConnection } from './lazy-connection.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
@@ -91,6 +93,12 @@ export interface AgentOptions extends SkillOptions {
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back to the model. Default 2. */
   outputRepairs?: number;
+  /**
+   * How much the worker logs (to standard error): default `WARN`, or `TOOLKIT_AGENT_LOG_LEVEL`.
+   * Tool failures that go back to the model are one `INFO` line each, with full detail at `DEBUG`.
+   * Applies when the agent installs the process's Temporal runtime (not after `Runtime.install` of your own).
+   */
+  logLevel?: WorkerLogLevel;
 }
 
 /**
@@ -113,6 +121,9 @@ interface Started {
   serving: Promise<never>;
   stop: () => Promise<void>;
 }
+
+/** Whether the Temporal runtime is the one an Agent installed (then agents handle Ctrl-C). */
+let interruptible = false;
 
 /**
  * The in-process facade of the spec: an agent whose every run is a Temporal workflow. Without a
@@ -300,9 +311,18 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
   }
 
   async #boot(): Promise<Started> {
-    // A quiet Temporal runtime, unless the application installed its own.
-    if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
     const cleanup: Array<() => Promise<void>> = [];
+    // A quiet Temporal runtime, unless the application installed its own; Ctrl-C then stops this
+    // agent with one line (Temporal's own signal handling would end the run() in a stack trace).
+    if (
+      installWorkerRuntime({ level: resolveLogLevel(this.#options.logLevel, 'WARN'), shutdownSignals: [] })
+    ) {
+      interruptible = true;
+    }
+    if (interruptible) {
+      const unregister = stopOnInterrupt(() => this.close());
+      cleanup.push(async () => unregister());
+    }
     const stopAll = async (): Promise<void> => {
       for (const step of cleanup.reverse()) await step();
     };
@@ -326,6 +346,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
       cleanup.push(() => connection.close());
       const worker = await createAgentWorker({
         connection: nativeConnection,
+        address: resolved.address,
         namespace,
         ...(this.#options.encryption ? { encryption: this.#options.encryption } : {}),
         taskQueue,

@@ -20,7 +20,8 @@ async function model() {
   if (!modelPath) {
     throw new Error('No model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run \`toolkit-agent model pull\`.');
   }
-  return new LocalLlamaModel({ modelPath });
+  // A 270M model answers best when its first step of each turn is a tool call.
+  return new LocalLlamaModel({ modelPath, toolChoice: 'required' });
 }
 
 export default defineConfig({

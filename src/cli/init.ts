@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { packageJsonFor, packageJsonGaps } from './init-package.ts';
 import { CONFIG_TEMPLATE, SKILL_TEMPLATE } from './init-templates.ts';
 import { CliError, note, paint, printJson } from './output.ts';
 
 export function registerInit(program: Command): void {
   program
     .command('init')
-    .description('Write toolkit-agent.config.ts with an example agent, and .agents/skills/example/SKILL.md')
+    .description(
+      'Write toolkit-agent.config.ts with an example agent, .agents/skills/example/SKILL.md, and a package.json when there is none',
+    )
     .option('-d, --dir <dir>', 'the project folder', '.')
     .option('-f, --force', 'overwrite existing files')
     .option('--json', 'print the written files as JSON')
@@ -19,6 +22,15 @@ export function registerInit(program: Command): void {
         { path: join(dir, '.agents', 'skills', 'example', 'SKILL.md'), text: SKILL_TEMPLATE },
       ];
       const existing = files.filter((file) => existsSync(file.path));
+      // The config imports toolkit-agent from the project: a folder without a package.json gets one.
+      const manifestPath = join(dir, 'package.json');
+      let gaps: string[];
+      if (existsSync(manifestPath)) {
+        gaps = packageJsonGaps(await readFile(manifestPath, 'utf8'));
+      } else {
+        files.push({ path: manifestPath, text: packageJsonFor(dir) });
+        gaps = ['npm install'];
+      }
       if (existing.length && !opts.force) {
         throw new CliError(
           `${existing.map((f) => f.path).join(' and ')} already exist; pass --force to overwrite.`,
@@ -28,15 +40,20 @@ export function registerInit(program: Command): void {
         await mkdir(dirname(file.path), { recursive: true });
         await writeFile(file.path, file.text);
       }
-      if (opts.json) return printJson({ files: files.map((f) => f.path) });
+      if (opts.json) return printJson({ files: files.map((f) => f.path), next: gaps });
       for (const file of files) process.stdout.write(`${paint('green', '✓')} wrote ${file.path}\n`);
+      const pad = (command: string) => command.padEnd(32);
       note(
         [
           '',
           'Next:',
-          '  toolkit-agent model pull        # the offline model (or set ANTHROPIC_API_KEY / OPENAI_API_KEY)',
-          '  toolkit-agent run "Hello!"      # a streamed run',
-          '  toolkit-agent skills lint       # check the example skill',
+          ...gaps.map(
+            (gap) =>
+              `  ${pad(gap)}# ${gap.startsWith('npm') ? 'toolkit-agent and node-llama-cpp, which the config needs' : 'the config is an ES module'}`,
+          ),
+          `  ${pad('npx toolkit-agent model pull')}# the offline model (or set ANTHROPIC_API_KEY / OPENAI_API_KEY)`,
+          `  ${pad('npx toolkit-agent run "Hello!"')}# a streamed run`,
+          `  ${pad('npx toolkit-agent skills lint')}# check the example skill`,
         ].join('\n'),
       );
     });

@@ -3,7 +3,8 @@
  * The `toolkit-agent` command. Exit codes: 0 ok, 1 failure, 2 usage (a wrong command, argument or
  * option). Results go to standard output, notes and errors to standard error.
  */
-// First: the colour switches settle before any library reads them (https://no-color.org).
+import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
+// Then the colour switches settle before any library reads them (https://no-color.org).
 import './color-env.ts';
 import { CommanderError } from 'commander';
 import { createProgram } from './program.ts';

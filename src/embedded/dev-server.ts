@@ -29,6 +29,10 @@ export interface EmbeddedServerOptions {
   ui?: boolean | { port?: number; codecEndpoint?: string };
   /** How long to wait for the server to answer. Default: 60 s. */
   startTimeoutMs?: number;
+  /**
+   * Progress lines: what is fetched (the temporal CLI, once per user) and from where. Default: on
+   * standard error, with pip's download bar when that is a terminal.
+   */
   log?: (line: string) => void;
 }
 
@@ -79,8 +83,12 @@ export class EmbeddedTemporalServer {
 
   static async start(options: EmbeddedServerOptions = {}): Promise<EmbeddedTemporalServer> {
     const namespace = options.namespace ?? 'default';
-    const cli = await findTemporalCli({ log: options.log, ...options.cli });
-    if (!cli) return EmbeddedTemporalServer.#startWithSdkDownload(namespace, options);
+    // A download can take minutes: said (on standard error unless `log` is given) and, on a
+    // terminal, shown as it goes.
+    const log = options.log ?? ((line: string) => process.stderr.write(`toolkit-agent: ${line}\n`));
+    const progress = !options.log && Boolean(process.stderr.isTTY);
+    const cli = await findTemporalCli({ log, progress, ...options.cli });
+    if (!cli) return EmbeddedTemporalServer.#startWithSdkDownload(namespace, { ...options, log });
     const port = options.port ?? (await freePort());
     const address = `127.0.0.1:${port}`;
     // A server already there would answer the readiness check in place of the one we start.

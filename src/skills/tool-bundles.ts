@@ -5,6 +5,7 @@
  */
 
 /** The 13 built-in tools skills may attach. */
+import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export const BUILTIN_TOOL_NAMES = [
   'read_file',
   'write_file',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -333,6 +333,19 @@ describe('toolkit-agent server', () => {
       const id = /(agent-helper-[\w-]+)/.exec(run.stderr)![1]!;
       const show = await runCli(['runs', 'show', id, '--json'], { env });
       expect(JSON.parse(show.stdout)).toMatchObject({ status: 'COMPLETED', output: 'The sum is 9.' });
+      // The toolkit's folder and what it keeps there (histories, conversations) are the owner's alone.
+      const modes = Object.fromEntries(
+        ['', 'temporal.db', 'memory.sqlite', 'server.json'].map((file) => [
+          file || 'folder',
+          (statSync(join(serverHome, file)).mode & 0o777).toString(8),
+        ]),
+      );
+      expect(modes).toEqual({
+        folder: '700',
+        'temporal.db': '600',
+        'memory.sqlite': '600',
+        'server.json': '600',
+      });
       const second = await runCli(['server', '--port', String(await freePort())], { env });
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/already runs at 127.0.0.1:\d+/);
@@ -353,7 +366,7 @@ describe.skipIf(!localModel)('from toolkit-agent init to a run', () => {
   it('runs the example agent that init wrote, on the offline model, without writing code', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-first-'));
     try {
-      // Where `model pull` put the model (the cache of this checkout, not the new project's).
+      // Where `model pull` put the model (the user cache, whatever folder the command ran in).
       const env = {
         ...clusterEnv(),
         ANTHROPIC_API_KEY: '',

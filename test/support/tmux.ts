@@ -45,6 +45,38 @@ export class TmuxTerminal {
     return terminal;
   }
 
+  /**
+   * A shell (bash, no startup files) in `cwd` with `env` added, as a person at a terminal has: type
+   * commands into it with {@link TmuxTerminal.command}.
+   */
+  static async shell(env: Record<string, string>, cwd: string): Promise<TmuxTerminal> {
+    const terminal = new TmuxTerminal();
+    const assignments = Object.entries(env).map(([key, value]) => `${key}=${quote(value)}`);
+    const command = [
+      'env -u CI -u FORCE_COLOR -u NO_COLOR TERM=xterm-256color',
+      ...assignments,
+      'bash --norc --noprofile',
+    ].join(' ');
+    await terminal.#tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50', '-c', cwd, command);
+    return terminal;
+  }
+
+  #commands = 0;
+
+  /**
+   * Types `line` into the shell and waits until it ends: its exit code and the screen since it was
+   * typed. Fails after `timeoutMs`, showing the screen.
+   */
+  async command(line: string, timeoutMs = 120_000): Promise<{ code: number; output: string }> {
+    const marker = `[done ${++this.#commands}:`;
+    const before = (await this.screen()).length;
+    await this.type(`${line}; echo "${marker}$?]"`);
+    const escaped = marker.replace(/[[\]]/g, '\\$&');
+    const screen = await this.waitFor(new RegExp(`^${escaped}(\\d+)\\]`, 'm'), timeoutMs);
+    const code = Number(new RegExp(`^${escaped}(\\d+)\\]`, 'm').exec(screen)![1]);
+    return { code, output: screen.slice(before) };
+  }
+
   /** Types keys (tmux key names like `Enter` or `C-c`, or literal text). */
   async send(...keys: string[]): Promise<void> {
     await this.#tmux('send-keys', '-t', 'cli', ...keys);

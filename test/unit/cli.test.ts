@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,16 +134,46 @@ describe('toolkit-agent creds', { timeout: 60_000 }, () => {
 });
 
 describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
+  it("in a project of one's own: leaves package.json alone and says what it lacks", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-init-own-'));
+    try {
+      const own = `${JSON.stringify({ name: 'mine', dependencies: { 'toolkit-agent': '^0.1.0' } })}\n`;
+      await writeFile(join(dir, 'package.json'), own);
+      const init = await runCli(['init', '--dir', dir], { env });
+      expect(init.code, init.stderr).toBe(0);
+      expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(own);
+      expect(init.stderr).toContain('add "type": "module" to package.json');
+      expect(init.stderr).toContain('npm install node-llama-cpp ');
+      expect(init.stderr).not.toMatch(/^ +npm install +#/m);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('writes a config and an example skill that the skills commands find, and refuses to overwrite', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-init-'));
     try {
       const init = await runCli(['init', '--dir', dir, '--json'], { env });
       expect(init.code).toBe(0);
+      // An empty folder gets a package.json that makes the config loadable once `npm install` ran.
+      expect(JSON.parse(init.stdout)).toMatchObject({ next: ['npm install'] });
+      const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+        private: boolean;
+        type: string;
+        dependencies: Record<string, string>;
+      };
+      expect(manifest).toMatchObject({ private: true, type: 'module' });
+      expect(manifest.dependencies['toolkit-agent']).toMatch(/^\^\d/);
+      expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent']);
       const config = await readFile(join(dir, 'toolkit-agent.config.ts'), 'utf8');
       expect(config).toContain("from 'toolkit-agent'");
+      expect(config).toContain("new LocalLlamaModel({ modelPath, toolChoice: 'required' })");
       expect(config).toMatch(/defineConfig\(\{\s+agents: \{\s+assistant:/);
       expect((await runCli(['init', '--dir', dir], { env })).code).toBe(1);
       expect((await runCli(['init', '--dir', dir, '--force'], { env })).code).toBe(0);
+      expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(
+        `${JSON.stringify(manifest, null, 2)}\n`,
+      );
 
       const list = await runCli(['skills', 'list', '--project', dir, '--json'], { env });
       expect(list.code).toBe(0);

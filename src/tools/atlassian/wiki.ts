@@ -1,3 +1,4 @@
+import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import { NotFoundError, ToolInputError } from '../../errors.ts';
 import { atlassianClient } from './client.ts';

@@ -1,3 +1,4 @@
+import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { createHash } from 'node:crypto';
 import type { CredentialStore } from '../../credentials/types.ts';
 import { z } from 'zod';

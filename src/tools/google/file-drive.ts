@@ -1,3 +1,4 @@
+import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import type { CredentialRecord, CredentialStore } from '../../credentials/types.ts';
 import { z } from 'zod';
 import { ToolInputError } from '../../errors.ts';

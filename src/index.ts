@@ -50,9 +50,24 @@ export { createCodecServer, type CodecServerOptions, type CodecRequest } from '.
 export { authorizeUiOrigin, type UiOriginAuthorizationOptions } from './codec/ui-authorization.ts';
 export type { AgentEvent, AgentEventType } from './common/events.ts';
 export type { ApprovalSettings, PendingApproval, RunLimits } from './common/control.ts';
+export type {
+  AuthorizationReason,
+  AuthorizationRequest,
+  AuthorizationTimeoutAction,
+  PendingAuthorization,
+} from './common/authorization.ts';
+export { DEFAULT_AUTHORIZATION_TIMEOUT_MS } from './common/authorization.ts';
+export type { AuthorizationOptions } from './authorization/options.ts';
 export type { LiveTextOption } from './activities/live-text.ts';
 export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
-export type { AgentResult, AgentRunInput, StopReason } from './common/run.ts';
+export type { AgentResult, AgentRunInput, StopReason, SubRunSummary } from './common/run.ts';
+export type { SubAgentSpec } from './activities/agent-definition.ts';
+export {
+  DEFAULT_MAX_SUB_AGENT_DEPTH,
+  HANDOFF_TOOL_PREFIX,
+  SUB_AGENT_TOOL_PREFIX,
+  type ParentRunInfo,
+} from './subagents/types.ts';
 export {
   BaseConnectorTool,
   type ApprovalContext,
@@ -105,7 +120,13 @@ export {
   type OAuthStateStore,
   type OAuthStateEntry,
 } from './oauth/state-store.ts';
-export { OAuthHelper, type OAuthHelperOptions } from './oauth/helper.ts';
+export {
+  OAuthHelper,
+  type AuthorizationListener,
+  type AuthorizationUrlRequest,
+  type OAuthHelperOptions,
+  type StoredGrant,
+} from './oauth/helper.ts';
 export { DriveSuiteOAuthHelper, DRIVE_SUITE_SCOPES, type DriveSuiteService } from './oauth/drive-suite.ts';
 export { ChatOAuthHelper, CHAT_BOT_SCOPES, CHAT_USER_SCOPES } from './oauth/chat.ts';
 export { loopbackLogin, type LoopbackLoginOptions } from './oauth/loopback-login.ts';
@@ -129,6 +150,7 @@ export {
   ContextOverflowError,
   OutputValidationError,
   type OutputValidationIssue,
+  type AuthorizationNeed,
 } from './errors.ts';
 export { MissingDependencyError } from './optional-dependency.ts';
 export type { PostgresPool, PostgresPoolClient } from './postgres/pool.ts';

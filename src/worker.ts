@@ -22,7 +22,7 @@ import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 
-export type { AgentDefinition } from './activities/agent-definition.ts';
+export type { AgentDefinition, SubAgentSpec } from './activities/agent-definition.ts';
 export {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,

@@ -1,24 +1,32 @@
-import type {
-  ApprovalSettings,
-  ResolvedApproval,
-  RunLimits,
-  RunTimeouts,
-  ToolSchema,
-} from '../common/index.ts';
+import type { ApprovalSettings, RunLimits, RunTimeouts } from '../common/index.ts';
+import type { AuthorizationOptions } from '../authorization/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
-import type { McpAgentTools } from '../mcp/agent-tools.ts';
 import type { McpServers } from '../mcp/options.ts';
 import type { MemoryStore } from '../memory/types.ts';
-import type { ModelAdapter } from '../models/model-adapter.ts';
 import type { LlmOption } from '../models/to-adapter.ts';
-import type { SkillActivation, SkillOptions } from '../skills/options.ts';
-import type { FileSkillRegistry } from '../skills/registry.ts';
-import type { Skill } from '../skills/skill.ts';
+import type { SkillOptions } from '../skills/options.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSchema } from '../output/schema.ts';
-import type { OutputSpec } from '../output/types.ts';
 import type { LiveTextOption } from './live-text.ts';
+
+/**
+ * A sub-agent of an agent (`subAgents`): a served agent by name (`agent`), or an inline `definition`
+ * that `createAgentWorker` (and the `Agent` facade) register for it. Its calls start a child run.
+ */
+export interface SubAgentSpec {
+  /** The served agent the child run starts. Default: the inline `definition`, registered as `<parent>.<name>`. */
+  agent?: string;
+  /** An inline definition of the sub-agent, registered on the same worker. */
+  definition?: AgentDefinition;
+  /** What the parent's model is told the sub-agent does. */
+  description?: string;
+  /**
+   * The tool's parameters (a zod schema or a JSON Schema object) instead of `{ task: string }`: the
+   * call's arguments, as JSON, are the child's prompt.
+   */
+  input?: OutputSchema;
+}
 
 /** Everything a worker knows about one named agent: the parts with secrets and side effects. */
 export interface AgentDefinition extends SkillOptions {
@@ -69,20 +77,22 @@ export interface AgentDefinition extends SkillOptions {
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back to the model. Default 2. */
   outputRepairs?: number;
-}
-
-/** An agent's skill settings, resolved. */
-export interface AgentSkillSettings {
-  registry: FileSkillRegistry;
-  fixed: Array<string | Skill>;
-  defaultSkillIds: string[];
-  autoUse: boolean;
-  matchLimit: number;
-  /** Undefined when project discovery is off. */
-  projectRoot: string | undefined;
-  /** As set; undefined means `'both'` when the agent has skills of its own available, else `'triggers'`. */
-  activation: SkillActivation | undefined;
-  listingChars: number;
+  /**
+   * Agents this one may delegate to, each offered to the model as a tool `agent_<name>` whose call
+   * runs the sub-agent as a child workflow with a conversation of its own; its answer (its
+   * structured output, when it has one) is the call's result. A string names a served agent.
+   */
+  subAgents?: Record<string, string | SubAgentSpec>;
+  /**
+   * Agents this one may hand the conversation to, offered as tools `transfer_to_<name>`: the
+   * conversation goes on with the target's instructions, tools and skills (on the same memory store).
+   * A name of one of its `subAgents` hands over to that sub-agent's agent; any other names a served agent.
+   */
+  handoffs?: string[];
+  /** How deep sub-agents may nest below a top-level run. Default 3. */
+  maxSubAgentDepth?: number;
+  /** Ask the user for a missing grant mid-run and wait for it (README "Authorization in the middle of a run"). */
+  authorization?: AuthorizationOptions;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 4;
@@ -99,39 +109,3 @@ export const DEFAULT_TIMEOUTS: RunTimeouts = {
   storeStartToCloseMs: 10_000,
   storeMaxAttempts: 10,
 };
-
-/** An agent definition checked once, when the worker is created. */
-export interface RegisteredAgent {
-  name: string;
-  /** The models runs may name; `defaultModel` is used when a run names none. */
-  models: Map<string, ModelAdapter>;
-  defaultModel: string;
-  tools: Map<string, BaseConnectorTool>;
-  schemas: Map<string, ToolSchema>;
-  /** The tools the model sees at the start of a run. */
-  initialTools: string[];
-  /** Built-in tools that skills may attach (their schemas are in `schemas` too). */
-  builtinTools: Map<string, BaseConnectorTool>;
-  credentialStore: CredentialStore | undefined;
-  memoryStore: MemoryStore;
-  systemPrompt: string | undefined;
-  /** The limit the definition set, if it set one. */
-  maxIterations: number | undefined;
-  skills: AgentSkillSettings;
-  maxToolOutputChars: number;
-  timeouts: RunTimeouts;
-  /** The agent's MCP servers on this worker, when it has any. */
-  mcp?: McpAgentTools;
-  timeoutMs: number | undefined;
-  limits: RunLimits | undefined;
-  /** Undefined when no tool of the agent needs approval. */
-  approval: ResolvedApproval | undefined;
-  /** Undefined when live text is off. */
-  textDeltaBatchMs: number | undefined;
-  /** The context budget as the definition set it; defaults are filled in per model. */
-  context: ContextOptions | undefined;
-  /** The definition's structured output, as JSON Schema; undefined when runs answer in text. */
-  output?: OutputSpec;
-}
-
-export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

@@ -3,7 +3,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../common/control.ts';
 import type { ToolCall } from '../common/messages.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 
 /**
  * Which of an agent's tools wait for approval: the agent's `approval.tools` when it names them,
@@ -14,6 +14,8 @@ export function resolveApproval(
   settings: ApprovalSettings | undefined,
   tools: ReadonlyMap<string, BaseConnectorTool>,
   builtins: ReadonlyMap<string, BaseConnectorTool>,
+  /** Further tool names `approval.tools` may list: the agent's sub-agent tools (`agent_<name>`). */
+  delegationTools: readonly string[] = [],
 ): ResolvedApproval | undefined {
   const timeoutMs = settings?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   if (!(typeof timeoutMs === 'number' && timeoutMs > 0)) {
@@ -21,7 +23,7 @@ export function resolveApproval(
   }
   const all = new Map([...tools, ...builtins]);
   if (settings?.tools) {
-    const unknown = settings.tools.filter((name) => !all.has(name));
+    const unknown = settings.tools.filter((name) => !all.has(name) && !delegationTools.includes(name));
     if (unknown.length) {
       throw new ConfigurationError(
         `Agent "${agent}": approval.tools names tools it does not have: ${unknown.join(', ')}.`,

@@ -6,7 +6,7 @@ import { mcpSchemas } from '../mcp/run-tools.ts';
 import { checkAnswer } from '../output/check.ts';
 import { finalAnswerTool, takeFinalAnswer } from '../output/final-answer-tool.ts';
 import { TextDeltaBatcher } from './live-text.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 
@@ -93,6 +93,7 @@ export async function callModel(
           ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
           ...(response.reasoning ? { reasoning: response.reasoning } : {}),
           ...(response.providerData ? { providerData: response.providerData } : {}),
+          ...(input.labelAgent ? { agent: agent.name } : {}),
         },
       ],
       writeAttemptOf(context),

@@ -3,7 +3,7 @@ import type { ToolSchema } from '../common/index.ts';
 import { compactConversation } from '../context/compact.ts';
 import { contextSettings } from '../context/options.ts';
 import type { CompactContextInput, CompactionResult } from '../context/types.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 

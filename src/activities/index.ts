@@ -11,13 +11,15 @@ import type {
 import type { ToolCall } from '../common/messages.ts';
 import type { PollResult } from '../common/poller.ts';
 import type { CompactContextInput, CompactionResult } from '../context/types.ts';
+import { authorizationReady } from '../authorization/ready.ts';
+import type { AuthorizationReadyInput } from '../common/authorization.ts';
 import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
 import { pollSource, type PollSourceInput } from './poll-source.ts';
-import type { AgentRegistry } from './agent-definition.ts';
+import type { AgentRegistry } from './registered-agent.ts';
 import { lookupAgent } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
@@ -53,14 +55,25 @@ export function createActivities(registry: AgentRegistry) {
         });
       }),
 
+    /** A waiting call's fallback: is the grant in the store now (stored some other way than a wake-up)? */
+    authorizationReady: (input: AuthorizationReadyInput): Promise<boolean> =>
+      atBoundary(() => authorizationReady(lookupAgent(registry, input.agent).credentialStore, input)),
+
     /** Where a session that is (re)started stands: how many turns and stored messages it has. */
     loadSession: (input: {
       agent: string;
       sessionId: string;
-    }): Promise<{ turns: number; messageCount: number }> =>
+    }): Promise<{ turns: number; messageCount: number; agent?: string }> =>
       atBoundary(async () => {
         const messages = await lookupAgent(registry, input.agent).memoryStore.read(input.sessionId);
-        return { turns: messages.filter((m) => m.role === 'user').length, messageCount: messages.length };
+        // A session that was handed off goes on with the agent that answered last.
+        const holder = messages.findLast((m) => m.role === 'assistant' && m.agent !== undefined);
+        const agent = holder?.role === 'assistant' && holder.agent !== input.agent ? holder.agent : undefined;
+        return {
+          turns: messages.filter((m) => m.role === 'user').length,
+          messageCount: messages.length,
+          ...(agent ? { agent } : {}),
+        };
       }),
 
     /** One poll of a poller's source (Gmail, Linear): the new items and where the next poll starts. */

@@ -1,6 +1,8 @@
 import type { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { InvokeToolInput, ToolOutcome } from '../common/index.ts';
+import { authorizationNeedOf } from '../authorization/need.ts';
+import { requestAuthorization } from '../authorization/request.ts';
 import { capText } from '../common/text.ts';
 import { ToolInputError } from '../errors.ts';
 import { mcpToolFor } from '../mcp/run-tools.ts';
@@ -9,7 +11,7 @@ import { LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
 import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
 import { asToolAnswer, cancelledOr, toApplicationFailure } from './failures.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 
@@ -95,8 +97,33 @@ export async function invokeTool(
       ...(call.name === LOAD_SKILL_TOOL && output?.loadedSkill ? { loadedSkill: output.loadedSkill } : {}),
     };
   } catch (error) {
+    const asked = await authorizationOutcome(agent, input, error, secrets, context);
+    if (asked) return asked;
     throw cancelledOr(error, () => asToolAnswer(toApplicationFailure(error, secrets), call.name));
   }
+}
+
+/**
+ * A call that needs the user's grant, in an agent with `authorization` and a helper for the key:
+ * not a failure but an outcome that asks (nothing is stored; the workflow waits and calls again).
+ */
+async function authorizationOutcome(
+  agent: RegisteredAgent,
+  input: InvokeToolInput,
+  error: unknown,
+  secrets: SecretSet,
+  context: Context,
+): Promise<ToolOutcome | undefined> {
+  const need = authorizationNeedOf(error);
+  if (!need || !agent.authorization || context.cancellationSignal.aborted) return undefined;
+  const message = secrets.redact(error instanceof Error ? error.message : String(error));
+  const request = await requestAuthorization(agent.authorization, need, {
+    tenant: input.tenant,
+    workflowId: context.info.workflowExecution?.workflowId ?? '',
+    credentialStore: agent.credentialStore,
+    message: capText(message, PREVIEW_CHARS).text,
+  });
+  return request ? { preview: '', chars: 0, truncated: false, authorization: request } : undefined;
 }
 
 /**

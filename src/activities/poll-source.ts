@@ -5,7 +5,7 @@ import type { ToolContext } from '../tools/connector-base.ts';
 import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
 import { GmailPollSource } from '../triggers/poll-sources/gmail.ts';
 import { LinearPollSource } from '../triggers/poll-sources/linear.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 
 export interface PollSourceInput {
   agent: string;

@@ -13,17 +13,16 @@ import { FileSkillRegistry } from '../skills/registry.ts';
 import { DEFAULT_SKILL_MATCH_LIMIT } from '../skills/selection.ts';
 import { assertValidTool, type BaseConnectorTool } from '../tools/connector-base.ts';
 import { TOOL_SEARCH_NAME, ToolSearchTool } from '../tools/tool-search.ts';
-import {
-  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-  DEFAULT_TIMEOUTS,
-  type AgentDefinition,
-  type AgentRegistry,
-  type AgentSkillSettings,
-  type RegisteredAgent,
-} from './agent-definition.ts';
+import { DEFAULT_MAX_TOOL_OUTPUT_CHARS, DEFAULT_TIMEOUTS, type AgentDefinition } from './agent-definition.ts';
+import type { AgentRegistry, AgentSkillSettings, RegisteredAgent } from './registered-agent.ts';
 import { resolveApproval } from './approval.ts';
+import { resolveAuthorization } from '../authorization/options.ts';
 import { resolveLiveText } from './live-text.ts';
 import { addSkillActivationTools } from './skill-activation.ts';
+import { positive } from './limits-check.ts';
+import { delegationTools, withInlineSubAgents } from '../subagents/definitions.ts';
+
+export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
@@ -33,7 +32,7 @@ export function buildAgentRegistry(
   mcpPool: McpConnectionPool = new McpConnectionPool(),
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
-  for (const [name, definition] of Object.entries(agents)) {
+  for (const [name, definition] of Object.entries(withInlineSubAgents(agents))) {
     const llm = toModelAdapter(definition?.llm, `Agent "${name}"`);
     const models = new Map<string, ModelAdapter>([[llm.modelId, llm]]);
     for (const [modelName, model] of Object.entries(definition.models ?? {})) {
@@ -78,6 +77,9 @@ export function buildAgentRegistry(
     validateContextOptions(name, definition.context);
     const skills = skillSettings(name, definition);
     addSkillActivationTools(name, skills, tools, builtinTools, initialTools, schemas);
+    const delegation = delegationTools(name, definition, schemas);
+    for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
+      initialTools.push(tool);
     registry.set(name, {
       name,
       models,
@@ -99,13 +101,33 @@ export function buildAgentRegistry(
         maxTotalTokens: positive(name, 'limits.maxTotalTokens', definition.limits.maxTotalTokens),
         maxToolCalls: positive(name, 'limits.maxToolCalls', definition.limits.maxToolCalls, true),
       },
-      approval: resolveApproval(name, definition.approval, tools, builtinTools),
+      approval: resolveApproval(name, definition.approval, tools, builtinTools, [
+        ...(delegation.subAgents?.keys() ?? []),
+      ]),
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
+      ...delegation,
+      authorization: resolveAuthorization(name, definition.authorization),
     });
   }
+  checkHandoffStores(registry);
   return registry;
+}
+
+/** A handoff continues the conversation in the target's memory store: targets on this worker must share it. */
+function checkHandoffStores(registry: Map<string, RegisteredAgent>): void {
+  for (const agent of registry.values()) {
+    for (const { agent: target } of agent.handoffs?.values() ?? []) {
+      const other = registry.get(target);
+      if (other && other.memoryStore !== agent.memoryStore) {
+        throw new ConfigurationError(
+          `Agent "${agent.name}" hands off to "${target}", which keeps conversations in another memory store. ` +
+            "Give both the same memoryStore (or leave both on the worker's).",
+        );
+      }
+    }
+  }
 }
 
 /** The agent's MCP servers, checked now so that a bad entry fails at start-up. */
@@ -127,23 +149,6 @@ function mcpTools(
     callTimeoutMs: timeouts.toolStartToCloseMs,
     isTaken: (name) => name === TOOL_SEARCH_NAME || isTaken(name),
   });
-}
-
-/** A limit of the definition, checked: a number above 0 (a whole number from 0 when `whole`), or undefined. */
-export function positive(
-  agent: string,
-  field: string,
-  value: number | undefined,
-  whole = false,
-): number | undefined {
-  if (value === undefined) return undefined;
-  const valid = typeof value === 'number' && (whole ? Number.isInteger(value) && value >= 0 : value > 0);
-  if (!valid) {
-    throw new ConfigurationError(
-      `Agent "${agent}": ${field} must be ${whole ? 'a whole number of at least 0' : 'a number above 0'} (got ${String(value)}).`,
-    );
-  }
-  return value;
 }
 
 /** The skill options of a definition, checked. */

@@ -1,7 +1,10 @@
 import type { Context } from '@temporalio/activity';
 import type { Message, ResolvedRun, ResolveRunInput } from '../common/index.ts';
+import type { RegisteredAuthorization } from '../authorization/options.ts';
+import type { ResolvedAuthorization } from '../common/authorization.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
-import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS, type RegisteredAgent } from './agent-definition.ts';
+import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
@@ -27,10 +30,15 @@ export async function resolveRun(
   const skills = await resolveSkills(agent, input.prompt, input.skills, { listing: !input.noTools });
   const mcp = input.noTools ? undefined : await mcpToolsForRun(agent, skills.skills, input.tenant);
   const skillTools = [...skills.tools, ...(mcp?.skillTools ?? [])];
-  const system = [agent.systemPrompt, ...skills.prompts, skills.listing].filter(Boolean).join('\n\n');
+  const delegating = input.deepPhase ? subAgentListing(agent, input.deepPhase) : undefined;
+  const system = [agent.systemPrompt, ...skills.prompts, skills.listing, delegating]
+    .filter(Boolean)
+    .join('\n\n');
   const user: Message = { role: 'user', content: input.prompt };
   let messageCount: number;
-  if (input.startSeq === undefined) {
+  if (input.handoff) {
+    messageCount = await handOver(agent, input.conversationId, input.handoff, system, attempt);
+  } else if (input.startSeq === undefined) {
     const messages: Message[] = system ? [{ role: 'system', content: system }, user] : [user];
     await agent.memoryStore.append(input.conversationId, 0, messages, attempt);
     messageCount = messages.length;
@@ -64,7 +72,79 @@ export async function resolveRun(
     ...(agent.timeoutMs !== undefined ? { timeoutMs: agent.timeoutMs } : {}),
     ...(agent.limits ? { limits: agent.limits } : {}),
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
+    ...(agent.authorization && !input.noTools
+      ? { authorization: resolvedAuthorization(agent.authorization) }
+      : {}),
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
     ...(agent.output ? { output: agent.output } : {}),
+    ...(delegation(agent, input.noTools) ?? {}),
   };
+}
+
+/**
+ * A DeepAgent's sub-agents, for its plan (which steps to give to whom, which can run in parallel)
+ * and its execute phase (delegate those steps, independent ones in the same step).
+ */
+function subAgentListing(agent: RegisteredAgent, phase: 'plan' | 'execute'): string | undefined {
+  if (!agent.subAgents?.size) return undefined;
+  const lines = [...agent.subAgents.keys()].map(
+    (tool) => `- ${tool}: ${agent.schemas.get(tool)?.function.description ?? ''}`,
+  );
+  const how =
+    phase === 'plan'
+      ? 'Sub-agents can carry out steps of the plan, each with its own tools and context. Name the sub-agent ' +
+        '(its tool) for each step it should do, and say which steps are independent, so they can run in parallel:'
+      : 'Delegate the steps of the plan that name a sub-agent to it with its tool; call the tools of ' +
+        'independent steps in the same step, so they run in parallel. Sub-agents:';
+  return `${how}\n${lines.join('\n')}`;
+}
+
+/** The agent's sub-agent and handoff tools as the workflow needs them (none in a turn without tools). */
+function delegation(
+  agent: RegisteredAgent,
+  noTools: boolean | undefined,
+): Pick<ResolvedRun, 'delegation'> | undefined {
+  if (noTools || (!agent.subAgents && !agent.handoffs)) return undefined;
+  return {
+    delegation: {
+      ...(agent.subAgents ? { subAgents: Object.fromEntries(agent.subAgents) } : {}),
+      ...(agent.handoffs ? { handoffs: Object.fromEntries(agent.handoffs) } : {}),
+      ...(agent.maxSubAgentDepth !== undefined ? { maxSubAgentDepth: agent.maxSubAgentDepth } : {}),
+    },
+  };
+}
+
+/**
+ * A conversation handed to `agent`: the transfer call is answered at its position, and the model
+ * gets the agent's instructions — in the system message at position 0 when the conversation has
+ * one, else in the transfer's result. No user message is added; the next step continues the
+ * conversation. Answers the position of the next message.
+ */
+async function handOver(
+  agent: RegisteredAgent,
+  conversationId: string,
+  handoff: NonNullable<ResolveRunInput['handoff']>,
+  system: string,
+  attempt: ReturnType<typeof writeAttemptOf>,
+): Promise<number> {
+  const [first] = await agent.memoryStore.read(conversationId, { before: 1 });
+  const inSystem = first?.role === 'system';
+  if (inSystem) {
+    await agent.memoryStore.append(
+      conversationId,
+      0,
+      [{ role: 'system', content: system || SESSION_SYSTEM_PROMPT }],
+      attempt,
+    );
+  }
+  const note = `Transferred from ${handoff.from} to ${agent.name}: you answer from now on.`;
+  const content = !inSystem && system ? `${note}\n\nYour instructions:\n${system}` : note;
+  const result: Message = { role: 'tool', toolCallId: handoff.call.id, toolName: handoff.call.name, content };
+  await agent.memoryStore.append(conversationId, handoff.seq, [result], attempt);
+  return handoff.seq + 1;
+}
+
+/** What the workflow needs of the agent's authorization settings (not the helpers: they stay on the worker). */
+function resolvedAuthorization({ helpers: _, ...settings }: RegisteredAuthorization): ResolvedAuthorization {
+  return settings;
 }

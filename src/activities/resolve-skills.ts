@@ -5,7 +5,7 @@ import { skillPrompt, type Skill } from '../skills/skill.ts';
 import { toolsForSkills } from '../skills/tool-bundles.ts';
 import { TriggerMatcher } from '../skills/triggers.ts';
 import { activationFor, skillListingFor } from './skill-listing.ts';
-import type { RegisteredAgent } from './agent-definition.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 
 export interface ResolvedSkills {
   skills: Skill[];

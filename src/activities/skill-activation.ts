@@ -2,7 +2,7 @@ import type { ToolSchema } from '../common/index.ts';
 import { ConfigurationError } from '../errors.ts';
 import { skillActivationTools } from '../skills/skill-tools.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
-import type { AgentSkillSettings } from './agent-definition.ts';
+import type { AgentSkillSettings } from './registered-agent.ts';
 
 /**
  * Registers `load_skill` and `read_skill_file` for an agent whose skills the model may choose

@@ -2,7 +2,7 @@ import { LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL, skillListing } from '../skills/l
 import type { SkillActivation } from '../skills/options.ts';
 import { isPackagedCatalog, rankPool, skillPool, type SkillPool } from '../skills/pool.ts';
 import type { Skill } from '../skills/skill.ts';
-import type { AgentSkillSettings, RegisteredAgent } from './agent-definition.ts';
+import type { AgentSkillSettings, RegisteredAgent } from './registered-agent.ts';
 
 /**
  * The skills a run can draw on and how they become active. With `skillActivation` unset, an agent

@@ -6,6 +6,7 @@ import { AgentChatSession } from '../client/chat-session.ts';
 import type { ApprovalSettings, RunLimits } from '../common/control.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { LiveTextOption } from '../activities/live-text.ts';
+import type { SubAgentSpec } from '../activities/agent-definition.ts';
 import type { AgentResult } from '../common/run.ts';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
@@ -15,6 +16,7 @@ import {
   type ResolvedTemporalConnection,
   type TemporalConnectionOptions,
 } from '../connection/temporal-options.ts';
+import type { AuthorizationOptions } from '../authorization/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { acquireEmbeddedServer, type EmbeddedServerOptions } from '../embedded/dev-server.ts';
@@ -99,6 +101,20 @@ export interface AgentOptions extends SkillOptions {
    * Applies when the agent installs the process's Temporal runtime (not after `Runtime.install` of your own).
    */
   logLevel?: WorkerLogLevel;
+  /**
+   * Agents this one delegates to, as tools `agent_<name>` whose calls run as child workflows: an
+   * inline `{ definition }` (served by this agent's worker) or the name of an agent served on the task queue.
+   */
+  subAgents?: Record<string, string | SubAgentSpec>;
+  /** Agents this one may hand the conversation to (`transfer_to_<name>`): names of its `subAgents` or served agents. */
+  handoffs?: string[];
+  /** How deep sub-agents may nest. Default 3. */
+  maxSubAgentDepth?: number;
+  /**
+   * Ask the user for a missing, refused or under-scoped grant mid-run and wait for it durably:
+   * `helpers` by credential key, `timeoutMs` (default 24 h), `onTimeout` (README "Authorization in the middle of a run").
+   */
+  authorization?: AuthorizationOptions;
 }
 
 /**
@@ -275,6 +291,14 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
     return { client: this.#lazyClient, taskQueue: this.#taskQueue, namespace: this.#namespace };
   }
 
+  /**
+   * A user granted `credentialKey` for `tenant`: the runs and chat turns of that tenant waiting on it
+   * run their calls again now. Give the agent to a helper as `client` and `exchangeCode` calls this.
+   */
+  async authorizationCompleted(tenant: string | undefined, credentialKey: string): Promise<string[]> {
+    return (await this.#start()).agents.authorizationCompleted(tenant, credentialKey);
+  }
+
   /** Starts the server (when embedded) and the worker. Runs call it; call it yourself to start early. */
   async start(): Promise<void> {
     await this.#start();
@@ -375,6 +399,10 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
             limits: this.#options.limits,
             approval: this.#options.approval,
             liveText: this.#options.liveText,
+            subAgents: this.#options.subAgents,
+            handoffs: this.#options.handoffs,
+            maxSubAgentDepth: this.#options.maxSubAgentDepth,
+            authorization: this.#options.authorization,
           },
         },
       });

@@ -7,6 +7,7 @@ import { loopbackLogin } from '../oauth/loopback-login.ts';
 import { InMemoryOAuthStateStore } from '../oauth/state-store.ts';
 import { credentialStoreOf, loadOptionalConfig, type CliOAuthClient } from './config.ts';
 import { CliError, paint, printJson, UsageError } from './output.ts';
+import { wakeWaitingRuns } from './wake-runs.ts';
 
 interface AuthOptions {
   clientId?: string;
@@ -46,10 +47,19 @@ function show(url: string, opts: AuthOptions): void {
     .unref();
 }
 
-async function login(helper: OAuthHelper, names: string[], opts: AuthOptions): Promise<void> {
+async function login(helper: OAuthHelper, names: string[], opts: AuthOptions, cmd: Command): Promise<void> {
   await loopbackLogin(helper, { open: (url) => show(url, opts) });
-  if (opts.json) printJson({ stored: names, ...(opts.tenant ? { tenant: opts.tenant } : {}) });
-  else process.stdout.write(`${paint('green', '✓')} logged in; stored ${names.join(', ')}\n`);
+  // Runs waiting for these keys (mid-run authorization) go on now.
+  const wake = await wakeWaitingRuns(cmd, opts.tenant, names);
+  if (opts.json)
+    return printJson({
+      stored: names,
+      ...(opts.tenant ? { tenant: opts.tenant } : {}),
+      ...('woken' in wake ? { woken_runs: wake.woken } : {}),
+    });
+  process.stdout.write(`${paint('green', '✓')} logged in; stored ${names.join(', ')}\n`);
+  if ('woken' in wake && wake.woken)
+    process.stdout.write(`${paint('green', '✓')} ${wake.woken} waiting run(s) resume\n`);
 }
 
 function withLoginOptions(command: Command): Command {
@@ -83,7 +93,7 @@ export function registerAuth(program: Command): void {
         ...(client.endpoints ? { endpoints: client.endpoints } : {}),
         ...(opts.tenant ? { tenant: opts.tenant } : {}),
       });
-      await login(helper, services, opts);
+      await login(helper, services, opts, cmd);
     });
 
   withLoginOptions(
@@ -98,6 +108,6 @@ export function registerAuth(program: Command): void {
       ...(client.endpoints ? { endpoints: client.endpoints } : {}),
       ...(opts.tenant ? { tenant: opts.tenant } : {}),
     });
-    await login(helper, ['chat'], opts);
+    await login(helper, ['chat'], opts, cmd);
   });
 }

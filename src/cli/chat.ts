@@ -45,8 +45,9 @@ async function turn(session: AgentChatSession, prompt: string, waiting: Set<stri
       if (event.type === 'approval_granted' || event.type === 'approval_rejected') {
         waiting.delete(asText(event.payload.call_id));
       }
-      if (event.type === 'run_completed') view.answer(asText(event.payload.output));
-      if (event.type === 'run_cancelled') view.answer(asText(event.payload.output) || '(cancelled)');
+      const own = event.payload.sub_run === undefined; // not a sub-agent run's end
+      if (own && event.type === 'run_completed') view.answer(asText(event.payload.output));
+      if (own && event.type === 'run_cancelled') view.answer(asText(event.payload.output) || '(cancelled)');
     }
   } finally {
     view.stop();

@@ -25,4 +25,3 @@ export async function connect(
   });
   return { agents, target, ...(encryption ? { encryption } : {}) };
 }
-

@@ -37,6 +37,7 @@ export class LiveView {
   event(event: AgentEvent): void {
     if (this.#mode === 'json') return printJson(event);
     const payload = event.payload;
+    if (payload.sub_run !== undefined) return this.#subRunEvent(event);
     switch (event.type) {
       case 'step_started':
         this.#steps += 1;
@@ -68,6 +69,18 @@ export class LiveView {
           `${event.type === 'approval_granted' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.message}`,
         );
         break;
+      case 'authorization_required':
+        this.progress(
+          `${paint('yellow', '!', process.stderr)} ${asText(payload.tool)} needs authorization of ${asText(payload.credential_key)}: open ${asText(payload.url)}`,
+        );
+        this.#label = `waiting for authorization of ${asText(payload.credential_key)}`;
+        break;
+      case 'authorization_granted':
+      case 'authorization_timed_out':
+        this.progress(
+          `${event.type === 'authorization_granted' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.message}`,
+        );
+        break;
       case 'text_delta':
         if (!this.#structured) this.text(asText(payload.text));
         break;
@@ -85,6 +98,28 @@ export class LiveView {
         break;
       default:
     }
+    this.#refresh();
+  }
+
+  /** A sub-agent run's event: its steps in the label, its tool calls indented under the call that started it. */
+  #subRunEvent(event: AgentEvent): void {
+    const { payload } = event;
+    const who = String(payload.agent);
+    const key = `${String(payload.sub_run)}:${String(payload.call_id)}`;
+    if (event.type === 'step_started') this.#label = `${who}: step ${asText(payload.iteration)}`;
+    else if (event.type === 'tool_called') {
+      this.#toolStarted.set(key, Date.parse(event.timestamp));
+      this.#label = `${who}: running ${String(payload.tool)}`;
+    } else if (event.type === 'tool_completed' || event.type === 'tool_failed') {
+      const began = this.#toolStarted.get(key) ?? Date.parse(event.timestamp);
+      const ok = event.type === 'tool_completed';
+      const mark = ok ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr);
+      const indent = '  '.repeat(Number(payload.depth) || 1);
+      this.progress(
+        `${indent}${paint('dim', `${who}:`, process.stderr)} ${mark} ${String(payload.tool)} ${paint('dim', `${Date.parse(event.timestamp) - began} ms`, process.stderr)}`,
+      );
+    } else if (event.type === 'approval_requested')
+      this.#label = `${who}: ${asText(payload.tool)} waits for approval`;
     this.#refresh();
   }
 

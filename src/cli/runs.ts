@@ -6,7 +6,8 @@ import type { ListRunsOptions } from '../visibility/list.ts';
 import { asText, CliError, paint, printJson, printTable, UsageError } from './output.ts';
 import { withTargetOptions } from './target.ts';
 
-interface ListOptions extends ConnectOptions, Pick<ListRunsOptions, 'agent' | 'tenant' | 'status'> {
+interface ListOptions
+  extends ConnectOptions, Pick<ListRunsOptions, 'agent' | 'tenant' | 'status' | 'topLevel'> {
   kind?: string;
   taskQueue?: string;
   limit: string;
@@ -32,6 +33,7 @@ export function registerRuns(program: Command): void {
     .option('--status <status>', 'running, completed, failed, cancelled, terminated or timed_out')
     .option('--kind <kind>', 'run or chat')
     .option('--task-queue <name>', "the task queue to list (default: the config's)")
+    .option('--top-level', 'leave out sub-agent runs')
     .option('-n, --limit <n>', 'at most this many', '20')
     .option('--json', 'print a JSON array')
     .action(async (opts: ListOptions, cmd: Command) => {
@@ -47,6 +49,7 @@ export function registerRuns(program: Command): void {
           ...(opts.tenant ? { tenant: opts.tenant } : {}),
           ...(opts.status ? { status: opts.status } : {}),
           ...(opts.kind ? { kind: opts.kind } : {}),
+          ...(opts.topLevel ? { topLevel: true } : {}),
           limit,
         });
         if (opts.json) return printJson(listed);
@@ -56,7 +59,9 @@ export function registerRuns(program: Command): void {
             run.workflowId,
             run.agent ?? '',
             run.kind,
-            run.status,
+            run.waitingForAuthorization.length
+              ? `${run.status} (authorize ${run.waitingForAuthorization.join(', ')})`
+              : run.status,
             run.startTime.toISOString(),
           ]),
         );
@@ -65,7 +70,11 @@ export function registerRuns(program: Command): void {
       }
     });
 
-  withTargetOptions(runs.command('show <id>').description("A run's status, and its answer once it finished"))
+  withTargetOptions(
+    runs
+      .command('show <id>')
+      .description("A run's status, its answer once it finished, and the tree of its sub-agent runs"),
+  )
     .option('--json', 'print JSON')
     .action(async (id: string, opts: ConnectOptions, cmd: Command) => {
       const { agents } = await connect(opts, cmd);
@@ -84,6 +93,11 @@ export function registerRuns(program: Command): void {
         };
         if (description.status.name === 'RUNNING') {
           info.pending_approvals = await handle.pendingApprovals().catch(() => []);
+          const waiting = await handle.pendingAuthorizations().catch(() => []);
+          // People get the URL to open; JSON gets the whole request.
+          info.pending_authorizations = opts.json
+            ? waiting
+            : waiting.map((p) => `${p.credential_key} (${p.tool}): open ${p.url}`).join('\n');
         } else if (description.status.name === 'COMPLETED') {
           const result = await handle.result();
           Object.assign(info, { output: result.output, metadata: result.metadata });
@@ -99,11 +113,17 @@ export function registerRuns(program: Command): void {
             (error: Error) => error.message,
           );
         }
-        if (opts.json) return printJson(info);
+        const { subRunTree, treeLines } = await import('../subagents/run-tree.ts');
+        const tree = await subRunTree(agents.client, id);
+        if (opts.json) return printJson({ ...info, sub_runs: tree });
         for (const [key, value] of Object.entries(info)) {
           if (key === 'metadata' || value === null) continue;
           if (Array.isArray(value) && !value.length) continue;
           process.stdout.write(`${paint('bold', `${key}:`.padEnd(12))} ${asText(value)}\n`);
+        }
+        if (tree.length) {
+          process.stdout.write(`${paint('bold', 'sub-runs:')}\n`);
+          for (const line of treeLines(tree, '  ')) process.stdout.write(`${line}\n`);
         }
       } finally {
         await agents.close();

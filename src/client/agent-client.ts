@@ -13,10 +13,12 @@ import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import type { RunLimits } from '../common/control.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { failedRunEvents } from './failed-run.ts';
+import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import { wakeWaitingRuns } from '../authorization/wake.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
 import { AgentPollers } from '../triggers/pollers.ts';
 import { AgentSchedules } from '../triggers/schedules.ts';
@@ -107,10 +109,17 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
     return checkedResult<T>(this.workflowId, result);
   }
 
-  /** The run's events after `afterSeq`, as they happen, ending after `run_completed`. */
+  /**
+   * The run's events after `afterSeq`, as they happen, ending after `run_completed`. The events of
+   * its sub-agent runs come in between, tagged `{ agent, sub_run, depth }` (those of children that
+   * started after `afterSeq`).
+   */
   async *events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
     try {
-      yield* streamRunEvents(this.workflow, opts.afterSeq ?? 0);
+      yield* withChildEvents(
+        streamRunEvents(this.workflow, opts.afterSeq ?? 0),
+        childEventsOf(this.workflow),
+      );
     } catch (error) {
       throw asRunFailure(this.workflowId, error);
     }
@@ -299,6 +308,16 @@ export class AgentClient {
   get pollers(): AgentPollers {
     this.#pollers ??= new AgentPollers(this.client, this.taskQueue);
     return this.#pollers;
+  }
+
+  /**
+   * A user granted `credentialKey` for `tenant` (`undefined`: the shared records): every run and chat
+   * turn of that tenant waiting on the key runs its call again now. A helper given this client as
+   * `client` calls it from `exchangeCode`; call it yourself after storing a token any other way
+   * (waiting runs also look in the store every minute). Answers the workflow ids told.
+   */
+  authorizationCompleted(tenant: string | undefined, credentialKey: string): Promise<string[]> {
+    return wakeWaitingRuns(this.client, this.taskQueue, tenant, credentialKey);
   }
 
   /** A run started elsewhere, by workflow id (`T`: the type of its output, when it is structured). */

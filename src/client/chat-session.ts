@@ -17,6 +17,7 @@ import { ConfigurationError, RunFailedError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from '../common/control.ts';
+import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
@@ -162,7 +163,7 @@ export class AgentChatSession extends ApprovalControls {
       },
     );
     failed.catch(() => undefined);
-    yield* streamRunEvents(workflow, afterSeq, {
+    const turn = streamRunEvents(workflow, afterSeq, {
       include: (event) => event.payload.turn_id === send.turnId,
       abort: failed,
       // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
@@ -171,6 +172,7 @@ export class AgentChatSession extends ApprovalControls {
         () => undefined,
       ),
     });
+    yield* withChildEvents(turn, childEventsOf(workflow));
   }
 
   /**
@@ -198,8 +200,11 @@ export class AgentChatSession extends ApprovalControls {
     }
   }
 
-  /** The conversation so far: every user, assistant and tool message across turns, in order. */
-  async history(): Promise<Array<{ role: string; content: string }>> {
+  /**
+   * The conversation so far: every user, assistant and tool message across turns, in order. In a
+   * conversation that was handed off (`transfer_to_<name>`), each answer names its `agent`.
+   */
+  async history(): Promise<Array<{ role: string; content: string; agent?: string }>> {
     const { memoryStore } = await this.#target();
     const store = this.#options.memoryStore ?? memoryStore;
     if (!store) {

@@ -56,7 +56,9 @@ export function eventStreamResponse(
         const next = await events.next();
         if (next.done) return finish(controller);
         const event = next.value;
-        controller.enqueue(encoder.encode(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`));
+        // A sub-agent run's event has its own seq: it leaves the resume point (the run's) as it is.
+        const id = event.payload.sub_run === undefined ? `id: ${event.seq}\n` : '';
+        controller.enqueue(encoder.encode(`${id}data: ${JSON.stringify(event)}\n\n`));
         if (isTerminal(event)) finish(controller);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

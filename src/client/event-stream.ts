@@ -131,10 +131,12 @@ const IDLE_POLL_MS = 1000;
 /** How often a reader reads while the model writes. */
 export const LIVE_TEXT_POLL_MS = 100;
 
-/** The last event of a run or chat turn. */
+/** The last event of a run or chat turn (not of a deep run's phase, nor of a sub-agent run woven in). */
 export function isTerminal(event: AgentEvent): boolean {
   return (
-    (event.type === 'run_completed' || event.type === 'run_cancelled') && event.payload.phase === undefined
+    (event.type === 'run_completed' || event.type === 'run_cancelled') &&
+    event.payload.phase === undefined &&
+    event.payload.sub_run === undefined
   );
 }
 

@@ -1,13 +1,14 @@
 import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './agent-client.ts';
 export type { AgentEvent, AgentEventType } from '../common/events.ts';
-export type { AgentResult } from '../common/run.ts';
+export type { AgentResult, SubRunSummary } from '../common/run.ts';
 export { AgentChatSession, type ChatSessionOptions, type SendOptions } from './chat-session.ts';
 export type { InferOutput, JsonSchema, OutputSchema } from '../output/schema.ts';
 export type { ChatTurnResult } from '../common/chat.ts';
 export type { TemporalConnectionOptions, TemporalTlsOptions } from '../connection/temporal-options.ts';
 export type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 export type { PendingApproval, RunLimits } from '../common/control.ts';
+export type { AuthorizationRequest, PendingAuthorization } from '../common/authorization.ts';
 export {
   ControlRefusedError,
   OutputValidationError,

@@ -2,14 +2,15 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import {
   APPROVE_UPDATE,
   CANCEL_UPDATE,
-  PENDING_APPROVALS_QUERY,
   REJECT_UPDATE,
   type ApproveInput,
   type CancelInput,
   type PendingApproval,
   type RejectInput,
 } from '../common/control.ts';
+import { PENDING_AUTHORIZATIONS_QUERY, type PendingAuthorization } from '../common/authorization.ts';
 import { ControlRefusedError } from '../errors.ts';
+import { approvalHolder, pendingInTree } from '../subagents/child-approvals.ts';
 
 /**
  * The outside controls of a run or chat session, by workflow: each is an update the workflow
@@ -27,23 +28,43 @@ export class RunControls {
     return this.#update<CancelInput>(CANCEL_UPDATE, reason === undefined ? {} : { reason });
   }
 
+  /** Decisions reach the run, or the sub-agent run of the run where the call waits. */
   approve(callId: string, opts: { note?: string } = {}): Promise<void> {
-    return this.#update<ApproveInput>(APPROVE_UPDATE, {
-      callId,
-      ...(opts.note === undefined ? {} : { note: opts.note }),
-    });
+    const input = { callId, ...(opts.note === undefined ? {} : { note: opts.note }) };
+    return this.#decide<ApproveInput>(APPROVE_UPDATE, input);
   }
 
   reject(callId: string, reason: string): Promise<void> {
-    return this.#update<RejectInput>(REJECT_UPDATE, { callId, reason });
+    return this.#decide<RejectInput>(REJECT_UPDATE, { callId, reason });
   }
 
+  /** The calls waiting in the run and in its running sub-agent runs (tagged `sub_run`, `agent`). */
   async pendingApprovals(): Promise<PendingApproval[]> {
-    return (await this.#workflow()).query<PendingApproval[]>(PENDING_APPROVALS_QUERY);
+    return (await pendingInTree(await this.#workflow())).map((entry) => entry.approval);
   }
 
-  async #update<T>(name: string, input: T): Promise<void> {
-    const workflow = await this.#workflow();
+  async pendingAuthorizations(): Promise<PendingAuthorization[]> {
+    return (await this.#workflow()).query<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
+  }
+
+  /**
+   * A decision goes to the run; when the run refuses it (the call does not wait there) but is
+   * running, to the sub-agent run where the call waits, if any. Otherwise the run's refusal stands.
+   */
+  async #decide<T extends { callId: string }>(name: string, input: T): Promise<void> {
+    try {
+      await this.#update<T>(name, input);
+    } catch (error) {
+      if (!(error instanceof ControlRefusedError) || error.cause instanceof WorkflowNotFoundError)
+        throw error;
+      const workflow = await this.#workflow();
+      const holder = await approvalHolder(workflow, input.callId).catch(() => workflow);
+      if (holder === workflow) throw error;
+      await this.#update<T>(name, input, holder);
+    }
+  }
+  async #update<T>(name: string, input: T, target?: WorkflowHandle): Promise<void> {
+    const workflow = target ?? (await this.#workflow());
     try {
       await workflow.executeUpdate<void, [T]>(name, { args: [input] });
     } catch (error) {
@@ -81,5 +102,10 @@ export abstract class ApprovalControls {
   /** The tool calls waiting for a decision now. */
   pendingApprovals(): Promise<PendingApproval[]> {
     return this.controls.pendingApprovals();
+  }
+
+  /** The tool calls waiting for a user's grant now, each with the URL to open. */
+  pendingAuthorizations(): Promise<PendingAuthorization[]> {
+    return this.controls.pendingAuthorizations();
   }
 }

@@ -30,6 +30,8 @@ export interface ChatSessionState {
   lastEventSeq: number;
   /** The ids of the latest turns (at most {@link RECENT_TURN_IDS}), so a message sent again is refused after continue-as-new too. */
   recentTurnIds?: string[];
+  /** The agent holding the conversation after a handoff (`transfer_to_<name>`); the session's own before. */
+  agent?: string;
 }
 
 /** How many turn ids a session remembers to refuse a message sent twice (`DuplicateTurn`). */

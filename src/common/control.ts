@@ -40,6 +40,10 @@ export interface PendingApproval {
   requested_at: string;
   /** When the call is declined unless decided before (ISO 8601). */
   expires_at: string;
+  /** A call of a sub-agent run: that run's workflow id (decide it through the parent's handle all the same). */
+  sub_run?: string;
+  /** A call of a sub-agent run: the sub-agent. */
+  agent?: string;
 }
 
 export interface ApproveInput {

@@ -16,7 +16,11 @@ export type AgentEventType =
   | 'text_delta'
   | 'partial_output'
   | 'context_compacted'
-  | 'warning';
+  | 'warning'
+  | 'handoff'
+  | 'authorization_required'
+  | 'authorization_granted'
+  | 'authorization_timed_out';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -26,7 +30,13 @@ export type AgentEventType =
  * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `partial_output.output` (a
  * structured answer parsed so far, and `.attempt`); `context_compacted.before_tokens`,
  * `.after_tokens` and `.messages_summarized`; `warning.level` (`'warning'`) and `.unavailable_mcps`
- * (`[{ server, reason }]`: MCP servers the run goes on without). No event ever carries a secret.
+ * (`[{ server, reason }]`: MCP servers the run goes on without); `handoff.from`, `.to` and
+ * `.call_id`; `authorization_required.credential_key`, `.tenant`, `.url` (open it to grant),
+ * `.scopes`, `.reason` and `.expires_at` (with `.call_id`, `.tool`); `authorization_granted` and
+ * `authorization_timed_out` with `.credential_key`, `.call_id` and `.tool`. A sub-agent call's
+ * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
+ * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
+ * `.sub_run` and `.depth`. No event ever carries a secret.
  */
 export interface AgentEvent {
   seq: number;

@@ -12,3 +12,10 @@ export {
   REJECT_UPDATE,
   TEXT_DELTA_SIGNAL,
 } from './control.ts';
+export type * from './authorization.ts';
+export {
+  AUTHORIZATION_CHECK_EVERY_MS,
+  AUTHORIZATION_COMPLETED_SIGNAL,
+  DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+  PENDING_AUTHORIZATIONS_QUERY,
+} from './authorization.ts';

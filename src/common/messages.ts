@@ -28,6 +28,8 @@ export type Message =
       toolCalls?: ToolCall[];
       reasoning?: string;
       providerData?: ProviderData;
+      /** The agent that wrote it, in conversations that are handed from agent to agent. */
+      agent?: string;
     }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
 

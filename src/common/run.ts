@@ -1,9 +1,11 @@
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
+import type { AuthorizationRequest, ResolvedAuthorization } from './authorization.ts';
 import type { ResolvedApproval, RunLimits } from './control.ts';
 import type { ClosedRunEvents } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '../output/types.ts';
+import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -31,6 +33,8 @@ export interface AgentRunInput {
   output?: JsonSchemaObject;
   /** Repair steps for an answer that does not match (default: the agent's, else 2). */
   outputRepairs?: number;
+  /** Set when a parent run started this one as a sub-agent (its deadline and remaining budgets flow down). */
+  parent?: ParentRunInfo;
 }
 
 /**
@@ -38,7 +42,13 @@ export interface AgentRunInput {
  * `timeoutMs`, or would have passed one of its `limits`.
  */
 export type StopReason =
-  'completed' | 'max_iterations' | 'cancelled' | 'deadline' | 'budget' | 'invalid_output';
+  | 'completed'
+  | 'max_iterations'
+  | 'cancelled'
+  | 'deadline'
+  | 'budget'
+  | 'invalid_output'
+  | 'authorization_timeout';
 
 /**
  * What a run returns. `output` is the answer's text, or in a structured run (`output` option) the
@@ -81,6 +91,14 @@ export interface AgentResult<T = string> {
     output_repairs?: number;
     /** A structured run that ended with `invalid_output`: what did not match, and the last answer. */
     output_error?: OutputFailure;
+    /** Tool calls made, those of its sub-agents included. */
+    tool_calls?: number;
+    /** The sub-agent runs this run started (their usage is part of `usage`). */
+    sub_runs?: SubRunSummary[];
+    /** The agents that held the conversation, in order, when it was handed off (`transfer_to_<name>`). */
+    handoffs?: string[];
+    /** The agent that answered last (differs from the one started after a handoff). */
+    agent?: string;
   };
 }
 
@@ -129,6 +147,13 @@ export interface ResolveRunInput {
   skills?: Array<string | Skill>;
   /** Whose credentials apply when the agent's MCP servers are listed. */
   tenant?: string;
+  /**
+   * The conversation was handed to this agent by a `transfer_to_<agent>` call: no new user message;
+   * the activity answers the call at `seq` and gives the model the target's instructions.
+   */
+  handoff?: { from: string; call: ToolCall; seq: number };
+  /** A DeepAgent's plan or execute phase: the agent's sub-agents are named for planning and delegation. */
+  deepPhase?: 'plan' | 'execute';
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -153,10 +178,14 @@ export interface ResolvedRun {
   limits?: RunLimits;
   /** Tools that wait for approval; absent when none does. */
   approval?: ResolvedApproval;
+  /** How long a call waits for a user's grant, and what then; absent when the agent has no `authorization`. */
+  authorization?: ResolvedAuthorization;
   /** Batch interval of live text (`text_delta`); absent when the agent turned live text off. */
   textDeltaBatchMs?: number;
   /** The agent definition's `output` (a run's own wins); absent when it has none. */
   output?: OutputSpec;
+  /** Sub-agent and handoff tools, and the nesting cap; absent when the agent delegates to none. */
+  delegation?: ResolvedDelegation;
 }
 
 export interface CallModelInput {
@@ -174,6 +203,8 @@ export interface CallModelInput {
   sendOverBudget?: boolean;
   /** A structured run: an answer without tool calls is checked against this schema (`ModelStep.output`). */
   output?: { schema: JsonSchemaObject };
+  /** Store the answering agent's name with the assistant message (conversations that are handed off). */
+  labelAgent?: boolean;
 }
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */
@@ -213,6 +244,8 @@ export interface ToolOutcome {
   loadTools?: string[];
   /** A skill the model loaded with `load_skill`: used from now on, its tools from the next step. */
   loadedSkill?: { id: string; tools: string[]; unavailableTools: string[] };
+  /** The call needs the user's grant first: nothing was stored, the call runs again once granted. */
+  authorization?: AuthorizationRequest;
 }
 
 export interface AppendMessagesInput {
@@ -220,4 +253,19 @@ export interface AppendMessagesInput {
   conversationId: string;
   seq: number;
   messages: Message[];
+}
+
+/** One child run, as `result.metadata.sub_runs` lists it. */
+export interface SubRunSummary {
+  /** The sub-agent's name in the parent (`agent_<name>`). */
+  name: string;
+  /** The agent the child ran. */
+  agent: string;
+  workflow_id: string;
+  call_id: string;
+  /** How it ended; `failed` when the child workflow failed. */
+  stop_reason: StopReason | 'failed';
+  usage: Usage;
+  /** Tool calls the child made (its own children's included). */
+  tool_calls: number;
 }

@@ -7,6 +7,7 @@ import {
   type ToolkitError,
 } from '../errors.ts';
 import { capText } from '../common/text.ts';
+import { insufficientScopeOf } from './insufficient-scope.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import type { HttpResponse } from './request.ts';
 
@@ -42,8 +43,22 @@ export function errorForResponse(
       { rejected: true },
     );
   }
-  if (status === 403)
+  if (status === 403) {
+    const scopes = insufficientScopeOf(response.headers);
+    if (scopes && request.credentialKey) {
+      return new PermissionError(
+        `${detail}\nThe credential lacks a scope this call needs: authorize again with it.`,
+        {
+          authorization: {
+            credentialKey: request.credentialKey,
+            reason: 'insufficient_scope',
+            ...(scopes.length ? { scopes } : {}),
+          },
+        },
+      );
+    }
     return new PermissionError(`${detail}\nThe credential lacks the permission this call needs.`);
+  }
   if (status === 404 || status === 410) return new NotFoundError(detail);
   if (status === 429) return new RateLimitError(detail, { retryAfterMs });
   const retryable = status === 503 || ((status === 408 || status >= 500) && request.idempotent);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AgentClient } from '../client/agent-client.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError } from '../errors.ts';
+import { askForAuthorization } from './authorization-elicitation.ts';
 import type { McpServerSdk } from './sdk.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
@@ -98,6 +99,8 @@ export function createAgentMcpServer(
           let invalid: string | undefined;
           for await (const event of untilAborted(events, extra.signal)) {
             progress(`${event.type}: ${event.message}`);
+            const asked = askForAuthorization(server, extra.requestId, workflowId, event);
+            if (asked) return asked;
             if (event.type === 'run_completed') {
               answer = event.payload.output;
               if (event.payload.stop_reason === 'invalid_output') invalid = asReason(event.payload.reason);

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutput } from '../tools/connector-base.ts';
-import { McpToolError } from './errors.ts';
+import { McpToolError } from './tool-error.ts';
 
 type ContentBlock = CallToolResult['content'][number];
 

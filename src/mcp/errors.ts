@@ -2,17 +2,6 @@ import { CredentialError, PermissionError, RateLimitError, ToolkitError, Upstrea
 import type { McpConnection } from './connection.ts';
 import { loadedMcpClientSdk } from './sdk.ts';
 
-/** An MCP tool answered with `isError: true`; the message is the server's own text. Goes back to the model. */
-export class McpToolError extends ToolkitError {
-  readonly server: string;
-  readonly tool: string;
-  constructor(server: string, tool: string, message: string) {
-    super('MCP_TOOL', message);
-    this.server = server;
-    this.tool = tool;
-  }
-}
-
 /** What the caller knows about a failed request, to say whether it may be sent again. */
 export interface FailureContext {
   connection: McpConnection;

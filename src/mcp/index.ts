@@ -4,5 +4,5 @@
  */
 import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export type { McpServerConfig, McpServers, McpStdioServer, McpHttpServer } from './options.ts';
-export { McpToolError } from './errors.ts';
+export { McpToolError } from './tool-error.ts';
 export { serveMcp, type ServeMcpOptions, type McpServing, type McpHttpTransport } from './serve.ts';

@@ -85,3 +85,13 @@ export function validateMcpServers(agent: string, servers: McpServers): void {
     }
   }
 }
+
+/** Streamable HTTP on `host:port` (path `/mcp`), for clients that send `Authorization: Bearer <bearerToken>`. */
+export interface McpHttpTransport {
+  /** 0 picks a free port (read it from `url`). */
+  port: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Every request must carry it; others get 401. */
+  bearerToken: string;
+}

@@ -4,17 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ConfigurationError } from '../errors.ts';
+import type { McpHttpTransport } from './options.ts';
 import type { McpServerSdk } from './sdk.ts';
-
-/** Streamable HTTP on `host:port` (path `/mcp`), for clients that send `Authorization: Bearer <bearerToken>`. */
-export interface McpHttpTransport {
-  /** 0 picks a free port (read it from `url`). */
-  port: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Every request must carry it; others get 401. */
-  bearerToken: string;
-}
 
 interface Serving {
   url?: string;

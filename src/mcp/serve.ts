@@ -17,9 +17,10 @@ import { createAgentWorker, type AgentWorkerOptions } from '../worker.ts';
 import { createAgentMcpServer, runToolName } from './agent-server.ts';
 import { loadMcpServerSdk } from './sdk.ts';
 import { toOutputJsonSchema } from '../output/schema.ts';
-import { serveHttp, serveStdio, type McpHttpTransport } from './serve-transports.ts';
+import type { McpHttpTransport } from './options.ts';
+import { serveHttp, serveStdio } from './serve-transports.ts';
 
-export type { McpHttpTransport } from './serve-transports.ts';
+export type { McpHttpTransport } from './options.ts';
 
 /** Options of {@link serveMcp}. */
 export interface ServeMcpOptions {

@@ -51,9 +51,9 @@ export class ChatOAuthHelper extends OAuthHelper {
     return this.config.scopes.length ? this.config.scopes : CHAT_BOT_SCOPES;
   }
 
-  protected extraAuthorizationParams(): Record<string, string> {
+  protected extraAuthorizationParams(scopes?: string[]): Record<string, string> {
     return {
-      scope: this.scopes().join(','),
+      scope: (scopes ?? this.scopes()).join(','),
       ...(this.#userScopes.length ? { user_scope: this.#userScopes.join(',') } : {}),
     };
   }

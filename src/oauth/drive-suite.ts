@@ -44,9 +44,9 @@ export class DriveSuiteOAuthHelper extends OAuthHelper {
     return [...new Set(this.keys.flatMap((service) => DRIVE_SUITE_SCOPES[service]))];
   }
 
-  protected extraAuthorizationParams(): Record<string, string> {
+  protected extraAuthorizationParams(scopes?: string[]): Record<string, string> {
     return {
-      scope: this.scopes().join(' '),
+      scope: (scopes ?? this.scopes()).join(' '),
       access_type: 'offline',
       prompt: 'consent',
       include_granted_scopes: 'true',

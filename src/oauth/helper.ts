@@ -16,6 +16,35 @@ export interface OAuthHelperOptions {
   stateTtlMs?: number;
   /** Injected clock (tests). */
   now?: () => number;
+  /**
+   * Told after {@link OAuthHelper.exchangeCode} stored the tokens, once per key: an `AgentClient`
+   * (or `Agent`) here wakes every run and chat turn of that tenant waiting on the key.
+   */
+  client?: AuthorizationListener;
+}
+
+/** Whatever wakes the runs waiting for a grant: `AgentClient` and `Agent` are. */
+export interface AuthorizationListener {
+  authorizationCompleted(tenant: string | undefined, credentialKey: string): Promise<unknown>;
+}
+
+/** A URL for one run's missing grant: the state remembers the tenant, the key and the run. */
+export interface AuthorizationUrlRequest {
+  /** Store the tokens for this tenant (`undefined`: the shared records), whatever the helper's own. */
+  tenant?: string;
+  credentialKey?: string;
+  workflowId?: string;
+  /** Ask for these scopes instead of the helper's (an under-scoped token: the missing ones and those granted). */
+  scopes?: string[];
+  /** Keep the state valid this long (a run may wait for hours). Default: the helper's `stateTtlMs`. */
+  ttlMs?: number;
+}
+
+/** What {@link OAuthHelper.exchangeCode} stored: for which tenant, under which keys. */
+export interface StoredGrant {
+  tenant: string | undefined;
+  keys: string[];
+  scopes: string[];
 }
 
 /** What a helper learned from the token endpoint, before it is stored under each key. */
@@ -40,6 +69,7 @@ export abstract class OAuthHelper {
   readonly #states: OAuthStateStore;
   readonly #tenant: string | undefined;
   readonly #ttl: number;
+  readonly #listener: AuthorizationListener | undefined;
   protected readonly now: () => number;
 
   /** A name that binds a state to the kind of helper that made it. */
@@ -59,6 +89,17 @@ export abstract class OAuthHelper {
     this.#tenant = options.tenant;
     this.#ttl = options.stateTtlMs ?? 10 * 60_000;
     this.now = options.now ?? Date.now;
+    this.#listener = options.client;
+  }
+
+  /** The credential keys this helper stores its tokens under. */
+  get credentialKeys(): readonly string[] {
+    return this.keys;
+  }
+
+  /** The scopes this helper asks for when told nothing else. */
+  get defaultScopes(): string[] {
+    return this.scopes();
   }
 
   /** Where the service sends the user back. */
@@ -68,8 +109,11 @@ export abstract class OAuthHelper {
 
   /** The scopes to ask for. */
   protected abstract scopes(): string[];
-  /** Service-specific query parameters of the authorization URL. */
-  protected abstract extraAuthorizationParams(): Record<string, string>;
+  /**
+   * Service-specific query parameters of the authorization URL; `scopes`, when given, replace the
+   * helper's own (an incremental request).
+   */
+  protected abstract extraAuthorizationParams(scopes?: string[]): Record<string, string>;
   /** Trades the code for tokens at the token endpoint. */
   protected abstract exchange(
     code: string,
@@ -77,22 +121,29 @@ export abstract class OAuthHelper {
     callback: URLSearchParams,
   ): Promise<GrantedTokens>;
 
-  /** The URL to send the user to. Its state is remembered for {@link exchangeCode}. */
-  async buildAuthorizationUrl(): Promise<string> {
+  /**
+   * The URL to send the user to. Its state is remembered for {@link exchangeCode}; a run's request
+   * binds it to the run's tenant, key and workflow, and may name the scopes to ask for.
+   */
+  async buildAuthorizationUrl(request: AuthorizationUrlRequest = {}): Promise<string> {
     const state = oauth.generateRandomState();
     const verifier = this.usesPkce ? oauth.generateRandomCodeVerifier() : undefined;
+    const bound = request.credentialKey !== undefined || request.workflowId !== undefined;
     await this.#states.put(state, {
       ...(verifier ? { verifier } : {}),
       redirect_uri: this.config.redirect_uri,
       helper: this.kind,
-      expires_at: this.now() + this.#ttl,
+      expires_at: this.now() + (request.ttlMs ?? this.#ttl),
+      ...(bound ? { tenant: request.tenant ?? null } : {}),
+      ...(request.credentialKey !== undefined ? { credential_key: request.credentialKey } : {}),
+      ...(request.workflowId !== undefined ? { workflow_id: request.workflowId } : {}),
     });
     const url = new URL(this.endpoints.authorization_endpoint);
     url.searchParams.set('client_id', this.config.client_id);
     url.searchParams.set('redirect_uri', this.config.redirect_uri);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('state', state);
-    for (const [name, value] of Object.entries(this.extraAuthorizationParams()))
+    for (const [name, value] of Object.entries(this.extraAuthorizationParams(request.scopes)))
       url.searchParams.set(name, value);
     if (verifier) {
       url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
@@ -103,13 +154,15 @@ export abstract class OAuthHelper {
 
   /**
    * After the callback: checks the state (known, unused, unexpired, made by this helper for this
-   * redirect URI), exchanges the code, and stores the tokens under each key this helper serves.
+   * redirect URI), exchanges the code, and stores the tokens under each key this helper serves —
+   * for the tenant the state was bound to by a run, else the helper's. With a `client`, then wakes
+   * the runs waiting on each key (a failure to wake is a warning: they find the token within a minute).
    */
   async exchangeCode(
     code: string,
     state: string,
     callback: URLSearchParams = new URLSearchParams({ code, state }),
-  ): Promise<void> {
+  ): Promise<StoredGrant> {
     const entry = await this.#states.take(state);
     const refuse = (why: string) =>
       new CredentialError(
@@ -124,6 +177,7 @@ export abstract class OAuthHelper {
     const expiresAt = granted.expires_in
       ? new Date(this.now() + granted.expires_in * 1000).toISOString()
       : undefined;
+    const tenant = entry.tenant === undefined ? this.#tenant : (entry.tenant ?? undefined);
     for (const name of this.keys) {
       const record: CredentialRecord = {
         name,
@@ -139,8 +193,20 @@ export abstract class OAuthHelper {
           ...granted.metadata,
         },
       };
-      await this.#store.put(record, { tenant: this.#tenant });
+      await this.#store.put(record, { tenant });
     }
+    if (this.#listener) {
+      for (const key of this.keys) {
+        await this.#listener.authorizationCompleted(tenant, key).catch((error: unknown) => {
+          process.emitWarning(
+            `The tokens of "${key}" were stored, but waking the runs waiting for them failed ` +
+              `(${error instanceof Error ? error.message : String(error)}); they find them within a minute.`,
+            { code: 'TOOLKIT_AGENT_AUTHORIZATION_WAKE' },
+          );
+        });
+      }
+    }
+    return { tenant, keys: [...this.keys], scopes: granted.scopes };
   }
 
   /** oauth4webapi's view of the server; plain http only on loopback (tests). */

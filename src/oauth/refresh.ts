@@ -31,6 +31,7 @@ export function assertUsable(record: CredentialRecord): void {
   throw new CredentialError(
     `The credential "${record.name}" needs to be authorized again${typeof since === 'string' ? ` since ${since}` : ''}: ` +
       `its refresh token was refused (${typeof refusal === 'string' ? refusal : 'invalid_grant'}). ${REAUTHORIZE}`,
+    { authorization: { credentialKey: record.name, reason: 'needs_reauth' } },
   );
 }
 
@@ -95,6 +96,7 @@ async function refreshUnderLock(
   if (!canRefresh(record)) {
     throw new CredentialError(
       `The service rejected the credential "${name}" and it cannot be refreshed. Authorize again.`,
+      { authorization: { credentialKey: name, reason: 'needs_reauth' } },
     );
   }
   const metadata = record.metadata ?? {};
@@ -121,7 +123,7 @@ async function refreshUnderLock(
       });
       throw new CredentialError(
         `The refresh token of "${name}" is no longer valid (${error.message}). ${REAUTHORIZE}`,
-        { cause: error },
+        { cause: error, authorization: { credentialKey: name, reason: 'needs_reauth' } },
       );
     }
     const detail = error instanceof Error ? error.message : String(error);

@@ -12,6 +12,15 @@ export interface OAuthStateEntry {
   helper: string;
   /** Milliseconds since the epoch. */
   expires_at: number;
+  /**
+   * Set when a run asked for the grant (mid-run authorization): the tokens are stored for this tenant
+   * (`null`: the shared records), whatever the helper's own `tenant`.
+   */
+  tenant?: string | null;
+  /** The credential key the run waits for. */
+  credential_key?: string;
+  /** The workflow of the run that asked. */
+  workflow_id?: string;
 }
 
 /** Pending authorization requests, by state. `take` removes the entry: a state works once. */

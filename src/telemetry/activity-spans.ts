@@ -6,11 +6,21 @@ import type {
   Next,
 } from '@temporalio/worker';
 import { failureType } from '../activities/failures.ts';
-import type { AgentRegistry } from '../activities/agent-definition.ts';
+import type { MemoryStore } from '../memory/types.ts';
+import type { ModelAdapter } from '../models/model-adapter.ts';
 import type { CallModelInput, InvokeToolInput, ModelStep, ToolOutcome } from '../common/index.ts';
 import { contentAttribute, GEN_AI, providerAndModel, TENANT_ATTRIBUTE } from './gen-ai.ts';
 import { toGenAiMessages } from './messages.ts';
 import type { ActiveTelemetry } from './options.ts';
+
+/**
+ * What the spans read of the worker's agents (the registry is one): their models and where their
+ * conversations are. Kept structural so the published types stay clear of the worker's internals.
+ */
+export type SpanAgents = ReadonlyMap<
+  string,
+  { models: ReadonlyMap<string, ModelAdapter>; defaultModel: string; memoryStore: MemoryStore }
+>;
 
 /**
  * Activity interceptors that trace each model step as `chat <model>` and each tool call as
@@ -19,7 +29,7 @@ import type { ActiveTelemetry } from './options.ts';
  * tool results are the redacted ones the activity stored.
  */
 export function genAiActivitySpans(
-  registry: AgentRegistry,
+  registry: SpanAgents,
   telemetry: ActiveTelemetry,
 ): ActivityInterceptorsFactory {
   return (ctx) => ({ inbound: new GenAiActivitySpans(ctx.info.activityType, registry, telemetry) });
@@ -27,10 +37,10 @@ export function genAiActivitySpans(
 
 class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
   readonly #type: string;
-  readonly #registry: AgentRegistry;
+  readonly #registry: SpanAgents;
   readonly #telemetry: ActiveTelemetry;
 
-  constructor(type: string, registry: AgentRegistry, telemetry: ActiveTelemetry) {
+  constructor(type: string, registry: SpanAgents, telemetry: ActiveTelemetry) {
     this.#type = type;
     this.#registry = registry;
     this.#telemetry = telemetry;

@@ -5,8 +5,7 @@ import {
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkerInterceptors, WorkerOptions } from '@temporalio/worker';
-import type { AgentRegistry } from '../activities/agent-definition.ts';
-import { genAiActivitySpans } from './activity-spans.ts';
+import { genAiActivitySpans, type SpanAgents } from './activity-spans.ts';
 import { resolveTelemetry, type TelemetryOptions } from './options.ts';
 import { workflowSpanSinks } from './workflow-span-sink.ts';
 
@@ -35,7 +34,7 @@ export function telemetryClientInterceptors(options?: TelemetryOptions): ClientI
  * interceptors always call it. Keeps the interceptors and sinks of `base`.
  */
 export function telemetryWorkerOptions(
-  registry: AgentRegistry,
+  registry: SpanAgents,
   options: TelemetryOptions | undefined,
   base: Pick<WorkerOptions, 'interceptors' | 'sinks'> = {},
 ): { interceptors: WorkerInterceptors; sinks: NonNullable<WorkerOptions['sinks']> } {

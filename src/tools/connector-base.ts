@@ -148,6 +148,7 @@ export abstract class BaseConnectorTool {
       throw new CredentialError(
         `No credential "${key}"${whose} in the credential store. Store one first, e.g. ` +
           `store.put({ name: '${key}', type: 'bearer', token: '...' }).`,
+        { authorization: { credentialKey: key, reason: 'missing' } },
       );
     }
     for (const value of secretValuesOf(record)) context.secrets.add(value);

@@ -22,7 +22,16 @@ export async function runWithRefreshOnRejection(
   const error: unknown = first.result.reason;
   if (!(error instanceof CredentialError) || !error.rejected || !tool.refreshOnRejection) throw error;
   const refreshable = first.scope.credentials.filter(({ record }) => canRefresh(record));
-  if (refreshable.length === 0) throw error;
+  if (refreshable.length === 0) {
+    // An OAuth token the service refuses and nothing can refresh: only a new grant helps.
+    const oauth = first.scope.credentials.find(({ record }) => record.type === 'oauth2');
+    if (!oauth || error.authorization) throw error;
+    throw new CredentialError(error.message, {
+      cause: error,
+      rejected: true,
+      authorization: { credentialKey: oauth.key, reason: 'needs_reauth' },
+    });
+  }
   if (first.scope.writesSent > 0) {
     throw new CredentialError(
       `${error.message}\nThe token was not refreshed and the call not repeated: an earlier write of ` +
@@ -40,7 +49,11 @@ export async function runWithRefreshOnRejection(
   if (again instanceof CredentialError && again.rejected) {
     throw new CredentialError(
       `${again.message}\nIt was rejected again right after a refresh: authorize again.`,
-      { cause: again, rejected: true },
+      {
+        cause: again,
+        rejected: true,
+        authorization: again.authorization ?? { credentialKey: refreshable[0]!.key, reason: 'needs_reauth' },
+      },
     );
   }
   throw again;

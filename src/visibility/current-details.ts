@@ -17,7 +17,13 @@ const ENDINGS: Record<StopReason, string> = {
   deadline: 'Stopped at the deadline',
   budget: 'Stopped: over budget',
   invalid_output: 'Stopped: the answer never matched the output schema',
+  authorization_timeout: 'Stopped: no authorization in time',
 };
+
+/** Shows that a tool call waits for the user's grant: "waiting for authorization of mail". */
+export function showWaitingForAuthorization(key: string, tool: string): void {
+  setCurrentDetails(`**Waiting for authorization of ${key}** (${tool} runs once it is granted)`);
+}
 
 /** Shows how a run (or a chat turn, or a deep run's phase) ended, e.g. "Completed after 2 steps". */
 export function showEnd(stopReason: StopReason, iterations: number, tags: Record<string, unknown>): void {

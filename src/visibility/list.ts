@@ -25,6 +25,8 @@ export interface ListRunsOptions {
   kind?: 'run' | 'chat';
   /** At most this many (default 100). */
   limit?: number;
+  /** Leave out sub-agent runs (child workflows of another run): only the runs started from outside. */
+  topLevel?: boolean;
 }
 
 /** One run or chat session in a listing. */
@@ -36,6 +38,10 @@ export interface AgentRunListing {
   status: AgentRunStatus;
   startTime: Date;
   closeTime: Date | undefined;
+  /** A sub-agent run's parent run (its workflow id); undefined for a run started from outside. */
+  parentWorkflowId?: string;
+  /** The credential keys a running run or session waits for a user to authorize (empty when none). */
+  waitingForAuthorization: string[];
 }
 
 const RUN_TYPES = ['agentRun', 'deepAgentRun'];
@@ -87,6 +93,7 @@ export function listQuery(taskQueue: string, opts: ListRunsOptions): string {
   const clauses = [`TaskQueue = ${quote(taskQueue)}`, `WorkflowType IN (${types.map(quote).join(', ')})`];
   if (opts.agent !== undefined) clauses.push(`${TOOLKIT_AGENT.name} = ${quote(opts.agent)}`);
   if (opts.tenant !== undefined) clauses.push(`${TOOLKIT_TENANT.name} = ${quote(opts.tenant)}`);
+  if (opts.topLevel) clauses.push('ParentWorkflowId IS NULL');
   if (opts.status === undefined) {
     clauses.push(`ExecutionStatus != 'ContinuedAsNew'`);
   } else {
@@ -111,8 +118,13 @@ function toListing(info: WorkflowExecutionInfo): AgentRunListing {
     tenant,
     kind: CHAT_TYPES.includes(info.type) ? 'chat' : 'run',
     status: toStatus(info.status.name),
+    waitingForAuthorization:
+      info.status.name === 'RUNNING'
+        ? (stringOrUndefined(memo.waiting_for_authorization)?.split(',').filter(Boolean) ?? [])
+        : [],
     startTime: info.startTime,
     closeTime: info.closeTime,
+    ...(info.parentExecution?.workflowId ? { parentWorkflowId: info.parentExecution.workflowId } : {}),
   };
 }
 

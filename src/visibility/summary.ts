@@ -2,7 +2,9 @@
 export interface SummaryFields {
   agent: string;
   tenant?: string;
-  kind: 'run' | 'deep run' | 'chat';
+  kind: 'run' | 'deep run' | 'chat' | 'sub-agent run';
+  /** A sub-agent run's parent agent: the summary names it. */
+  parent?: string;
   model?: string;
   /** Shown (first line only) when the caller allows it with `summaryIncludesPrompt`. */
   prompt?: string;
@@ -18,6 +20,7 @@ const MAX_PROMPT_LINE = 120;
  */
 export function runSummary(fields: SummaryFields): string {
   const parts = [`${fields.agent} ${fields.kind}`];
+  if (fields.parent !== undefined) parts.push(`for ${fields.parent}`);
   if (fields.tenant !== undefined) parts.push(`tenant ${fields.tenant}`);
   const line = fields.prompt?.trim().split('\n', 1)[0]?.trim();
   if (line) {
@@ -29,6 +32,7 @@ export function runSummary(fields: SummaryFields): string {
 /** The static details of a workflow: the same facts as a short markdown list, never the prompt. */
 export function runDetails(fields: SummaryFields): string {
   const rows = [`**Agent:** ${fields.agent}`, `**Kind:** ${fields.kind}`];
+  if (fields.parent !== undefined) rows.push(`**Parent agent:** ${fields.parent}`);
   if (fields.tenant !== undefined) rows.push(`**Tenant:** ${fields.tenant}`);
   if (fields.model !== undefined) rows.push(`**Model:** ${fields.model}`);
   return rows.join('\n');

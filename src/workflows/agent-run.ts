@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, workflowInfo } from '@temporalio/workflow';
 import type { AgentRunInput, AgentRunOutput } from '../common/run.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
@@ -28,7 +28,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   });
   control.finish();
   events.finish();
-  await condition(allHandlersFinished);
+  // Not cancellable: a run whose workflow was cancelled (its parent stopped) still returns its result.
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   // The events travel in the result: a closed run is read without a worker (no history per event).
   return { ...result, events: events.closed() };
 }

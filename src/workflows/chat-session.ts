@@ -68,7 +68,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       const turn = state.turns + 1;
       const result = await runTurn(
         {
-          agent: input.agent,
+          agent: state.agent ?? input.agent,
           prompt,
           tenant: input.tenant,
           maxIterations: input.maxIterations,
@@ -81,9 +81,16 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
         },
         input.sessionId,
         events,
-        { startSeq: state.messageCount, tags: { turn_id: turnId }, control },
+        {
+          startSeq: state.messageCount,
+          tags: { turn_id: turnId },
+          control,
+          ...(state.agent !== undefined ? { labelAgent: true } : {}),
+        },
       );
       state.turns = turn;
+      // After a handoff the next turns go to the agent that now holds the conversation.
+      if (result.metadata.agent !== undefined) state.agent = result.metadata.agent;
       state.messageCount = result.messageCount;
       const { messageCount, ...answer } = result;
       return { ...answer, turn, events: events.since(startedAt) };

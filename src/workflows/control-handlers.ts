@@ -17,13 +17,25 @@ import {
   type RejectInput,
   type TextDeltaSignal,
 } from '../common/control.ts';
+import {
+  AUTHORIZATION_COMPLETED_SIGNAL,
+  PENDING_AUTHORIZATIONS_QUERY,
+  type AuthorizationCompletedSignal,
+  type PendingAuthorization,
+} from '../common/authorization.ts';
 import type { RunControl } from './run-control.ts';
+import { SUB_RUNS_QUERY, type RunningSubRun } from '../subagents/types.ts';
 
 export const cancelUpdate = defineUpdate<void, [CancelInput]>(CANCEL_UPDATE);
 export const approveUpdate = defineUpdate<void, [ApproveInput]>(APPROVE_UPDATE);
 export const rejectUpdate = defineUpdate<void, [RejectInput]>(REJECT_UPDATE);
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>(PENDING_APPROVALS_QUERY);
+export const subRunsQuery = defineQuery<RunningSubRun[]>(SUB_RUNS_QUERY);
 export const textDeltaSignal = defineSignal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL);
+export const authorizationCompletedSignal = defineSignal<[AuthorizationCompletedSignal]>(
+  AUTHORIZATION_COMPLETED_SIGNAL,
+);
+export const pendingAuthorizationsQuery = defineQuery<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
 
 /**
  * Wires the outside controls to whatever run or turn is current: cancel, approve and reject are
@@ -69,5 +81,8 @@ export function setControlHandlers(current: () => RunControl | undefined, what: 
     validator: (input: RejectInput) => running().approvals.validateReject(input),
   });
   setHandler(pendingApprovalsQuery, () => current()?.approvals.list() ?? []);
+  setHandler(subRunsQuery, () => [...(current()?.subRuns.values() ?? [])]);
   setHandler(textDeltaSignal, (delta) => current()?.loop?.acceptTextDelta(delta));
+  setHandler(authorizationCompletedSignal, (grant) => current()?.authorizations.complete(grant));
+  setHandler(pendingAuthorizationsQuery, () => current()?.authorizations.list() ?? []);
 }

@@ -1,11 +1,13 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { StopReason } from '../common/run.ts';
+import type { RunningSubRun } from '../subagents/types.ts';
 import { Approvals } from './approvals.ts';
+import { Authorizations } from './authorization-wait.ts';
 
 /** Why work was stopped from outside the loop: a cancel request or the deadline. */
 export interface StopRequest {
-  reason: Extract<StopReason, 'cancelled' | 'deadline'>;
+  reason: Extract<StopReason, 'cancelled' | 'deadline' | 'authorization_timeout'>;
   message: string;
 }
 
@@ -22,8 +24,14 @@ export interface ControlledLoop {
  */
 export class RunControl {
   readonly approvals = new Approvals();
+  /** Tool calls waiting for a user's grant (mid-run authorization). */
+  readonly authorizations = new Authorizations();
   /** The loop currently running under this control (a deep run has one per phase). */
   loop: ControlledLoop | undefined;
+  /** Child runs (sub-agents) running now, by workflow id: readers follow them, approvals reach them. */
+  readonly subRuns = new Map<string, RunningSubRun>();
+  /** When the deadline stops the run (epoch ms, workflow time); undefined without one. */
+  deadlineAt: number | undefined;
   #stop: StopRequest | undefined;
   #finished = false;
   #deadline = false;
@@ -56,6 +64,7 @@ export class RunControl {
   watchDeadline(timeoutMs: number | undefined): void {
     if (timeoutMs === undefined || this.#deadline) return;
     this.#deadline = true;
+    this.deadlineAt = Date.now() + timeoutMs;
     const seconds = Math.round(timeoutMs / 100) / 10;
     void condition(() => this.#finished || this.#stop !== undefined, timeoutMs).then(
       (ended) => {

@@ -9,7 +9,7 @@ import {
 import type { AgentActivities } from '../activities/index.ts';
 import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Message, ToolCall, Usage } from '../common/messages.ts';
-import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
+import type { AgentRunInput, ModelStep, ResolvedRun, StopReason, SubRunSummary } from '../common/run.ts';
 import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
@@ -17,9 +17,14 @@ import { RunSkills } from './run-skills.ts';
 import { storeActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
+import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorization-wait.ts';
 import { showStep } from '../visibility/current-details.ts';
 import { StructuredAnswer } from '../output/structured-answer.ts';
 import type { OutputFailure, OutputSpec } from '../output/types.ts';
+import { runSubAgent, type SubAgentCaller } from '../subagents/workflow-child.ts';
+import { MAX_HANDOFFS_PER_TURN, resolveHandoff, type PendingHandoff } from '../subagents/workflow-handoff.ts';
+import { addUsage, childLimits, limitsLeft } from '../subagents/workflow-limits.ts';
+import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from '../subagents/types.ts';
 
 /** How one turn's loop ended. */
 export interface LoopOutcome {
@@ -49,12 +54,19 @@ export class RunLoop implements ControlledLoop {
   /** Keeps each step's request within the context budget (compacts, recovers from "prompt too long"). */
   readonly context: ContextKeeper;
   /** The run's skills: those chosen at the start and those the model loads. */
-  readonly skills: RunSkills;
+  skills: RunSkills;
   readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly #storeActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
   readonly input: AgentRunInput;
-  readonly plan: ResolvedRun;
+  /** The turn's plan: replaced when the conversation is handed to another agent. */
+  plan: ResolvedRun;
+  /** The agent holding the conversation (another one after a handoff). */
+  agent: string;
+  /** The agents the conversation was handed to, in order. */
+  readonly handoffs: string[] = [];
+  /** The sub-agent runs this loop started. */
+  readonly subRuns: SubRunSummary[] = [];
   readonly conversationId: string;
   readonly events: EventLog;
   readonly #control: RunControl;
@@ -62,11 +74,17 @@ export class RunLoop implements ControlledLoop {
   /** Position of the next message in the stored conversation. */
   #seq: number;
   /** The tools the model sees; grows when `tool_search` finds more. */
-  readonly #tools: string[];
+  #tools: string[];
   /** The text of the latest model step: a stopped run's output. */
   #lastText = '';
   #iterations = 0;
   #toolCalls = 0;
+  /** Iterations taken before the last handoff: the new agent's `maxIterations` counts from there. */
+  #iterationBase = 0;
+  /** A transfer asked for in the current step. */
+  #handoff: PendingHandoff | undefined;
+  /** Store the answering agent with each assistant message (a conversation that is handed off). */
+  readonly #labelAgent: boolean;
   /** Calls of the current step whose result is not stored yet, with their positions. */
   readonly #unanswered = new Map<string, { call: ToolCall; seq: number }>();
   /** Position of the model step in flight: live text of any other step is dropped. */
@@ -85,14 +103,17 @@ export class RunLoop implements ControlledLoop {
     control: RunControl,
     tags: Record<string, unknown> = {},
     output?: OutputSpec,
+    labelAgent = false,
   ) {
     this.#tags = tags;
     this.input = input;
+    this.agent = input.agent;
     this.plan = plan;
+    this.#labelAgent = labelAgent;
     this.conversationId = conversationId;
     this.events = events;
     this.#control = control;
-    this.#limits = mergeLimits(input.limits, plan.limits);
+    this.#limits = childLimits(mergeLimits(input.limits, plan.limits), input.parent?.limits);
     this.#seq = plan.messageCount;
     this.#tools = [...plan.tools];
     this.skills = new RunSkills(plan);
@@ -133,6 +154,11 @@ export class RunLoop implements ControlledLoop {
     return this.#iterations;
   }
 
+  /** Tool calls made, those of sub-agents included. */
+  get toolCalls(): number {
+    return this.#toolCalls;
+  }
+
   /** Position of the next message: where the next turn of a session continues. */
   get seq(): number {
     return this.#seq;
@@ -149,6 +175,11 @@ export class RunLoop implements ControlledLoop {
     try {
       return await this.#control.run(() => this.#loop());
     } catch (error) {
+      const parentStopped =
+        this.input.parent && !this.#control.stopRequest && CancellationScope.current().consideredCancelled;
+      // A sub-agent run whose parent stopped (its workflow was cancelled) stops as a cancel does.
+      if (parentStopped && isCancellation(error))
+        this.#control.requestStop('cancelled', 'Its parent run was cancelled.');
       const stop = this.#control.stopRequest;
       if (!stop || !isCancellation(error)) throw error;
       return await CancellationScope.nonCancellable(() => this.#stopped(stop));
@@ -180,7 +211,7 @@ export class RunLoop implements ControlledLoop {
         if (ended) return ended;
         continue;
       }
-      if (iteration >= this.plan.maxIterations) {
+      if (iteration - this.#iterationBase >= this.plan.maxIterations) {
         await this.#answer(
           step.toolCalls.map((call, i) => ({ call, seq: this.#seq + i })),
           `Not run: the agent reached its limit of ${this.plan.maxIterations} iterations.`,
@@ -200,7 +231,42 @@ export class RunLoop implements ControlledLoop {
       const settled = await Promise.allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
       const failed = settled.find((outcome) => outcome.status === 'rejected');
       if (failed) throw failed.reason;
+      if (this.#handoff) await this.#handOver(this.#handoff, iteration);
     }
+  }
+
+  /** Hands the conversation to another agent: its plan (model, instructions, tools, skills) from the next step on. */
+  async #handOver(handoff: PendingHandoff, iteration: number): Promise<void> {
+    const from = this.agent;
+    this.#handoff = undefined;
+    try {
+      this.plan = await resolveHandoff(this.input, this.conversationId, from, handoff);
+    } catch (error) {
+      // A target this worker cannot resolve (not served here): the model hears why, and goes on.
+      // (A local activity's failure arrives as the ApplicationFailure itself.)
+      const failed = error instanceof ActivityFailure || error instanceof ApplicationFailure;
+      if (!failed || isCancellation(error)) throw error;
+      const message = (error instanceof ActivityFailure ? error.cause?.message : undefined) ?? error.message;
+      await this.#answer([{ call: handoff.call, seq: handoff.seq }], `Not transferred: ${message}`);
+      this.#emit('tool_failed', `${handoff.call.name} failed: ${message}`, {
+        tool: handoff.call.name,
+        call_id: handoff.call.id,
+        error: message,
+        error_type: 'Handoff',
+      });
+      return;
+    }
+    this.#unanswered.delete(handoff.call.id);
+    this.agent = handoff.target;
+    this.handoffs.push(handoff.target);
+    this.#tools = [...this.plan.tools];
+    this.skills = new RunSkills(this.plan);
+    this.#iterationBase = iteration;
+    this.#emit('handoff', `${from} handed the conversation to ${handoff.target}`, {
+      from,
+      to: handoff.target,
+      call_id: handoff.call.id,
+    });
   }
 
   /**
@@ -215,7 +281,7 @@ export class RunLoop implements ControlledLoop {
     if (verdict.kind === 'failed')
       return { ...this.#ended('invalid_output', verdict.message), outputFailure: verdict.failure };
     await this.#storeActivities.appendMessages({
-      agent: this.input.agent,
+      agent: this.agent,
       conversationId: this.conversationId,
       seq: this.#seq,
       messages: [{ role: 'user', content: verdict.message }],
@@ -235,7 +301,7 @@ export class RunLoop implements ControlledLoop {
 
   /** After a stop: the calls that did not finish get a result saying so, so the conversation stays paired. */
   async #stopped(stop: StopRequest): Promise<LoopOutcome> {
-    const verb = stop.reason === 'deadline' ? 'Stopped at the deadline' : 'Cancelled';
+    const verb = STOPPED[stop.reason];
     await this.#answer([...this.#unanswered.values()], `${verb}: ${stop.message}`);
     return this.#ended(stop.reason, stop.message);
   }
@@ -245,7 +311,7 @@ export class RunLoop implements ControlledLoop {
     await Promise.all(
       calls.map(({ call, seq }) =>
         this.#storeActivities.appendMessages({
-          agent: this.input.agent,
+          agent: this.agent,
           conversationId: this.conversationId,
           seq,
           messages: [toolErrorMessage(call, content)],
@@ -259,7 +325,10 @@ export class RunLoop implements ControlledLoop {
     this.#modelSeq = this.#seq;
     const step = await this.context
       .callModel({
-        agent: this.input.agent,
+        agent: this.agent,
+        ...(this.#labelAgent || this.plan.delegation?.handoffs || this.handoffs.length
+          ? { labelAgent: true }
+          : {}),
         model: this.plan.model,
         conversationId: this.conversationId,
         seq: this.#seq,
@@ -286,9 +355,98 @@ export class RunLoop implements ControlledLoop {
     return step;
   }
 
+  /** A `transfer_to_<agent>` call: carried out after the step's other calls (one per step). */
+  async #transfer(call: ToolCall, seq: number, target: string): Promise<void> {
+    if (this.#handoff || this.handoffs.length >= MAX_HANDOFFS_PER_TURN) {
+      const why = this.#handoff
+        ? `the conversation is already being transferred to ${this.#handoff.target}`
+        : `a turn hands the conversation over at most ${MAX_HANDOFFS_PER_TURN} times`;
+      await this.#answer([{ call, seq }], `Not transferred: ${why}.`);
+      return;
+    }
+    this.#handoff = { target, call, seq };
+  }
+
+  /** A sub-agent call: a child run, its answer stored as the call's result, its usage added to this run's. */
+  async #delegate(call: ToolCall, seq: number, sub: ResolvedSubAgent): Promise<void> {
+    const caller: SubAgentCaller = {
+      agent: this.agent,
+      ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
+      depth: this.input.parent?.depth ?? 0,
+      maxDepth:
+        this.input.parent?.maxDepth ?? this.plan.delegation?.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
+      ...(this.#control.deadlineAt !== undefined ? { deadlineAt: this.#control.deadlineAt } : {}),
+      limitsLeft: limitsLeft(this.#limits, this.usage, this.#toolCalls),
+      running: this.#control.subRuns,
+      emit: (type, message, payload) => this.#emit(type, message, payload),
+    };
+    let child: SubRunSummary | undefined;
+    const outcome = await runSubAgent(caller, sub, call, (summary) => {
+      child = summary;
+      this.subRuns.push(summary);
+      addUsage(this.usage, summary.usage);
+      this.#toolCalls += summary.tool_calls;
+    });
+    await this.#storeActivities.appendMessages({
+      agent: this.agent,
+      conversationId: this.conversationId,
+      seq,
+      messages: [toolMessage(call, outcome.content, outcome.isError)],
+    });
+    const about = {
+      tool: call.name,
+      call_id: call.id,
+      child_agent: sub.agent,
+      ...(child ? { child_run: child.workflow_id, stop_reason: child.stop_reason, usage: child.usage } : {}),
+    };
+    const preview = outcome.content.slice(0, 2000);
+    if (outcome.isError) {
+      this.#emit('tool_failed', `${call.name} failed: ${preview}`, {
+        ...about,
+        error: preview,
+        error_type: 'SubAgent',
+      });
+    } else {
+      this.#emit('tool_completed', `${call.name} completed (${outcome.content.length} characters)`, {
+        ...about,
+        output: preview,
+        truncated: preview.length < outcome.content.length,
+      });
+    }
+    this.#unanswered.delete(call.id);
+  }
+
+  /** How a call that needs the user's grant waits (authorization-wait.ts). */
+  #authorizing(call: ToolCall): AuthorizedCallContext {
+    return {
+      authorizations: this.#control.authorizations,
+      settings: this.plan.authorization,
+      call,
+      agent: this.input.agent,
+      emit: (type, message, payload) => this.#emit(type, message, payload),
+      stop: (message) => this.#control.requestStop('authorization_timeout', message),
+    };
+  }
+
   async #runTool(call: ToolCall, seq: number): Promise<void> {
     const ids = { tool: call.name, call_id: call.id };
-    if (await callNeedsApproval(this.plan, call, this.input)) {
+    const delegation = this.plan.delegation;
+    const handoff = delegation?.handoffs?.[call.name];
+    if (handoff) return this.#transfer(call, seq, handoff.agent);
+    const sub = delegation?.subAgents?.[call.name];
+    if (sub) {
+      if (await callNeedsApproval(this.plan, call, { agent: this.agent, tenant: this.input.tenant })) {
+        const decision = await askApproval(
+          this.#control.approvals,
+          call,
+          this.plan.approval!.timeoutMs,
+          this.#emit.bind(this),
+        );
+        if (!decision.approved) return this.#answer([{ call, seq }], `declined: ${decision.reason}`);
+      }
+      return this.#delegate(call, seq, sub);
+    }
+    if (await callNeedsApproval(this.plan, call, { agent: this.agent, tenant: this.input.tenant })) {
       const emit = this.#emit.bind(this);
       const decision = await askApproval(this.#control.approvals, call, this.plan.approval!.timeoutMs, emit);
       if (!decision.approved) {
@@ -298,15 +456,26 @@ export class RunLoop implements ControlledLoop {
     }
     this.#emit('tool_called', `Calling ${call.name}`, { ...ids, args: call.args });
     try {
-      const outcome = await this.#toolActivities.invokeTool({
-        agent: this.input.agent,
-        conversationId: this.conversationId,
-        seq,
-        call,
-        tenant: this.input.tenant,
-        ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
-        model: this.plan.model,
-      });
+      const invoke = () =>
+        this.#toolActivities.invokeTool({
+          agent: this.agent,
+          conversationId: this.conversationId,
+          seq,
+          call,
+          tenant: this.input.tenant,
+          ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
+          model: this.plan.model,
+        });
+      const outcome = await invokeUntilAuthorized(this.#authorizing(call), invoke);
+      if ('notAuthorized' in outcome) {
+        await this.#answer([{ call, seq }], outcome.notAuthorized);
+        this.#emit('tool_failed', `${call.name} failed: ${outcome.notAuthorized}`, {
+          ...ids,
+          error: outcome.notAuthorized,
+          error_type: 'AuthorizationTimeout',
+        });
+        return;
+      }
       for (const name of [...(outcome.loadTools ?? []), ...this.skills.absorb(outcome)])
         if (!this.#tools.includes(name)) this.#tools.push(name);
       if (call.name === 'plan_task' && outcome.metadata?.plan) this.taskPlan = outcome.metadata.plan;
@@ -327,7 +496,7 @@ export class RunLoop implements ControlledLoop {
       const message = cause?.message ?? error.message;
       const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
       await this.#storeActivities.appendMessages({
-        agent: this.input.agent,
+        agent: this.agent,
         conversationId: this.conversationId,
         seq,
         messages: [toolErrorMessage(call, `Error (${errorType}): ${message}`)],
@@ -341,6 +510,16 @@ export class RunLoop implements ControlledLoop {
     }
   }
 }
+
+function toolMessage(call: ToolCall, content: string, isError: boolean): Message {
+  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) };
+}
+
+const STOPPED: Record<StopRequest['reason'], string> = {
+  deadline: 'Stopped at the deadline',
+  cancelled: 'Cancelled',
+  authorization_timeout: 'Stopped',
+};
 
 function toolErrorMessage(call: ToolCall, content: string): Message {
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: true };

@@ -16,6 +16,8 @@ export interface TurnOptions {
   noTools?: boolean;
   /** The run's outside controls (cancel, deadline, approvals); default: a control of this turn alone. */
   control?: RunControl;
+  /** Store the answering agent with each answer (a chat session whose conversation was handed off). */
+  labelAgent?: boolean;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function runTurn(
     ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
     ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
     ...(options.noTools ? { noTools: true } : {}),
+    ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
   });
   if (plan.unavailable_mcps?.length) {
     // Said at the start: the run goes on without these servers' tools, and the reader knows why.
@@ -53,9 +56,9 @@ export async function runTurn(
     });
   }
   const control = options.control ?? new RunControl();
-  control.watchDeadline(input.timeoutMs ?? plan.timeoutMs);
+  control.watchDeadline(inheritedDeadline(input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt));
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
-  const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec);
+  const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
   const outcome = await loop.run().catch((error: unknown) => {
     showFailure(error, loop.iterations, tags);
     throw error;
@@ -105,14 +108,31 @@ export async function runTurn(
       stop_reason: stopReason,
       workflow_id: workflowId,
       run_id: runId,
-      model: plan.model,
+      model: loop.plan.model,
       usage: loop.usage,
+      tool_calls: loop.toolCalls,
+      ...(loop.subRuns.length ? { sub_runs: loop.subRuns } : {}),
+      ...(loop.handoffs.length ? { handoffs: loop.handoffs } : {}),
+      ...(loop.handoffs.length || options.labelAgent ? { agent: loop.agent } : {}),
       step_usage: loop.stepUsage,
       ...(loop.taskPlan ? { plan: loop.taskPlan } : {}),
       ...(loop.context.metadata ? { context: loop.context.metadata } : {}),
       ...structured,
     },
   };
+}
+
+/**
+ * The deadline of a turn: its own, capped by what is left until its parent's (a sub-agent run stops
+ * when its parent would); undefined when neither has one.
+ */
+function inheritedDeadline(
+  own: number | undefined,
+  parentDeadlineAt: number | undefined,
+): number | undefined {
+  if (parentDeadlineAt === undefined) return own;
+  const left = Math.max(1, parentDeadlineAt - Date.now());
+  return own === undefined ? left : Math.min(own, left);
 }
 
 /** A structured turn's schema and repairs: the run's own `output` wins over the agent's. */

@@ -252,11 +252,42 @@ describe('toolkit-agent run and runs', () => {
     }
   });
 
+  it('authorization: the live view and runs show print the URL to open; runs list marks the waiting run', async () => {
+    const env = clusterEnv();
+    const id = `cli-authorize-${randomUUID()}`;
+    const run = startCli(
+      ['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'locked', '--id', id, '--json'],
+      {
+        env,
+      },
+    );
+    await run.waitForLine(/"authorization_required"/);
+    const show = await runCli(['runs', 'show', id], { env });
+    expect(show.stdout).toMatch(
+      /pending_authorizations:? +mail \(inbox\): open https:\/\/auth\.example\/authorize\?/,
+    );
+    const list = await runCli(['-c', CLI_CONFIG, 'runs', 'list'], { env });
+    expect(list.stdout).toMatch(new RegExp(`${id} .*running \\(authorize mail\\)`));
+    expect(await run.exited).toBe(0);
+    const types = run.lines.map((line) => (JSON.parse(line) as AgentEvent).type);
+    expect(types).toContain('authorization_timed_out');
+
+    const human = await runCli(['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'locked'], { env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).toMatch(
+      /inbox needs authorization of mail: open https:\/\/auth\.example\/authorize\?/,
+    );
+    expect(human.stderr).toMatch(/Not authorized: nobody authorized "mail" within 3 s/);
+  });
+
   it('worker serves the config on its task queue; run --no-worker uses it; SIGTERM stops it', async () => {
     const env = clusterEnv();
     const worker = startCli(['-c', CLI_CONFIG, 'worker', '--json'], { env });
     const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
-    expect(info).toMatchObject({ taskQueue: env.CLI_TASK_QUEUE, agents: ['helper', 'careful', 'offline'] });
+    expect(info).toMatchObject({
+      taskQueue: env.CLI_TASK_QUEUE,
+      agents: ['helper', 'careful', 'offline', 'locked'],
+    });
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('The sum is 2.\n');

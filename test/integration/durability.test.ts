@@ -154,6 +154,43 @@ describe('a run survives its worker being killed', () => {
     second.child.kill('SIGTERM');
     await second.exited;
   });
+  it('keeps exactly one child per sub-agent call when the worker is SIGKILLed mid-child, each completed once', async () => {
+    const { env, first, agents } = await firstWorker('subagents-first');
+    const handle = await agents.start('triage', 'Split the work');
+    await first.waitForLine(/^CHILD_MID a$/);
+    await first.waitForLine(/^CHILD_MID b$/);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'subagents-second' });
+    processes.push(second);
+    const result = await handle.result();
+    expect(result.output).toBe('both teams answered');
+    const ids = [`${handle.workflowId}/a1`, `${handle.workflowId}/b1`];
+    expect(result.metadata.sub_runs?.map((r) => r.workflow_id).sort()).toEqual(ids);
+    // Exactly one child workflow per call (visibility is eventually consistent: ask until both are listed).
+    const client = new Client({ connection });
+    let children: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      children = [];
+      for await (const info of client.workflow.list({ query: `ParentWorkflowId = '${handle.workflowId}'` }))
+        children.push(`${info.workflowId} ${info.status.name}`);
+      if (children.length >= 2 && children.every((c) => c.endsWith('COMPLETED'))) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(children.sort()).toEqual(ids.map((id) => `${id} COMPLETED`));
+    // Each child's tool ran once, and each child answered once.
+    const marks = (await readFile(env.MARKER_FILE, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[0])
+      .sort();
+    expect(marks).toEqual(['a', 'b']);
+    const stored = new SqliteMemoryStore({ path: env.MEMORY_DB });
+    const results = (await stored.read(handle.workflowId)).filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.content)).toEqual(['a done', 'b done']);
+    await stored.close();
+  });
 });
 
 describe('a chat session survives its worker being killed mid-turn', () => {

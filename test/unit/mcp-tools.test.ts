@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors.ts';
 import { toToolOutput } from '../../src/mcp/call-result.ts';
-import { McpToolError } from '../../src/mcp/errors.ts';
+import { McpToolError } from '../../src/mcp/tool-error.ts';
 import { validateMcpServers } from '../../src/mcp/options.ts';
 import { exposedToolNames, MAX_TOOL_NAME_CHARS } from '../../src/mcp/tool-names.ts';
 

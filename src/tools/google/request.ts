@@ -1,6 +1,7 @@
 import type { CredentialRecord } from '../../credentials/types.ts';
 import { PermissionError, RateLimitError, UpstreamError } from '../../errors.ts';
 import { errorForResponse } from '../../http/classify.ts';
+import { insufficientScopeOf } from '../../http/insufficient-scope.ts';
 import { httpRequest } from '../../http/request.ts';
 import { parseRetryAfter } from '../../http/retry-after.ts';
 import type { ToolContext } from '../connector-base.ts';
@@ -29,6 +30,13 @@ export function requireScope(record: CredentialRecord, anyOf: string[], action: 
   throw new PermissionError(
     `${action} needs the scope ${anyOf[0]} (https://www.googleapis.com/auth/${anyOf[0]}), which "${record.name}" was not granted. ` +
       'Authorize again with it (DriveSuiteOAuthHelper asks for the scopes each service needs).',
+    {
+      authorization: {
+        credentialKey: record.name,
+        reason: 'insufficient_scope',
+        scopes: [`https://www.googleapis.com/auth/${anyOf[0]}`],
+      },
+    },
   );
 }
 
@@ -92,9 +100,17 @@ export async function googleRequest(
       retryable: false,
     });
   }
-  if (response.status === 403 && reasons.includes('insufficientPermissions')) {
+  const wanted = insufficientScopeOf(response.headers);
+  if (response.status === 403 && (reasons.includes('insufficientPermissions') || wanted)) {
     throw new PermissionError(
       `${message}. The token lacks a scope this call needs: authorize again with it.`,
+      {
+        authorization: {
+          credentialKey: record.name,
+          reason: 'insufficient_scope',
+          ...(wanted?.length ? { scopes: wanted } : {}),
+        },
+      },
     );
   }
   throw errorForResponse(response, {

@@ -28,7 +28,7 @@ const parameters = z.object({
 });
 
 /** What Slack's `ok:false` errors mean for the person reading the tool's answer. */
-const SLACK_ERRORS: Record<string, (method: string) => Error> = {
+const SLACK_ERRORS: Record<string, (method: string, body: SlackErrorBody) => Error> = {
   not_allowed_token_type: (method) =>
     new PermissionError(
       `Slack refused ${method} with this kind of token (not_allowed_token_type). Searching needs a user ` +
@@ -36,8 +36,14 @@ const SLACK_ERRORS: Record<string, (method: string) => Error> = {
         '(xoxb-, xoxe.xoxb-) cannot search. Authorize with user scope search:read (ChatOAuthHelper does) ' +
         'so the record holds the user token as metadata.user_token.',
     ),
-  missing_scope: (method) =>
-    new PermissionError(`The chat token lacks a scope ${method} needs; authorize again with it.`),
+  missing_scope: (method, body) =>
+    new PermissionError(`The chat token lacks a scope ${method} needs; authorize again with it.`, {
+      authorization: {
+        credentialKey: 'chat',
+        reason: 'insufficient_scope',
+        ...(body.needed ? { scopes: body.needed.split(',').filter(Boolean) } : {}),
+      },
+    }),
   invalid_auth: () =>
     new CredentialError('Slack rejected the chat token (invalid_auth); store a valid one.', {
       rejected: true,
@@ -51,6 +57,13 @@ const SLACK_ERRORS: Record<string, (method: string) => Error> = {
   not_in_channel: () =>
     new PermissionError('The bot is not a member of that channel: invite it (/invite @bot) first.'),
 };
+
+/** Slack's answer when `ok` is false; `needed` names the scopes a `missing_scope` call lacks. */
+interface SlackErrorBody {
+  ok: boolean;
+  error?: string;
+  needed?: string;
+}
 
 interface SlackMessage {
   ts: string;
@@ -176,11 +189,11 @@ async function slack(
       idempotent: !post,
       credentialKey: 'chat',
     });
-  const body = response.json() as { ok: boolean; error?: string };
+  const body = response.json() as SlackErrorBody;
   if (!body.ok) {
     const known = body.error ? SLACK_ERRORS[body.error] : undefined;
     const error = known
-      ? known(method)
+      ? known(method, body)
       : new UpstreamError(`Slack ${method} failed: ${body.error ?? 'unknown error'}.`);
     // Slack refused the token (with HTTP 200): the post was not made, so it may be repeated.
     if (post && error instanceof CredentialError && error.rejected) noteWriteRefused();

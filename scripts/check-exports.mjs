@@ -83,6 +83,7 @@ const expected = {
   'toolkit-agent/tools/file_drive': ['FileDriveTool'],
   'toolkit-agent/skills/tool_bundles': ['validateToolBundles', 'TOOL_BUNDLES'],
   'toolkit-agent/mcp': ['McpToolError', 'serveMcp'],
+  'toolkit-agent/triggers': ['createTriggerHandler', 'toNodeListener', 'AgentSchedules', 'verifyDelivery'],
 };
 
 for (const [specifier, names] of Object.entries(expected)) {

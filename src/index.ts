@@ -83,6 +83,7 @@ export { listCredentialStatus, type CredentialStatus } from './credentials/statu
 export { CustomAPITool, type CustomAPIToolOptions } from './tools/http/custom-api.ts';
 export { ToolSearchTool } from './tools/tool-search.ts';
 export * from './mcp/index.ts';
+export * from './triggers/index.ts';
 export { IssueTrackerTool, LINEAR_DOCUMENTS } from './tools/linear/issue-tracker.ts';
 export { ChatTool } from './tools/slack/chat.ts';
 export { ProjectTrackerTool } from './tools/atlassian/project-tracker.ts';

@@ -9,6 +9,7 @@ import type {
   ToolOutcome,
 } from '../common/index.ts';
 import type { ToolCall } from '../common/messages.ts';
+import type { PollResult } from '../common/poller.ts';
 import type { CompactContextInput, CompactionResult } from '../context/types.ts';
 import { authorizationReady } from '../authorization/ready.ts';
 import type { AuthorizationReadyInput } from '../common/authorization.ts';
@@ -17,6 +18,7 @@ import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
 import { invokeTool } from './invoke-tool.ts';
+import { pollSource, type PollSourceInput } from './poll-source.ts';
 import type { AgentRegistry } from './registered-agent.ts';
 import { lookupAgent } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
@@ -73,6 +75,10 @@ export function createActivities(registry: AgentRegistry) {
           ...(agent ? { agent } : {}),
         };
       }),
+
+    /** One poll of a poller's source (Gmail, Linear): the new items and where the next poll starts. */
+    pollSource: (input: PollSourceInput): Promise<PollResult> =>
+      atBoundary(() => pollSource(lookupAgent(registry, input.agent), input, Context.current())),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>

@@ -8,6 +8,7 @@ import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import type { TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { MemoryStore } from '../memory/types.ts';
+import type { Trigger } from '../triggers/types.ts';
 import type { OAuthEndpoints } from '../oauth/config.ts';
 import { dataDir } from '../paths.ts';
 import { CliError, UsageError } from './output.ts';
@@ -45,6 +46,8 @@ export interface ToolkitAgentConfig {
   encryption?: PayloadEncryptionOptions;
   /** OAuth clients for `toolkit-agent auth google` and `auth slack`. */
   oauth?: { google?: CliOAuthClient; slack?: CliOAuthClient };
+  /** Webhook triggers `toolkit-agent triggers serve` serves (each at `POST /<name>`). */
+  triggers?: Trigger[];
 }
 
 /**

@@ -9,8 +9,10 @@ import { registerMcp } from './mcp.ts';
 import { registerModel } from './model.ts';
 import { registerRun } from './run.ts';
 import { registerRuns } from './runs.ts';
+import { registerSchedules } from './schedules.ts';
 import { registerServer } from './server.ts';
 import { registerSkills } from './skills.ts';
+import { registerTriggers } from './triggers.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -36,6 +38,8 @@ export function createProgram(): Command {
   registerCreds(program);
   registerAuth(program);
   registerSkills(program);
+  registerTriggers(program);
+  registerSchedules(program);
   registerMcp(program);
   registerModel(program);
   return program;

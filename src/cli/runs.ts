@@ -1,39 +1,16 @@
 import type { Command } from 'commander';
-import type { AgentClient, AgentRunHandle } from '../client/agent-client.ts';
-import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
+import type { AgentRunHandle } from '../client/agent-client.ts';
 import type { AgentEvent } from '../common/events.ts';
-import { loadOptionalConfig, taskQueueOf } from './config.ts';
+import { connect, type ConnectOptions } from './connect.ts';
 import type { ListRunsOptions } from '../visibility/list.ts';
 import { asText, CliError, paint, printJson, printTable, UsageError } from './output.ts';
-import { resolveTarget, targetOf, withTargetOptions, type Target, type TargetOptions } from './target.ts';
-
-interface ConnectOptions extends TargetOptions {
-  json?: boolean;
-}
+import { withTargetOptions } from './target.ts';
 
 interface ListOptions
   extends ConnectOptions, Pick<ListRunsOptions, 'agent' | 'tenant' | 'status' | 'topLevel'> {
   kind?: string;
   taskQueue?: string;
   limit: string;
-}
-
-/** A client on the running server, the config's cluster or `--address`. */
-async function connect(
-  opts: ConnectOptions,
-  cmd: Command,
-  taskQueue = 'unused',
-): Promise<{ agents: AgentClient; target: Target; encryption?: PayloadEncryptionOptions }> {
-  const loaded = await loadOptionalConfig(cmd.optsWithGlobals<{ config?: string }>().config);
-  const target = await resolveTarget(targetOf(opts), loaded?.config, false);
-  const encryption = loaded?.config.encryption;
-  const { AgentClient } = await import('../client/agent-client.ts');
-  const agents = await AgentClient.connect({
-    taskQueue: loaded && taskQueue === 'unused' ? taskQueueOf(loaded) : taskQueue,
-    temporal: target.temporal,
-    ...(encryption ? { encryption } : {}),
-  });
-  return { agents, target, ...(encryption ? { encryption } : {}) };
 }
 
 function printEvent(event: AgentEvent, json: boolean | undefined): void {

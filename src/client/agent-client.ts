@@ -20,6 +20,8 @@ import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
 import { wakeWaitingRuns } from '../authorization/wake.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
+import { AgentPollers } from '../triggers/pollers.ts';
+import { AgentSchedules } from '../triggers/schedules.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 import { checkedResult } from '../output/result.ts';
 import {
@@ -48,6 +50,12 @@ export interface StartRunOptions {
   limits?: RunLimits;
   /** Show the prompt's first line in the Temporal UI's summary of the run. Default: the client's setting (off). */
   summaryIncludesPrompt?: boolean;
+  /**
+   * Treat `workflowId` as an idempotency key: a run with this id that runs or ran (within the
+   * namespace's retention) is not started again; `start` throws Temporal's
+   * `WorkflowExecutionAlreadyStartedError` instead. Triggers start their runs this way.
+   */
+  once?: boolean;
   /**
    * A structured answer: a zod schema or a JSON Schema object (only its JSON Schema travels). The
    * answer is checked against it on the worker; `result().output` is then the parsed object.
@@ -155,6 +163,8 @@ export class AgentClient {
   readonly taskQueue: string;
   readonly #ownedConnection: Connection | undefined;
   readonly #summaryIncludesPrompt: boolean;
+  #schedules: AgentSchedules | undefined;
+  #pollers: AgentPollers | undefined;
 
   constructor(opts: {
     client: Client;
@@ -243,6 +253,7 @@ export class AgentClient {
         taskQueue: this.taskQueue,
         workflowId,
         args: [input],
+        ...(opts.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
         ...ui.options,
         ...(withSearchAttributes ? ui.searchAttributes : {}),
       }),
@@ -282,6 +293,21 @@ export class AgentClient {
    */
   list(opts: ListRunsOptions = {}): Promise<AgentRunListing[]> {
     return listAgentRuns(this.client, this.taskQueue, opts);
+  }
+
+  /**
+   * Agent runs (or chat messages) on Temporal Schedules: `create`, `list`, `describe`, `pause`,
+   * `unpause`, `trigger`, `delete`.
+   */
+  get schedules(): AgentSchedules {
+    this.#schedules ??= new AgentSchedules(this.client, this.taskQueue);
+    return this.#schedules;
+  }
+
+  /** Pollers for sources without push (Gmail, Linear): `start`, `stop`, `list`. */
+  get pollers(): AgentPollers {
+    this.#pollers ??= new AgentPollers(this.client, this.taskQueue);
+    return this.#pollers;
   }
 
   /**

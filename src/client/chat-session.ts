@@ -4,6 +4,7 @@ import type { Workflow } from '@temporalio/common';
 import {
   chatWorkflowId,
   SEND_UPDATE,
+  DELIVER_UPDATE,
   SESSION_STATE_QUERY,
   type ChatSessionInput,
   type ChatSessionState,
@@ -33,6 +34,11 @@ import {
 export interface SendOptions {
   /** Refuse the send unless it would be this turn of the session. */
   expectedTurn?: number;
+  /**
+   * An id for this message from the outside world (a webhook's event or delivery id): the session
+   * runs a message id at most once. A send with an id it already took is refused (`DuplicateTurn`).
+   */
+  messageId?: string;
   /** A structured answer for this turn (zod or JSON Schema): `output` is then the parsed object. */
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back. Default: the session's, else 2. */
@@ -120,6 +126,7 @@ export class AgentChatSession extends ApprovalControls {
       const { events, ...rest } = await startWithSearchAttributes(client, (withSearchAttributes) =>
         client.workflow.executeUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
           args: [send],
+          updateId: send.turnId,
           startWorkflowOperation: operation(withSearchAttributes),
         }),
       );
@@ -141,6 +148,7 @@ export class AgentChatSession extends ApprovalControls {
     const update = await startWithSearchAttributes(client, (withSearchAttributes) =>
       client.workflow.startUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
         args: [send],
+        updateId: send.turnId,
         waitForStage: 'ACCEPTED',
         startWorkflowOperation: operation(withSearchAttributes),
       }),
@@ -165,6 +173,31 @@ export class AgentChatSession extends ApprovalControls {
       ),
     });
     yield* withChildEvents(turn, childEventsOf(workflow));
+  }
+
+  /**
+   * Hands the session a message from the outside world (a webhook delivery) and returns once the
+   * session has taken it, without waiting for the answer: a turn runs for it. With `messageId` (the
+   * provider's event id) it is exactly-once: a message the session already took is not run again
+   * (`duplicate: true`), across redeliveries, concurrent deliveries and continue-as-new.
+   */
+  async deliver(prompt: string, opts: SendOptions & { messageId: string }): Promise<{ duplicate: boolean }> {
+    const { client, operation, send } = await this.#prepare(prompt, opts);
+    try {
+      // A fresh update id: the session answers a duplicate by the message id (Temporal would hand
+      // back the first update's answer for a repeated update id, which says nothing of duplicates).
+      return await startWithSearchAttributes(client, (withSearchAttributes) =>
+        client.workflow.executeUpdateWithStart<Workflow, { duplicate: boolean }, [SendInput]>(
+          DELIVER_UPDATE,
+          {
+            args: [send],
+            startWorkflowOperation: operation(withSearchAttributes),
+          },
+        ),
+      );
+    } catch (error) {
+      throw this.#failure(error);
+    }
   }
 
   /**
@@ -210,9 +243,12 @@ export class AgentChatSession extends ApprovalControls {
       });
     const output = opts.output ?? this.#options.output;
     const repairs = checkOutputRepairs(opts.outputRepairs ?? this.#options.outputRepairs, 'The chat turn');
+    if (opts.messageId !== undefined && !/^[\w.:@/-]{1,200}$/.test(opts.messageId)) {
+      throw new ConfigurationError('A messageId is 1-200 letters, digits, or . _ : @ / - characters.');
+    }
     const send: SendInput = {
       prompt,
-      turnId: randomUUID(),
+      turnId: opts.messageId ?? randomUUID(),
       ...(expectedTurn === undefined ? {} : { expectedTurn }),
       ...(output === undefined ? {} : { output: toOutputJsonSchema(output, 'The chat turn') }),
       ...(repairs === undefined ? {} : { outputRepairs: repairs }),

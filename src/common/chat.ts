@@ -28,9 +28,14 @@ export interface ChatSessionState {
   messageCount: number;
   /** The last event seq, so seqs continue across runs. */
   lastEventSeq: number;
+  /** The ids of the latest turns (at most {@link RECENT_TURN_IDS}), so a message sent again is refused after continue-as-new too. */
+  recentTurnIds?: string[];
   /** The agent holding the conversation after a handoff (`transfer_to_<name>`); the session's own before. */
   agent?: string;
 }
+
+/** How many turn ids a session remembers to refuse a message sent twice (`DuplicateTurn`). */
+export const RECENT_TURN_IDS = 500;
 
 /** What `send` carries: the prompt and a client-chosen id that tags the turn's events. */
 export interface SendInput {
@@ -57,6 +62,16 @@ export interface ChatTurnResult<T = string> extends AgentResult<T> {
 export type ChatTurnOutput = ChatTurnResult<unknown> & { events?: ClosedRunEvents };
 
 export const SEND_UPDATE = 'toolkit.send';
+/** The update that hands a session a message and answers once it is queued, not when it is answered. */
+export const DELIVER_UPDATE = 'toolkit.deliver';
+/** The same as a signal, for workflows (a schedule's `sessionMessage`), which cannot send updates. */
+export const DELIVER_SIGNAL = 'toolkit.deliverSignal';
+
+/** A scheduled message into a chat session: `sessionMessage` starts the session if needed and delivers it. */
+export interface SessionMessageInput {
+  session: ChatSessionInput;
+  prompt: string;
+}
 export const SESSION_STATE_QUERY = 'toolkit.sessionState';
 export const MAX_PROMPT_CHARS = 200_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;

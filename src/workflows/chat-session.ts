@@ -4,13 +4,17 @@ import {
   condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   defineUpdate,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
+  DELIVER_SIGNAL,
+  DELIVER_UPDATE,
   MAX_PROMPT_CHARS,
+  RECENT_TURN_IDS,
   SEND_UPDATE,
   SESSION_STATE_QUERY,
   type ChatSessionInput,
@@ -26,6 +30,8 @@ import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 
 export const sendUpdate = defineUpdate<ChatTurnOutput, [SendInput]>(SEND_UPDATE);
+export const deliverSignal = defineSignal<[SendInput]>(DELIVER_SIGNAL);
+export const deliverUpdate = defineUpdate<{ duplicate: boolean }, [SendInput]>(DELIVER_UPDATE);
 export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
 
 /**
@@ -50,78 +56,101 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   setControlHandlers(() => current, 'turn');
 
   setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }));
-  setHandler(
-    sendUpdate,
-    async ({ prompt, turnId, output, outputRepairs }) => {
-      const ticket = nextTicket++;
-      await condition(() => ready && serving === ticket);
-      const control = new RunControl();
-      current = control;
-      const startedAt = events.lastSeq;
-      try {
-        const turn = state.turns + 1;
-        const result = await runTurn(
-          {
-            agent: state.agent ?? input.agent,
-            prompt,
-            tenant: input.tenant,
-            maxIterations: input.maxIterations,
-            skills: input.skills,
-            model: input.model,
-            ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
-            ...(input.limits ? { limits: input.limits } : {}),
-            ...(output ? { output } : {}),
-            ...(outputRepairs !== undefined ? { outputRepairs } : {}),
-          },
-          input.sessionId,
-          events,
-          {
-            startSeq: state.messageCount,
-            tags: { turn_id: turnId },
-            control,
-            ...(state.agent !== undefined ? { labelAgent: true } : {}),
-          },
+  /** Runs one turn when its ticket comes up: turns run one at a time, in the order they arrived. */
+  const takeTurn = async ({ prompt, turnId, output, outputRepairs }: SendInput): Promise<ChatTurnOutput> => {
+    state.recentTurnIds = [...(state.recentTurnIds ?? []), turnId].slice(-RECENT_TURN_IDS);
+    const ticket = nextTicket++;
+    await condition(() => ready && serving === ticket);
+    const control = new RunControl();
+    current = control;
+    const startedAt = events.lastSeq;
+    try {
+      const turn = state.turns + 1;
+      const result = await runTurn(
+        {
+          agent: state.agent ?? input.agent,
+          prompt,
+          tenant: input.tenant,
+          maxIterations: input.maxIterations,
+          skills: input.skills,
+          model: input.model,
+          ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+          ...(input.limits ? { limits: input.limits } : {}),
+          ...(output ? { output } : {}),
+          ...(outputRepairs !== undefined ? { outputRepairs } : {}),
+        },
+        input.sessionId,
+        events,
+        {
+          startSeq: state.messageCount,
+          tags: { turn_id: turnId },
+          control,
+          ...(state.agent !== undefined ? { labelAgent: true } : {}),
+        },
+      );
+      state.turns = turn;
+      // After a handoff the next turns go to the agent that now holds the conversation.
+      if (result.metadata.agent !== undefined) state.agent = result.metadata.agent;
+      state.messageCount = result.messageCount;
+      const { messageCount, ...answer } = result;
+      return { ...answer, turn, events: events.since(startedAt) };
+    } finally {
+      control.finish();
+      current = undefined;
+      serving += 1;
+    }
+  };
+  /** Refuses what no turn can run (an empty or oversized prompt, no turn id), as the sender's error. */
+  const checkSend = ({ prompt, turnId }: SendInput): void => {
+    if (typeof prompt !== 'string' || prompt.trim() === '') {
+      throw ApplicationFailure.nonRetryable('The prompt is empty: send a non-empty string.', 'InvalidPrompt');
+    }
+    if (prompt.length > MAX_PROMPT_CHARS) {
+      throw ApplicationFailure.nonRetryable(
+        `The prompt has ${prompt.length} characters; a turn takes at most ${MAX_PROMPT_CHARS}. Send a shorter one.`,
+        'InvalidPrompt',
+      );
+    }
+    if (typeof turnId !== 'string' || turnId === '') {
+      throw ApplicationFailure.nonRetryable('Each send needs a turnId.', 'InvalidPrompt');
+    }
+  };
+  const taken = (turnId: string): boolean => state.recentTurnIds?.includes(turnId) ?? false;
+  /** Queues a message whose answer no one waits for; false when the session already took its id. */
+  const deliver = (send: SendInput): boolean => {
+    if (taken(send.turnId)) return false;
+    void takeTurn(send).catch(() => undefined); // a failed turn is in its events; the session goes on
+    return true;
+  };
+  setHandler(deliverUpdate, (send) => ({ duplicate: !deliver(send) }), { validator: checkSend });
+  setHandler(deliverSignal, (send) => {
+    try {
+      checkSend(send);
+    } catch {
+      return; // a signal has no sender to tell
+    }
+    deliver(send);
+  });
+  setHandler(sendUpdate, takeTurn, {
+    validator: (send: SendInput) => {
+      checkSend(send);
+      const next = state.turns + (nextTicket - serving) + 1;
+      if (send.expectedTurn !== undefined && send.expectedTurn !== next) {
+        throw ApplicationFailure.nonRetryable(
+          `This send expected to be turn ${send.expectedTurn}, but it would be turn ${next} of the session. ` +
+            'Read the history and send again.',
+          'OutOfOrderSend',
         );
-        state.turns = turn;
-        // After a handoff the next turns go to the agent that now holds the conversation.
-        if (result.metadata.agent !== undefined) state.agent = result.metadata.agent;
-        state.messageCount = result.messageCount;
-        const { messageCount, ...answer } = result;
-        return { ...answer, turn, events: events.since(startedAt) };
-      } finally {
-        control.finish();
-        current = undefined;
-        serving += 1;
+      }
+      // A message the session already took (a webhook delivered again): refused, never run twice.
+      if (taken(send.turnId)) {
+        throw ApplicationFailure.nonRetryable(
+          `The session already took message ${send.turnId}; it is not run again.`,
+          'DuplicateTurn',
+        );
       }
     },
-    {
-      validator: ({ prompt, turnId, expectedTurn }) => {
-        if (typeof prompt !== 'string' || prompt.trim() === '') {
-          throw ApplicationFailure.nonRetryable(
-            'The prompt is empty: send a non-empty string.',
-            'InvalidPrompt',
-          );
-        }
-        if (prompt.length > MAX_PROMPT_CHARS) {
-          throw ApplicationFailure.nonRetryable(
-            `The prompt has ${prompt.length} characters; a turn takes at most ${MAX_PROMPT_CHARS}. Send a shorter one.`,
-            'InvalidPrompt',
-          );
-        }
-        const next = state.turns + (nextTicket - serving) + 1;
-        if (expectedTurn !== undefined && expectedTurn !== next) {
-          throw ApplicationFailure.nonRetryable(
-            `This send expected to be turn ${expectedTurn}, but it would be turn ${next} of the session. ` +
-              'Read the history and send again.',
-            'OutOfOrderSend',
-          );
-        }
-        if (typeof turnId !== 'string' || turnId === '') {
-          throw ApplicationFailure.nonRetryable('Each send needs a turnId.', 'InvalidPrompt');
-        }
-      },
-    },
-  );
+  });
 
   if (!input.state) {
     Object.assign(

@@ -2,3 +2,5 @@
 export { agentRun } from './agent-run.ts';
 export { chatSession } from './chat-session.ts';
 export { deepAgentRun } from './deep-agent-run.ts';
+export { sessionMessage } from './session-message.ts';
+export { agentPoller } from './poller.ts';

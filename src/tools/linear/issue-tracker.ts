@@ -1,12 +1,9 @@
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { CredentialRecord } from '../../credentials/types.ts';
-import { CredentialError, RateLimitError, ToolInputError, UpstreamError } from '../../errors.ts';
-import { errorForResponse } from '../../http/classify.ts';
-import { httpRequest } from '../../http/request.ts';
-import { parseRetryAfter } from '../../http/retry-after.ts';
+import { ToolInputError, UpstreamError } from '../../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { graphql } from './graphql.ts';
 
 /** The GraphQL documents this connector sends (tests validate them against Linear's published schema). */
 export const LINEAR_DOCUMENTS = {
@@ -36,14 +33,6 @@ const parameters = z.object({
   assignee_id: z.string().optional(),
   limit: z.number().int().min(1).max(50).optional().describe('search: results (default 10)'),
 });
-
-interface GraphQLResponse<T> {
-  data?: T;
-  errors?: Array<{
-    message: string;
-    extensions?: { type?: string; code?: string; userPresentableMessage?: string };
-  }>;
-}
 
 /**
  * `issue_tracker` (Linear's GraphQL API, spec 4.5): `search` over titles and descriptions, and
@@ -123,50 +112,4 @@ interface Issue {
 function issueId(context: ToolContext): string {
   const hex = createHash('sha256').update(`${context.workflowId}\n${context.callId}\nissue`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-async function graphql<T>(
-  record: CredentialRecord,
-  context: ToolContext,
-  query: string,
-  variables: Record<string, unknown>,
-): Promise<T> {
-  const base =
-    typeof record.metadata?.base_url === 'string' ? record.metadata.base_url : 'https://api.linear.app';
-  const authorization = record.type === 'api_key' ? record.token : `Bearer ${record.token}`;
-  const response = await httpRequest({
-    method: 'POST',
-    url: new URL('/graphql', base),
-    headers: { authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-    idempotent: true, // reads, and creates with a client-chosen id
-    secrets: context.secrets,
-    signal: context.signal,
-  });
-  let body: GraphQLResponse<T> | undefined;
-  try {
-    body = response.json() as GraphQLResponse<T>;
-  } catch {
-    // not JSON: classified below by status
-  }
-  const first = body?.errors?.[0];
-  if (first) {
-    const type = `${first.extensions?.type ?? ''} ${first.extensions?.code ?? ''}`.toLowerCase();
-    const message = `Linear: ${first.extensions?.userPresentableMessage ?? first.message}`;
-    if (type.includes('authentication'))
-      throw new CredentialError(`${message} (check the issue_tracker API key).`);
-    if (type.includes('ratelimited') || response.status === 429) {
-      throw new RateLimitError(message, { retryAfterMs: parseRetryAfter(response.headers) ?? 60_000 });
-    }
-    throw new UpstreamError(message, { status: response.status, retryable: response.status >= 500 });
-  }
-  if (response.status !== 200 || !body?.data) {
-    throw errorForResponse(response, {
-      method: 'POST',
-      service: 'Linear',
-      idempotent: true,
-      credentialKey: 'issue_tracker',
-    });
-  }
-  return body.data;
 }

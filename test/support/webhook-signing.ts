@@ -61,7 +61,7 @@ export function linearDelivery(
     headers: {
       'content-type': 'application/json',
       'linear-delivery': deliveryId,
-      'linear-event': String(body.type ?? 'Issue'),
+      'linear-event': typeof body.type === 'string' ? body.type : 'Issue',
       'linear-signature': createHmac('sha256', secret).update(raw).digest('hex'),
     },
   };

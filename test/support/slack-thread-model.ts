@@ -23,7 +23,12 @@ export class SlackThreadModel implements ModelAdapter {
           {
             id: `reply_${request.messages.length}`,
             name: 'chat',
-            args: { action: 'post', channel: thread[1]!, thread_ts: thread[2]!, text: `You said: ${thread[3]}` },
+            args: {
+              action: 'post',
+              channel: thread[1]!,
+              thread_ts: thread[2]!,
+              text: `You said: ${thread[3]}`,
+            },
           },
         ],
         usage: USAGE,

@@ -43,6 +43,7 @@ export function registerSchedules(program: Command): void {
     .option('--session <id>', 'send the prompt into this chat session instead of starting a run')
     .option('--tenant <id>', 'the tenant whose credentials the runs use')
     .option('--paused', 'create it paused')
+    .option('--json', 'print the schedule as JSON')
     .action(async (id: string, opts: CreateOptions, cmd: Command) => {
       if (Boolean(opts.cron?.length) === Boolean(opts.every))
         throw new UsageError('Give either --cron or --every.');

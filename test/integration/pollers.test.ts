@@ -58,7 +58,20 @@ describe('pollers', () => {
     /** The runs the poller started (their ids come from the messages' ids). */
     const runsDone = async (ids: string[]) => {
       for (const id of ids) {
-        const result = await agents.getHandle(`poll-${pollerId}-${id}`).result();
+        const workflowId = `poll-${pollerId}-${id}`;
+        // The run exists once the poller's next poll has found the message.
+        for (let i = 0; i < 100; i++) {
+          const found = await client.workflow
+            .getHandle(workflowId)
+            .describe()
+            .then(
+              () => true,
+              () => false,
+            );
+          if (found) break;
+          await sleep(100);
+        }
+        const result = await agents.getHandle(workflowId).result();
         expect(result.output).toMatch(/^read: Mail from Ada <ada@example.com>: /);
       }
     };

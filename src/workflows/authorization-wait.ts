@@ -12,6 +12,10 @@ import type { ToolOutcome } from '../common/run.ts';
 import { showWaitingForAuthorization } from '../visibility/current-details.ts';
 import { quickActivities } from './quick-activities.ts';
 
+const HOUR_MS = 60 * 60_000;
+/** How often a wait that has lasted an hour looks in the store. */
+const LATER_CHECK_EVERY_MS = 15 * 60_000;
+
 /**
  * The tool calls of a run (or chat turn) waiting for a user's grant. A wait is a durable
  * `condition` with a timeout, woken by the `authorizationCompleted` signal of its tenant and key,
@@ -56,11 +60,16 @@ export class Authorizations {
       requested_at: new Date().toISOString(),
     });
     this.#showInMemo();
+    const since = Date.now();
     try {
       for (;;) {
         const left = deadline - Date.now();
         if (left <= 0) return false;
-        const woken = await condition(() => (this.#grants.get(id) ?? 0) > seen, Math.min(checkEveryMs, left));
+        // Each check is a few history events: every `checkEveryMs` for the first hour, then every
+        // 15 minutes, so a wait of days stays far inside Temporal's history limits.
+        const every =
+          Date.now() - since < HOUR_MS ? checkEveryMs : Math.max(checkEveryMs, LATER_CHECK_EVERY_MS);
+        const woken = await condition(() => (this.#grants.get(id) ?? 0) > seen, Math.min(every, left));
         if (woken || (await found())) return true;
       }
     } finally {
@@ -76,6 +85,15 @@ export class Authorizations {
     this.#memo = keys;
     upsertMemo({ waiting_for_authorization: keys || null });
   }
+}
+
+/**
+ * How long a wait sleeps before it looks in the store again, after waiting `elapsedMs`. Each look is
+ * a few history events: every `checkEveryMs` for the first hour, then every 15 minutes, so a wait
+ * of days stays far inside Temporal's history limits (a week: about 700 looks).
+ */
+export function storeCheckInterval(elapsedMs: number, checkEveryMs: number): number {
+  return elapsedMs < HOUR_MS ? checkEveryMs : Math.max(checkEveryMs, LATER_CHECK_EVERY_MS);
 }
 
 function grantId(tenant: string | undefined, key: string): string {

@@ -7,6 +7,7 @@ import { CredentialError, PermissionError } from '../../src/errors.ts';
 import { insufficientScopeOf } from '../../src/http/insufficient-scope.ts';
 import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
 import { InMemoryOAuthStateStore } from '../../src/oauth/state-store.ts';
+import { storeCheckInterval } from '../../src/workflows/authorization-wait.ts';
 
 const GMAIL = 'https://www.googleapis.com/auth/';
 
@@ -97,5 +98,21 @@ describe('mid-run authorization parts', () => {
       { tenant: undefined, workflowId: 'w', credentialStore: undefined, message: '' },
     );
     expect(request).toBeUndefined();
+  });
+});
+
+describe('a long authorization wait', () => {
+  it('looks in the store every checkEveryMs for an hour, then every 15 minutes', () => {
+    expect(storeCheckInterval(0, 60_000)).toBe(60_000);
+    expect(storeCheckInterval(59 * 60_000, 60_000)).toBe(60_000);
+    expect(storeCheckInterval(60 * 60_000, 60_000)).toBe(15 * 60_000);
+    expect(storeCheckInterval(3 * 24 * 60 * 60_000, 60_000)).toBe(15 * 60_000);
+    // A check interval set longer than 15 minutes stays as set.
+    expect(storeCheckInterval(2 * 60 * 60_000, 30 * 60_000)).toBe(30 * 60_000);
+    // A week's wait: 60 looks in the first hour, then 4 an hour: well under the history limits.
+    let looks = 0;
+    for (let waited = 0; waited < 7 * 24 * 60 * 60_000; waited += storeCheckInterval(waited, 60_000))
+      looks += 1;
+    expect(looks).toBeLessThan(800);
   });
 });

@@ -1,4 +1,9 @@
-import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.ts';
 import type { RunTimeouts } from '../common/run.ts';
 
@@ -33,5 +38,31 @@ export function storeActivities(timeouts: RunTimeouts): ReturnType<typeof proxyA
     // Plans from workers older than these settings lack them: the defaults then.
     startToCloseTimeout: timeouts.storeStartToCloseMs ?? 10_000,
     retry: { ...QUICK.retry, maximumAttempts: timeouts.storeMaxAttempts ?? QUICK.retry.maximumAttempts },
+  });
+}
+
+// A stop waits until cancelled activities have really stopped, so what they store stays final.
+// Retries back off to at most 10 s: a step whose worker died is retried within seconds.
+const STEP = { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } as const;
+const STEP_RETRY = { initialInterval: '1 second', maximumInterval: '10 seconds' } as const;
+
+/** Model steps (and compactions), with the agent's model timeouts. */
+export function modelActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
+  return proxyActivities<AgentActivities>({
+    ...STEP,
+    startToCloseTimeout: timeouts.modelStartToCloseMs,
+    heartbeatTimeout: timeouts.modelHeartbeatMs,
+    retry: { ...STEP_RETRY, maximumAttempts: timeouts.modelMaxAttempts },
+  });
+}
+
+/** Tool calls, with the agent's tool timeouts. */
+export function toolActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
+  return proxyActivities<AgentActivities>({
+    ...STEP,
+    startToCloseTimeout: timeouts.toolStartToCloseMs,
+    // Older workers' plans have no toolHeartbeatMs: no heartbeat timeout then, as before.
+    ...(timeouts.toolHeartbeatMs ? { heartbeatTimeout: timeouts.toolHeartbeatMs } : {}),
+    retry: { ...STEP_RETRY, maximumAttempts: timeouts.toolMaxAttempts },
   });
 }

@@ -1,12 +1,4 @@
-import {
-  ActivityCancellationType,
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-} from '@temporalio/workflow';
-import type { AgentActivities } from '../activities/index.ts';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Message, ToolCall, Usage } from '../common/messages.ts';
 import type { AgentRunInput, ModelStep, ResolvedRun, StopReason, SubRunSummary } from '../common/run.ts';
@@ -14,7 +6,7 @@ import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
 import { RunSkills } from './run-skills.ts';
-import { storeActivities } from './quick-activities.ts';
+import { modelActivities, storeActivities, toolActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
 import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorization-wait.ts';
@@ -55,9 +47,9 @@ export class RunLoop implements ControlledLoop {
   readonly context: ContextKeeper;
   /** The run's skills: those chosen at the start and those the model loads. */
   skills: RunSkills;
-  readonly #modelActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
-  readonly #toolActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
-  readonly #storeActivities: ReturnType<typeof proxyActivities<AgentActivities>>;
+  readonly #modelActivities: ReturnType<typeof toolActivities>;
+  readonly #toolActivities: ReturnType<typeof toolActivities>;
+  readonly #storeActivities: ReturnType<typeof toolActivities>;
   readonly input: AgentRunInput;
   /** The turn's plan: replaced when the conversation is handed to another agent. */
   plan: ResolvedRun;
@@ -119,33 +111,11 @@ export class RunLoop implements ControlledLoop {
     this.skills = new RunSkills(plan);
     if (output) this.answer = new StructuredAnswer(output);
     const { timeouts } = plan;
-    // A stop waits until cancelled activities have really stopped, so what they store stays final.
-    const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
-    // Retries back off to at most 10 s: a step whose worker died is retried within seconds.
-    this.#modelActivities = proxyActivities<AgentActivities>({
-      cancellationType,
-      startToCloseTimeout: timeouts.modelStartToCloseMs,
-      heartbeatTimeout: timeouts.modelHeartbeatMs,
-      retry: {
-        maximumAttempts: timeouts.modelMaxAttempts,
-        initialInterval: '1 second',
-        maximumInterval: '10 seconds',
-      },
-    });
+    this.#modelActivities = modelActivities(timeouts);
     this.context = new ContextKeeper(this.#modelActivities, (type, message, payload) =>
       this.#emit(type, message, payload),
     );
-    this.#toolActivities = proxyActivities<AgentActivities>({
-      cancellationType,
-      startToCloseTimeout: timeouts.toolStartToCloseMs,
-      // Older workers' plans have no toolHeartbeatMs: no heartbeat timeout then, as before.
-      ...(timeouts.toolHeartbeatMs ? { heartbeatTimeout: timeouts.toolHeartbeatMs } : {}),
-      retry: {
-        maximumAttempts: timeouts.toolMaxAttempts,
-        initialInterval: '1 second',
-        maximumInterval: '10 seconds',
-      },
-    });
+    this.#toolActivities = toolActivities(timeouts);
     this.#storeActivities = storeActivities(timeouts);
   }
 
@@ -314,7 +284,7 @@ export class RunLoop implements ControlledLoop {
           agent: this.agent,
           conversationId: this.conversationId,
           seq,
-          messages: [toolErrorMessage(call, content)],
+          messages: [toolMessage(call, content, true)],
         }),
       ),
     );
@@ -433,19 +403,7 @@ export class RunLoop implements ControlledLoop {
     const delegation = this.plan.delegation;
     const handoff = delegation?.handoffs?.[call.name];
     if (handoff) return this.#transfer(call, seq, handoff.agent);
-    const sub = delegation?.subAgents?.[call.name];
-    if (sub) {
-      if (await callNeedsApproval(this.plan, call, { agent: this.agent, tenant: this.input.tenant })) {
-        const decision = await askApproval(
-          this.#control.approvals,
-          call,
-          this.plan.approval!.timeoutMs,
-          this.#emit.bind(this),
-        );
-        if (!decision.approved) return this.#answer([{ call, seq }], `declined: ${decision.reason}`);
-      }
-      return this.#delegate(call, seq, sub);
-    }
+    // Sub-agent calls and tool calls wait for approval alike.
     if (await callNeedsApproval(this.plan, call, { agent: this.agent, tenant: this.input.tenant })) {
       const emit = this.#emit.bind(this);
       const decision = await askApproval(this.#control.approvals, call, this.plan.approval!.timeoutMs, emit);
@@ -454,6 +412,8 @@ export class RunLoop implements ControlledLoop {
         return;
       }
     }
+    const sub = delegation?.subAgents?.[call.name];
+    if (sub) return this.#delegate(call, seq, sub);
     this.#emit('tool_called', `Calling ${call.name}`, { ...ids, args: call.args });
     try {
       const invoke = () =>
@@ -499,7 +459,7 @@ export class RunLoop implements ControlledLoop {
         agent: this.agent,
         conversationId: this.conversationId,
         seq,
-        messages: [toolErrorMessage(call, `Error (${errorType}): ${message}`)],
+        messages: [toolMessage(call, `Error (${errorType}): ${message}`, true)],
       });
       this.#emit('tool_failed', `${call.name} failed: ${message}`, {
         ...ids,
@@ -520,7 +480,3 @@ const STOPPED: Record<StopRequest['reason'], string> = {
   cancelled: 'Cancelled',
   authorization_timeout: 'Stopped',
 };
-
-function toolErrorMessage(call: ToolCall, content: string): Message {
-  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: true };
-}

@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import { loadOptionalConfig } from './config.ts';
 import { CliError, note, paint, printJson } from './output.ts';
+import { listen, repeatable } from './listen.ts';
 import { untilSignal } from './until-signal.ts';
 
 /** A codec server for a Temporal UI, listening. */
@@ -33,16 +32,7 @@ export async function startCodecServer(options: {
     authorize: authorizeUiOrigin({ origins: options.origins, namespaces: options.namespaces }),
   });
   const host = options.host ?? '127.0.0.1';
-  server.listen(options.port ?? 0, host);
-  await Promise.race([
-    once(server, 'listening'),
-    once(server, 'error').then(([error]) => {
-      throw new CliError(
-        `The codec server could not listen on ${host}:${options.port}: ${(error as Error).message}`,
-      );
-    }),
-  ]);
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port ?? 0, host, 'The codec server');
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -63,8 +53,6 @@ export function localUiOrigins(port: number): string[] {
   return [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
 export function registerCodec(program: Command): void {
   const codec = program
     .command('codec')
@@ -80,8 +68,8 @@ export function registerCodec(program: Command): void {
       'address to listen on (keep loopback unless a proxy with logins is in front)',
       '127.0.0.1',
     )
-    .option('--origin <url...>', "the UI's origin (repeatable)", collect)
-    .option('--namespace <ns...>', 'a namespace the UI may decode (repeatable)', collect)
+    .option('--origin <url...>', "the UI's origin (repeatable)", repeatable)
+    .option('--namespace <ns...>', 'a namespace the UI may decode (repeatable)', repeatable)
     .option('--json', 'print the endpoint as one JSON line')
     .action(
       async (

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { AgentScheduleOptions, ScheduleOverlap } from '../triggers/schedules.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { note, printJson, printTable, UsageError } from './output.ts';
+import { repeatable } from './listen.ts';
 import { withTargetOptions } from './target.ts';
 
 interface CreateOptions extends ConnectOptions {
@@ -15,8 +16,6 @@ interface CreateOptions extends ConnectOptions {
   tenant?: string;
   paused?: boolean;
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `every` as milliseconds when it is a number, else as given (`15m`, `1h`, `1 day`). */
 function duration(value: string): number | string {
@@ -33,7 +32,7 @@ export function registerSchedules(program: Command): void {
   )
     .requiredOption('--agent <name>', 'the agent each firing runs')
     .requiredOption('--prompt <text>', 'the prompt of each run')
-    .option('--cron <expr>', 'a cron expression, e.g. "0 9 * * MON" (repeatable)', collect)
+    .option('--cron <expr>', 'a cron expression, e.g. "0 9 * * MON" (repeatable)', repeatable)
     .option('--every <duration>', 'an interval: milliseconds or 15m, 1h, 1 day')
     .option('--timezone <tz>', 'the IANA time zone of --cron, e.g. Europe/Berlin')
     .option(

@@ -1,11 +1,10 @@
-import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { credentialStoreOf, loadConfig } from './config.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { CliError, note, paint, printJson } from './output.ts';
 import { withTargetOptions } from './target.ts';
+import { listen } from './listen.ts';
 import { untilSignal } from './until-signal.ts';
 
 export function registerTriggers(program: Command): void {
@@ -38,14 +37,7 @@ export function registerTriggers(program: Command): void {
         log: note,
       });
       const server = createServer(toNodeListener(handler));
-      server.listen(Number(opts.port), opts.host);
-      await Promise.race([
-        once(server, 'listening'),
-        once(server, 'error').then(([error]) => {
-          throw new CliError(`Could not listen on ${opts.host}:${opts.port}: ${(error as Error).message}`);
-        }),
-      ]);
-      const { port } = server.address() as AddressInfo;
+      const port = await listen(server, Number(opts.port), opts.host, 'The trigger server');
       const names = list.map((trigger) => trigger.name);
       if (opts.json) printJson({ port, triggers: names });
       else {

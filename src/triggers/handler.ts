@@ -4,6 +4,7 @@ import type { AgentClient } from '../client/agent-client.ts';
 import { FileCredentialStore } from '../credentials/file-store.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { ConfigurationError } from '../errors.ts';
+import { idPart } from '../common/ids.ts';
 import { dataDir } from '../paths.ts';
 import { defaultPrompt } from './prompt.ts';
 import type { Trigger, TriggerEvent, VerifiedDelivery } from './types.ts';
@@ -130,7 +131,7 @@ async function dispatch(
   event: TriggerEvent,
   log: (line: string) => void,
 ): Promise<Record<string, unknown>> {
-  const messageId = `trigger-${trigger.name}-${safeId(event.eventId)}`;
+  const messageId = `trigger-${trigger.name}-${idPart(event.eventId).slice(0, 150)}`;
   if (trigger.run) {
     const tenant = valueOf(trigger.run.tenant, event);
     try {
@@ -187,11 +188,6 @@ function checkTrigger(trigger: Trigger): void {
       `${where}: give either run (start a run) or session (send into a chat session).`,
     );
   }
-}
-
-/** Event ids become workflow ids: keep them to characters every tool shows plainly. */
-function safeId(id: string): string {
-  return id.replace(/[^\w.:@-]/g, '_').slice(0, 150);
 }
 
 function valueOf<T>(

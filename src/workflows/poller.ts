@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { AgentActivities } from '../activities/index.ts';
+import { idPart } from '../common/ids.ts';
 import { DEFAULT_POLL_PROMPT, fillTemplate, type PolledItem, type PollerInput } from '../common/poller.ts';
 import { agentMemo } from '../visibility/search-attributes.ts';
 import { agentRun } from './agent-run.ts';
@@ -85,7 +86,7 @@ export async function agentPoller(input: PollerInput): Promise<void> {
 
 /** Starts the item's run (or session message) once: a second start of the same id is a duplicate. */
 async function start(input: PollerInput, item: PolledItem): Promise<void> {
-  const id = `poll-${input.pollerId}-${item.id.replace(/[^\w.:@-]/g, '_')}`.slice(0, 250);
+  const id = `poll-${input.pollerId}-${idPart(item.id)}`.slice(0, 250);
   const template = (input.session?.prompt ?? input.run?.prompt) || DEFAULT_POLL_PROMPT;
   const prompt = fillTemplate(template, item, input.source);
   if (input.session) {

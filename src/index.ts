@@ -1,6 +1,8 @@
 /**
  * toolkit-agent: durable AI agents on Temporal. Everything public is exported here; subpaths
  * (`toolkit-agent/client`, `/worker`, `/testing`, `/tools/connector_base`) carry the same names.
+ *
+ * @module toolkit-agent
  */
 import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts';
@@ -157,6 +159,7 @@ export type { PostgresPool, PostgresPoolClient } from './postgres/pool.ts';
 export {
   EmbeddedTemporalServer,
   acquireEmbeddedServer,
+  EMBEDDED_DYNAMIC_CONFIG,
   type EmbeddedServerOptions,
 } from './embedded/dev-server.ts';
 export { findTemporalCli, type TemporalCli } from './embedded/temporal-cli.ts';

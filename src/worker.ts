@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/worker` entry point.
+ *
+ * @module toolkit-agent/worker
+ */
 import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import {
   Worker,

@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/client` entry point.
+ *
+ * @module toolkit-agent/client
+ */
 import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './agent-client.ts';
 export type { AgentEvent, AgentEventType } from '../common/events.ts';

@@ -2,10 +2,13 @@
  * The built-in tools that skills attach for a run (spec 4.9), by skill id. A bundle's tools are given
  * to the model only in runs that select the skill, and reported in `metadata.used_skill_tools`.
  * Published at `toolkit-agent/skills/tool_bundles`.
+ *
+ * @module toolkit-agent/skills/tool_bundles
  */
 
-/** The 13 built-in tools skills may attach. */
 import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
+
+/** The 13 built-in tools skills may attach. */
 export const BUILTIN_TOOL_NAMES = [
   'read_file',
   'write_file',

@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/connector_base` entry point.
+ *
+ * @module toolkit-agent/tools/connector_base
+ */
 import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import type { CredentialRecord, CredentialStore, CredentialType } from '../credentials/types.ts';

@@ -2,6 +2,8 @@
  * Agents the world can wake (`toolkit-agent/triggers`): webhook triggers (Slack, Linear, GitHub,
  * Standard Webhooks, or your own check), each event handled once, and agent schedules on Temporal
  * Schedules.
+ *
+ * @module toolkit-agent/triggers
  */
 export { createTriggerHandler, type TriggerHandler, type TriggerHandlerOptions } from './handler.ts';
 export { toNodeListener } from './node-listener.ts';

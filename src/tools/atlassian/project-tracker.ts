@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/project_tracker` entry point.
+ *
+ * @module toolkit-agent/tools/project_tracker
+ */
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import { ToolInputError } from '../../errors.ts';

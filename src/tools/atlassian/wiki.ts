@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/wiki` entry point.
+ *
+ * @module toolkit-agent/tools/wiki
+ */
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import { NotFoundError, ToolInputError } from '../../errors.ts';

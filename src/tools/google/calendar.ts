@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/calendar` entry point.
+ *
+ * @module toolkit-agent/tools/calendar
+ */
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { createHash } from 'node:crypto';
 import type { CredentialStore } from '../../credentials/types.ts';

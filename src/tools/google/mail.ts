@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/mail` entry point.
+ *
+ * @module toolkit-agent/tools/mail
+ */
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import type { CredentialRecord, CredentialStore } from '../../credentials/types.ts';
 import { z } from 'zod';

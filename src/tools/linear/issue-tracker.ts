@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/issue_tracker` entry point.
+ *
+ * @module toolkit-agent/tools/issue_tracker
+ */
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { createHash } from 'node:crypto';
 import { z } from 'zod';

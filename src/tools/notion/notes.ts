@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/notes` entry point.
+ *
+ * @module toolkit-agent/tools/notes
+ */
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import type { CredentialRecord } from '../../credentials/types.ts';

@@ -1,3 +1,8 @@
+/**
+ * The `toolkit-agent/tools/chat` entry point.
+ *
+ * @module toolkit-agent/tools/chat
+ */
 import '../../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import type { CredentialRecord } from '../../credentials/types.ts';

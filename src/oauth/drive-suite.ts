@@ -34,7 +34,7 @@ export class DriveSuiteOAuthHelper extends OAuthHelper {
   protected readonly usesPkce = true;
   protected readonly keys: readonly DriveSuiteService[];
 
-  constructor(options: OAuthHelperOptions & { services?: DriveSuiteService[] }) {
+  constructor(options: OAuthHelperOptions & { services?: readonly DriveSuiteService[] }) {
     super(options, GOOGLE);
     this.keys = options.services ?? ['mail', 'file_drive', 'calendar'];
   }

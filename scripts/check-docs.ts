@@ -1,0 +1,183 @@
+/**
+ * Docs that cannot rot (`npm run check:docs`, after `npm run build`):
+ * - every relative link and anchor in README.md and docs/ resolves (anchors as GitHub makes them);
+ * - the README's map links every page in docs/;
+ * - every TypeScript code block type-checks against the built package, as a user's module that
+ *   imports `toolkit-agent` (strict, nodenext). A block whose info string says `ts fragment` is a
+ *   fragment: it is listed as skipped, never checked silently or dropped silently.
+ * Exits 1 naming each file:line that fails.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import GithubSlugger from 'github-slugger';
+import MarkdownIt from 'markdown-it';
+import ts from 'typescript';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BLOCK_DIR = path.join(ROOT, '.cache', 'doc-blocks');
+const TS_LANGS = new Set(['ts', 'typescript']);
+
+interface Page {
+  file: string;
+  anchors: Set<string>;
+  links: { href: string; line: number }[];
+  blocks: { code: string; prelude: string; line: number; fragment: boolean }[];
+}
+
+/** `<!-- prelude ... -->` right before a block: declarations the block assumes, checked with it, not shown. */
+const PRELUDE = /^<!--\s*prelude\s*\n([\s\S]*?)-->\s*$/;
+
+function markdownFiles(): string[] {
+  const docs = path.join(ROOT, 'docs');
+  const pages = existsSync(docs)
+    ? readdirSync(docs, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.md') && !f.startsWith('api'))
+        .map((f) => path.join(docs, f))
+    : [];
+  return [path.join(ROOT, 'README.md'), ...pages.sort()];
+}
+
+function readPage(file: string): Page {
+  const tokens = new MarkdownIt({ html: true }).parse(readFileSync(file, 'utf8'), {});
+  const slugger = new GithubSlugger();
+  const page: Page = { file, anchors: new Set(), links: [], blocks: [] };
+  let line = 1;
+  tokens.forEach((token, i) => {
+    if (token.map) line = token.map[0] + 1;
+    if (token.type === 'heading_open') {
+      const text = (tokens[i + 1]?.children ?? [])
+        .filter((c) => c.type === 'text' || c.type === 'code_inline')
+        .map((c) => c.content)
+        .join('');
+      page.anchors.add(slugger.slug(text));
+    }
+    if (token.type === 'fence') {
+      const [lang, ...flags] = token.info.trim().split(/\s+/);
+      const prelude =
+        tokens[i - 1]?.type === 'html_block' ? (PRELUDE.exec(tokens[i - 1]!.content)?.[1] ?? '') : '';
+      if (TS_LANGS.has(lang ?? '')) {
+        page.blocks.push({
+          code: token.content,
+          prelude,
+          line: line + 1,
+          fragment: flags.includes('fragment'),
+        });
+      }
+    }
+    for (const child of token.children ?? []) {
+      const href =
+        child.type === 'link_open'
+          ? child.attrGet('href')
+          : child.type === 'image'
+            ? child.attrGet('src')
+            : null;
+      if (href) page.links.push({ href, line });
+    }
+  });
+  return page;
+}
+
+function checkLinks(pages: Map<string, Page>): string[] {
+  const problems: string[] = [];
+  for (const page of pages.values()) {
+    for (const { href, line } of page.links) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue; // https:, mailto:, ...
+      const [target = '', anchor] = href.split('#');
+      const where = `${path.relative(ROOT, page.file)}:${line}`;
+      const resolved = target ? path.resolve(path.dirname(page.file), decodeURIComponent(target)) : page.file;
+      if (!existsSync(resolved)) {
+        problems.push(
+          `${where}: the link ${href} points at ${path.relative(ROOT, resolved)}, which does not exist`,
+        );
+        continue;
+      }
+      if (anchor === undefined || statSync(resolved).isDirectory()) continue;
+      const anchors =
+        pages.get(resolved)?.anchors ?? (resolved.endsWith('.md') ? readPage(resolved).anchors : null);
+      if (anchors && !anchors.has(anchor)) {
+        problems.push(
+          `${where}: the link ${href} names #${anchor}, which is no heading of ${path.relative(ROOT, resolved)}`,
+        );
+      }
+    }
+  }
+  const readme = pages.get(path.join(ROOT, 'README.md'));
+  const mapped = new Set(readme?.links.map((l) => path.resolve(ROOT, l.href.split('#')[0] ?? '')));
+  for (const file of pages.keys()) {
+    if (file !== readme?.file && !mapped.has(file)) {
+      problems.push(`README.md: the docs map does not link ${path.relative(ROOT, file)}; add it to the map`);
+    }
+  }
+  return problems;
+}
+
+function checkBlocks(pages: Map<string, Page>): { problems: string[]; checked: number; skipped: string[] } {
+  rmSync(BLOCK_DIR, { recursive: true, force: true });
+  mkdirSync(BLOCK_DIR, { recursive: true });
+  writeFileSync(path.join(BLOCK_DIR, 'package.json'), '{ "type": "module" }\n');
+  // A user's project: `toolkit-agent` resolves through the package's own exports to dist/.
+  mkdirSync(path.join(BLOCK_DIR, 'node_modules'));
+  symlinkSync(ROOT, path.join(BLOCK_DIR, 'node_modules', 'toolkit-agent'), 'dir');
+  const origin = new Map<string, { where: string; line: number }>();
+  const skipped: string[] = [];
+  for (const page of pages.values()) {
+    const name = path.relative(ROOT, page.file).replace(/[/.]/g, '_');
+    for (const block of page.blocks) {
+      const where = `${path.relative(ROOT, page.file)}:${block.line}`;
+      if (block.fragment) {
+        skipped.push(where);
+        continue;
+      }
+      const file = path.join(BLOCK_DIR, `${name}_${block.line}.ts`);
+      // The prelude goes on the block's first line, so the block's lines keep their numbers.
+      writeFileSync(file, `${block.prelude.replace(/\n/g, ' ')}${block.code}\nexport {};\n`);
+      origin.set(file, { where: path.relative(ROOT, page.file), line: block.line });
+    }
+  }
+  const program = ts.createProgram([...origin.keys()], {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2023,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    types: ['node'],
+    skipLibCheck: true,
+    allowImportingTsExtensions: true,
+  });
+  const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n  ');
+    const from = d.file && origin.get(path.resolve(d.file.fileName));
+    if (!d.file || !from || d.start === undefined) return `${d.file?.fileName ?? 'tsc'}: ${message}`;
+    const { line } = d.file.getLineAndCharacterOfPosition(d.start);
+    return `${from.where}:${from.line + line}: ${message}`;
+  });
+  return { problems, checked: origin.size, skipped };
+}
+
+if (!existsSync(path.join(ROOT, 'dist', 'index.d.ts'))) {
+  console.error(
+    'check:docs type-checks the code blocks against the built package: run `npm run build` first.',
+  );
+  process.exit(1);
+}
+const pages = new Map(markdownFiles().map((f) => [f, readPage(f)]));
+const linkProblems = checkLinks(pages);
+const { problems: blockProblems, checked, skipped } = checkBlocks(pages);
+const links = [...pages.values()].reduce((n, p) => n + p.links.length, 0);
+console.log(`${pages.size} pages, ${links} links, ${checked} TypeScript blocks type-checked.`);
+for (const where of skipped) console.log(`skipped (marked fragment): ${where}`);
+for (const problem of [...linkProblems, ...blockProblems]) console.error(problem);
+if (linkProblems.length + blockProblems.length > 0) {
+  console.error(`${linkProblems.length} link problem(s), ${blockProblems.length} code block problem(s).`);
+  process.exit(1);
+}

@@ -1,15 +1,10 @@
-import type { AgentResult, AgentRunInput } from './run.ts';
+import type { AgentResult, AgentRunInput, Verification } from './run.ts';
+
+export type { Verification } from './run.ts';
 
 export interface DeepAgentRunInput extends AgentRunInput {
   /** Check the answer against the task, and revise it once when the check fails. */
   verify?: boolean;
-}
-
-export interface Verification {
-  verdict: 'pass' | 'fail' | 'skipped';
-  feedback: string;
-  /** Whether a failed check led to a revised answer. */
-  revised: boolean;
 }
 
 export type DeepAgentResult<T = string> = AgentResult<T> & {

@@ -83,6 +83,8 @@ export interface AgentResult<T = string> {
     step_usage: Usage[];
     /** The latest plan written with the `plan_task` tool (a DeepAgent's own plan is text). */
     plan?: unknown;
+    /** A DeepAgent run's check of its answer (`skipped` without `verify`). */
+    verification?: Verification;
     /** The conversation against the context budget after the last step (input tokens, compactions). */
     context?: ContextMetadata;
     /** Structured runs: the answer's text as the model wrote it (or the last text, when it stopped early). */
@@ -268,4 +270,12 @@ export interface SubRunSummary {
   usage: Usage;
   /** Tool calls the child made (its own children's included). */
   tool_calls: number;
+}
+
+/** How a DeepAgent's answer fared against its task. */
+export interface Verification {
+  verdict: 'pass' | 'fail' | 'skipped';
+  feedback: string;
+  /** Whether a failed check led to a revised answer. */
+  revised: boolean;
 }

@@ -149,7 +149,7 @@ function checkBlocks(pages: Map<string, Page>): { problems: string[]; checked: n
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2023,
-    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    lib: ['lib.es2023.d.ts'],
     types: ['node'],
     skipLibCheck: true,
     allowImportingTsExtensions: true,

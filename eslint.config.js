@@ -15,7 +15,17 @@ const IO_MODULES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'scratch/**', 'bench/results/**', '.dependency-cruiser.cjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'scratch/**',
+      'bench/results/**',
+      'docs/api/**',
+      '.cache/**',
+      '.dependency-cruiser.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

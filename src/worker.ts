@@ -76,7 +76,7 @@ export interface AgentWorkerOptions {
    * milliseconds; the next use connects again. Default 300,000 (5 minutes).
    */
   mcpIdleTimeoutMs?: number;
-  /** OpenTelemetry: spans of runs, model steps and tool calls (see the README). Default: the global provider, if any. */
+  /** OpenTelemetry: spans of runs, model steps and tool calls (docs/observability.md). Default: the global provider, if any. */
   telemetry?: TelemetryOptions;
   /**
    * How much the worker logs: default `INFO`, or `TOOLKIT_AGENT_LOG_LEVEL`. Tool failures that go

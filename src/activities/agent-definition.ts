@@ -91,7 +91,7 @@ export interface AgentDefinition extends SkillOptions {
   handoffs?: string[];
   /** How deep sub-agents may nest below a top-level run. Default 3. */
   maxSubAgentDepth?: number;
-  /** Ask the user for a missing grant mid-run and wait for it (README "Authorization in the middle of a run"). */
+  /** Ask the user for a missing grant mid-run and wait for it (docs/control.md). */
   authorization?: AuthorizationOptions;
 }
 

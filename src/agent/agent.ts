@@ -80,7 +80,7 @@ export interface AgentOptions extends SkillOptions {
   approval?: ApprovalSettings;
   /** Live text (`text_delta` events) in batches; default every 100 ms; `false` turns it off. */
   liveText?: LiveTextOption;
-  /** Keeps long conversations inside the model's context window: budget and compaction (README "Long conversations"). */
+  /** Keeps long conversations inside the model's context window: budget and compaction (docs/chat.md, "Long conversations"). */
   context?: ContextOptions;
   /** Settings of the embedded server (used only without `temporal`). */
   embedded?: EmbeddedServerOptions;
@@ -112,7 +112,7 @@ export interface AgentOptions extends SkillOptions {
   maxSubAgentDepth?: number;
   /**
    * Ask the user for a missing, refused or under-scoped grant mid-run and wait for it durably:
-   * `helpers` by credential key, `timeoutMs` (default 24 h), `onTimeout` (README "Authorization in the middle of a run").
+   * `helpers` by credential key, `timeoutMs` (default 24 h), `onTimeout` (docs/control.md).
    */
   authorization?: AuthorizationOptions;
 }

@@ -23,9 +23,7 @@ export function registerTriggers(program: Command): void {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const list = loaded.config.triggers ?? [];
       if (list.length === 0) {
-        throw new CliError(
-          'The config has no triggers: add them under `triggers` (see the README, "Triggers").',
-        );
+        throw new CliError('The config has no triggers: add them under `triggers` (see docs/triggers.md).');
       }
       const { createTriggerHandler } = await import('../triggers/handler.ts');
       const { toNodeListener } = await import('../triggers/node-listener.ts');

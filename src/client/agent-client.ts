@@ -286,7 +286,7 @@ export class AgentClient {
   /**
    * The runs and chat sessions of this client's task queue, newest first, through Temporal's
    * visibility API. Filtering by `agent` or `tenant` needs the `ToolkitAgent` and `ToolkitTenant`
-   * search attributes on the cluster (the embedded server has them; see the README).
+   * search attributes on the cluster (the embedded server has them; see docs/observability.md).
    *
    * @example
    * const running = await agents.list({ agent: 'support', tenant: 'acme', status: 'running' });

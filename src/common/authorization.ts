@@ -1,5 +1,5 @@
 /**
- * Authorization in the middle of a run (README "Authorization in the middle of a run"): names and
+ * Authorization in the middle of a run (docs/control.md, "Authorization in the middle of a run"): names and
  * shapes shared by workflow, activity and client code; no imports.
  */
 

@@ -22,7 +22,8 @@ import GithubSlugger from 'github-slugger';
 import MarkdownIt from 'markdown-it';
 import ts from 'typescript';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+/** The project to check: the first argument, else this repository. */
+const ROOT = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..'));
 const BLOCK_DIR = path.join(ROOT, '.cache', 'doc-blocks');
 const TS_LANGS = new Set(['ts', 'typescript']);
 

@@ -12,14 +12,16 @@
  *   `@ci-stdin <text>`  typed on its stdin (`\n` is a newline), e.g. the answer to a y/n question
  *   `@ci-args <args>`   command-line arguments (split on spaces)
  *   `@ci-skip <reason>` not run here (the reason is printed), e.g. when another CI step runs it
- * EXAMPLES_TIMEOUT_MS sets how long one example may take (default 180,000).
+ * EXAMPLES_TIMEOUT_MS sets how long one example may take (default 180,000); EXAMPLES_DIR runs
+ * another folder's examples (the runner's own test).
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const examplesDir = process.env.EXAMPLES_DIR ?? join(root, 'examples');
 const timeoutMs = Number(process.env.EXAMPLES_TIMEOUT_MS ?? 180_000);
 const UNSET = /^(ANTHROPIC_API_KEY|OPENAI_API_KEY|GOOGLE_CLIENT_.*)$/;
 
@@ -32,7 +34,7 @@ export interface ExampleTags {
 
 /** Reads the `@ci-*` tags of an example's source. */
 export function exampleTags(source: string): ExampleTags {
-  const tag = (name: string) => new RegExp(`^\\s*\\*?\\s*@ci-${name}\\s+(.+?)\\s*$`, 'm').exec(source)?.[1];
+  const tag = (name: string) => new RegExp(`(?:^|\\s)@ci-${name}\\s+(.+?)\\s*(?:\\*/)?$`, 'm').exec(source)?.[1];
   const stdin = tag('stdin')?.replace(/\\n/g, '\n');
   const skip = tag('skip');
   return {
@@ -86,16 +88,16 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const keepKeys = argv.includes('--keep-keys');
   const words = argv.filter((arg) => !arg.startsWith('--'));
-  const files = (await readdir(join(root, 'examples'), { withFileTypes: true }))
+  const files = (await readdir(examplesDir, { withFileTypes: true }))
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => entry.name)
     .filter((name) => !words.length || words.some((word) => name.includes(word)))
     .sort();
-  if (!files.length) throw new Error(`No example matches ${words.join(', ')} in examples/.`);
+  if (!files.length) throw new Error(`No example matches ${words.join(', ')} in ${examplesDir}.`);
   const failed: string[] = [];
   for (const name of files) {
-    const file = join('examples', name);
-    const tags = exampleTags(await readFile(join(root, file), 'utf8'));
+    const file = relative(root, join(examplesDir, name));
+    const tags = exampleTags(await readFile(join(examplesDir, name), 'utf8'));
     if (tags.skip) {
       console.log(`\n- ${file}: skipped (${tags.skip})`);
       continue;
@@ -115,7 +117,7 @@ async function main(): Promise<void> {
     console.error(`\n${failed.length} of ${files.length} examples failed:\n  ${failed.join('\n  ')}`);
     process.exitCode = 1;
   } else {
-    console.log(`\nAll ${files.length} examples ran.`);
+    console.log(`\nAll ${files.length} examples passed (the skipped ones say why above).`);
   }
 }
 

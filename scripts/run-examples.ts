@@ -34,7 +34,8 @@ export interface ExampleTags {
 
 /** Reads the `@ci-*` tags of an example's source. */
 export function exampleTags(source: string): ExampleTags {
-  const tag = (name: string) => new RegExp(`(?:^|\\s)@ci-${name}\\s+(.+?)\\s*(?:\\*/)?$`, 'm').exec(source)?.[1];
+  const tag = (name: string) =>
+    new RegExp(`(?:^|\\s)@ci-${name}\\s+(.+?)\\s*(?:\\*/)?$`, 'm').exec(source)?.[1];
   const stdin = tag('stdin')?.replace(/\\n/g, '\n');
   const skip = tag('skip');
   return {
@@ -95,11 +96,13 @@ async function main(): Promise<void> {
     .sort();
   if (!files.length) throw new Error(`No example matches ${words.join(', ')} in ${examplesDir}.`);
   const failed: string[] = [];
+  let skipped = 0;
   for (const name of files) {
     const file = relative(root, join(examplesDir, name));
     const tags = exampleTags(await readFile(join(examplesDir, name), 'utf8'));
     if (tags.skip) {
       console.log(`\n- ${file}: skipped (${tags.skip})`);
+      skipped += 1;
       continue;
     }
     console.log(`\n▶ ${file}${tags.args.length ? ` ${tags.args.join(' ')}` : ''}`);
@@ -117,7 +120,9 @@ async function main(): Promise<void> {
     console.error(`\n${failed.length} of ${files.length} examples failed:\n  ${failed.join('\n  ')}`);
     process.exitCode = 1;
   } else {
-    console.log(`\nAll ${files.length} examples passed (the skipped ones say why above).`);
+    console.log(
+      `\n${files.length - skipped} examples passed${skipped ? `, ${skipped} skipped (said why above)` : ''}.`,
+    );
   }
 }
 

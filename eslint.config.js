@@ -24,6 +24,8 @@ export default tseslint.config(
       'docs/api/**',
       '.cache/**',
       '.dependency-cruiser.cjs',
+      // Project templates: type-checked as written, against the packed package (test/integration/cli-init-templates.test.ts).
+      'templates/**',
     ],
   },
   js.configs.recommended,

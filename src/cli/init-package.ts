@@ -24,14 +24,51 @@ export function projectDependencies(): Record<string, string> {
   };
 }
 
-/** The package.json `init` writes in a folder that has none: an ES module project with the dependencies. */
-export function packageJsonFor(dir: string): string {
+/** What a template project adds to the package.json: its scripts. */
+export interface ProjectManifestExtras {
+  scripts: Record<string, string>;
+}
+
+/** The dependencies of a template project beyond {@link projectDependencies}, at the versions we use. */
+export function templateDependencies(): {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+} {
+  const manifest = ours();
+  return {
+    dependencies: {
+      zod: manifest.dependencies?.zod ?? 'latest',
+      // src/model.ts loads one when its API key is set.
+      '@ai-sdk/anthropic': manifest.devDependencies?.['@ai-sdk/anthropic'] ?? 'latest',
+      '@ai-sdk/openai': manifest.devDependencies?.['@ai-sdk/openai'] ?? 'latest',
+    },
+    devDependencies: {
+      '@types/node': manifest.devDependencies?.['@types/node'] ?? 'latest',
+      typescript: manifest.devDependencies?.typescript ?? 'latest',
+    },
+  };
+}
+
+/**
+ * The package.json `init` writes in a folder that has none: an ES module project with the
+ * dependencies (with `extras`, a template's: its scripts, zod and TypeScript).
+ */
+export function packageJsonFor(dir: string, extras?: ProjectManifestExtras): string {
   const name =
     basename(dir)
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^[._-]+/, '') || 'agents';
-  const manifest = { name, private: true, type: 'module', dependencies: projectDependencies() };
+  const manifest = extras
+    ? {
+        name,
+        private: true,
+        type: 'module',
+        scripts: { ...extras.scripts, typecheck: 'tsc' },
+        dependencies: { ...projectDependencies(), ...templateDependencies().dependencies },
+        devDependencies: templateDependencies().devDependencies,
+      }
+    : { name, private: true, type: 'module', dependencies: projectDependencies() };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
@@ -40,12 +77,13 @@ export function packageJsonFor(dir: string): string {
  * warns MODULE_TYPELESS_PACKAGE_JSON on every command) and the dependencies. Each entry is a
  * sentence saying what to do.
  */
-export function packageJsonGaps(text: string): string[] {
+export function packageJsonGaps(text: string, template = false): string[] {
   const manifest = JSON.parse(text) as Manifest;
   const gaps: string[] = [];
   if (manifest.type !== 'module') gaps.push('add "type": "module" to package.json');
   const have = { ...manifest.devDependencies, ...manifest.dependencies };
-  const missing = Object.keys(projectDependencies()).filter((name) => !(name in have));
+  const needed = { ...projectDependencies(), ...(template ? templateDependencies().dependencies : {}) };
+  const missing = Object.keys(needed).filter((name) => !(name in have));
   if (missing.length) gaps.push(`npm install ${missing.join(' ')}`);
   return gaps;
 }

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { packageJsonFor, packageJsonGaps } from './init-package.ts';
+import { PROJECT_TEMPLATES, projectTemplate, projectTemplateFiles } from './init-project.ts';
 import { CONFIG_TEMPLATE, SKILL_TEMPLATE } from './init-templates.ts';
 import { CliError, note, paint, printJson } from './output.ts';
 
@@ -10,25 +11,38 @@ export function registerInit(program: Command): void {
   program
     .command('init')
     .description(
-      'Write toolkit-agent.config.ts with an example agent, .agents/skills/example/SKILL.md, and a package.json when there is none',
+      'Write toolkit-agent.config.ts with an example agent, .agents/skills/example/SKILL.md, and a package.json when there is none; with --template, a runnable project (backend, chat or triggers)',
     )
     .option('-d, --dir <dir>', 'the project folder', '.')
+    .option(
+      '-t, --template <name>',
+      `a runnable project instead: ${Object.entries(PROJECT_TEMPLATES)
+        .map(([name, t]) => `${name} (${t.summary})`)
+        .join('; ')}`,
+    )
     .option('-f, --force', 'overwrite existing files')
     .option('--json', 'print the written files as JSON')
-    .action(async (opts: { dir: string; force?: boolean; json?: boolean }) => {
+    .action(async (opts: { dir: string; template?: string; force?: boolean; json?: boolean }) => {
       const dir = resolve(opts.dir);
-      const files = [
-        { path: join(dir, 'toolkit-agent.config.ts'), text: CONFIG_TEMPLATE },
-        { path: join(dir, '.agents', 'skills', 'example', 'SKILL.md'), text: SKILL_TEMPLATE },
-      ];
+      const template = opts.template === undefined ? undefined : projectTemplate(opts.template);
+      const files = template
+        ? await projectTemplateFiles(template, dir)
+        : [
+            { path: join(dir, 'toolkit-agent.config.ts'), text: CONFIG_TEMPLATE },
+            { path: join(dir, '.agents', 'skills', 'example', 'SKILL.md'), text: SKILL_TEMPLATE },
+          ];
       const existing = files.filter((file) => existsSync(file.path));
       // The config imports toolkit-agent from the project: a folder without a package.json gets one.
       const manifestPath = join(dir, 'package.json');
       let gaps: string[];
       if (existsSync(manifestPath)) {
-        gaps = packageJsonGaps(await readFile(manifestPath, 'utf8'));
+        gaps = packageJsonGaps(await readFile(manifestPath, 'utf8'), template !== undefined);
+        if (template) gaps.push(`add the scripts ${JSON.stringify(PROJECT_TEMPLATES[template].scripts)}`);
       } else {
-        files.push({ path: manifestPath, text: packageJsonFor(dir) });
+        files.push({
+          path: manifestPath,
+          text: packageJsonFor(dir, template ? { scripts: PROJECT_TEMPLATES[template].scripts } : undefined),
+        });
         gaps = ['npm install'];
       }
       if (existing.length && !opts.force) {
@@ -43,6 +57,17 @@ export function registerInit(program: Command): void {
       if (opts.json) return printJson({ files: files.map((f) => f.path), next: gaps });
       for (const file of files) process.stdout.write(`${paint('green', '✓')} wrote ${file.path}\n`);
       const pad = (command: string) => command.padEnd(32);
+      if (template) {
+        return note(
+          [
+            '',
+            'Next:',
+            ...gaps.map((gap) => `  ${gap}`),
+            `  ${pad('npx toolkit-agent model pull')}# the offline model (or set ANTHROPIC_API_KEY / OPENAI_API_KEY)`,
+            ...PROJECT_TEMPLATES[template].try.map((command) => `  ${command}`),
+          ].join('\n'),
+        );
+      }
       note(
         [
           '',

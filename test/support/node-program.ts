@@ -10,12 +10,12 @@ export interface ProgramEnd {
 }
 
 /**
- * Starts `node <args>` from the repository root. `exit(limitMs)` waits for it to end by itself and
+ * Starts `node <args>` from the repository root (or `cwd`). `exit(limitMs)` waits for it to end by itself and
  * kills it at the limit (then `hung` is true); `waitFor` waits for a pattern in its output.
  */
-export function startProgram(args: string[], env: Record<string, string>) {
+export function startProgram(args: string[], env: Record<string, string>, cwd = ROOT) {
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

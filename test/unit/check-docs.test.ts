@@ -82,7 +82,11 @@ describe('check:docs', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'check-docs-'));
     roots.push(root);
     await writeFile(path.join(root, 'README.md'), '# Project\n');
-    const failed = await run(process.execPath, [SCRIPT, root]).catch((e: { code: number; stderr: string }) => e);
-    expect(failed).toMatchObject({ code: 1, stderr: expect.stringContaining('run `npm run build` first') });
+    const failed = await run(process.execPath, [SCRIPT, root]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('run `npm run build` first');
   });
 });

@@ -9,6 +9,7 @@ export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts
 export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
 export type { DeepAgentResult, Verification } from './common/deep.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
+export type { FairnessOptions } from './fairness/types.ts';
 export { AgentChatSession, type ChatSessionOptions, type SendOptions } from './client/chat-session.ts';
 export type { InferOutput, JsonSchema, OutputSchema } from './output/schema.ts';
 export {

@@ -20,7 +20,8 @@ export type AgentEventType =
   | 'handoff'
   | 'authorization_required'
   | 'authorization_granted'
-  | 'authorization_timed_out';
+  | 'authorization_timed_out'
+  | 'tool_waiting';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;

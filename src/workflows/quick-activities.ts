@@ -59,10 +59,14 @@ export function modelActivities(timeouts: RunTimeouts): ReturnType<typeof proxyA
   });
 }
 
-/** Tool calls, with the agent's tool timeouts. */
-export function toolActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
+/** Tool calls, with the agent's tool timeouts; on `taskQueue` when the tool's provider is rate-limited. */
+export function toolActivities(
+  timeouts: RunTimeouts,
+  taskQueue?: string,
+): ReturnType<typeof proxyActivities<AgentActivities>> {
   return proxyActivities<AgentActivities>({
     ...STEP,
+    ...(taskQueue ? { taskQueue } : {}),
     ...runPriorityOption(),
     startToCloseTimeout: timeouts.toolStartToCloseMs,
     // Older workers' plans have no toolHeartbeatMs: no heartbeat timeout then, as before.

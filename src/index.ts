@@ -30,8 +30,11 @@ export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export {
   createAgentWorker,
   DEFAULT_SHUTDOWN_GRACE_TIME,
+  DEFAULT_LONG_RETRY_AFTER_MS,
   type AgentWorkerOptions,
   type AgentDefinition,
+  type RateLimit,
+  type RateLimits,
 } from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 export {

@@ -37,6 +37,8 @@ export {
   DEFAULT_TIMEOUTS,
 } from './activities/agent-definition.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export type { RateLimit, RateLimits } from './rate-limits/types.ts';
+export { DEFAULT_LONG_RETRY_AFTER_MS } from './rate-limits/types.ts';
 
 /** How long (ms) a stopping worker lets running activities finish before cancelling them. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = 10_000;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Priority } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,6 +71,47 @@ describe('fair scheduling: the tenant is the fairness key of the run, its activi
     expect(childId).toBeTruthy();
     const child = await env.client.workflow.getHandle(childId!).describe();
     expect(child.priority).toMatchObject(expected);
+  });
+
+  it("gives a schedule's runs and a poller (whose runs inherit it) their tenant's fairness key and weight", async () => {
+    const env = await startTestWorker({ plain: { llm: new ScriptedModel([]) } });
+    workers.push(env);
+    const agents = new AgentClient({
+      client: env.client,
+      taskQueue: env.taskQueue,
+      fairness: { weights: { acme: 4 } },
+    });
+    const scheduleId = `fair-${randomUUID()}`;
+    await agents.schedules.create(scheduleId, {
+      agent: 'plain',
+      prompt: 'tick',
+      every: '1h',
+      tenant: 'acme',
+      paused: true,
+    });
+    try {
+      const action = (await env.client.schedule.getHandle(scheduleId).describe()).action;
+      expect(action.type === 'startWorkflow' ? action.priority : undefined).toMatchObject({
+        fairnessKey: 'acme',
+        fairnessWeight: 4,
+      });
+    } finally {
+      await agents.schedules.delete(scheduleId);
+    }
+    const pollerId = `fair-${randomUUID()}`;
+    const { workflowId } = await agents.pollers.start(pollerId, {
+      source: 'gmail',
+      credentialKey: 'mail',
+      every: 3_600_000,
+      run: { agent: 'plain' },
+      tenant: 'acme',
+    });
+    try {
+      const poller = await env.client.workflow.getHandle(workflowId).describe();
+      expect(poller.priority).toMatchObject({ fairnessKey: 'acme', fairnessWeight: 4 });
+    } finally {
+      await agents.pollers.stop(pollerId);
+    }
   });
 
   it('leaves the fairness key off with fairness disabled, and refuses bad weights and priorities by name', async () => {

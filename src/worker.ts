@@ -27,6 +27,7 @@ import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 import { rateLimitedQueues } from './rate-limits/queues.ts';
+import { withInlineSubAgents } from './subagents/definitions.ts';
 import type { RateLimits } from './rate-limits/types.ts';
 import { createRateLimitedWorkers, withRateLimitedWorkers } from './rate-limits/workers.ts';
 
@@ -119,7 +120,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const mcpPool = new McpConnectionPool({ idleTimeoutMs: options.mcpIdleTimeoutMs });
   const queues = rateLimitedQueues(options.taskQueue, [
     { where: 'createAgentWorker', limits: options.rateLimits },
-    ...Object.entries(options.agents).map(([name, agent]) => ({
+    // Inline sub-agent definitions are served here too: their limits count.
+    ...Object.entries(withInlineSubAgents(options.agents)).map(([name, agent]) => ({
       where: `Agent "${name}"`,
       limits: agent?.rateLimits,
     })),

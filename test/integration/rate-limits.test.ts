@@ -52,6 +52,8 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
   const runs: Array<Promise<void>> = [];
   const connections: Array<{ close(): Promise<void> }> = [];
   let agents: AgentClient;
+  /** Starts one worker of the fleet; `where` says where it declares the provider's limit. */
+  let startWorker: (where: 'worker' | 'agent') => Promise<void>;
 
   beforeAll(async () => {
     provider = await startRecordingServer((request, response) => {
@@ -101,8 +103,7 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
         credentialStore,
       },
     });
-    // Two workers of one fleet, both declaring the provider's limit (one on the worker, one on an agent).
-    for (const where of ['worker', 'agent'] as const) {
+    startWorker = async (where) => {
       const connection = await NativeConnection.connect({ address });
       connections.push(connection);
       const agentDefinitions = definitions();
@@ -118,7 +119,10 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
       });
       workers.push(worker);
       runs.push(worker.run());
-    }
+    };
+    // Two workers of one fleet, both declaring the provider's limit (one on the worker, one on an agent).
+    await startWorker('worker');
+    await startWorker('agent');
     const connection = await Connection.connect({ address });
     connections.push(connection);
     agents = new AgentClient({ client: new Client({ connection }), taskQueue });
@@ -171,7 +175,7 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
     expect([...queues]).toEqual([`${taskQueue}@rate-limit:provider`]);
   });
 
-  it('waits out a 30 s Retry-After on a durable timer, holding no activity, and the model never hears of it', async () => {
+  it('waits out a 30 s Retry-After on a durable timer, holding no activity, across a fleet restart; the model never hears of it', async () => {
     const handle = await agents.start('slow', 'Fetch the slow thing');
     const eventsDone = collect(handle.events());
     // While it waits: a timer is pending and no activity attempt is.
@@ -184,6 +188,10 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
     expect(sawWait).toBe(true);
     const during = await handle.workflow.describe();
     expect(during.raw.pendingActivities ?? []).toHaveLength(0);
+    // The wait is Temporal's, not a worker's: the whole fleet stops and a new worker finishes the run.
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    await Promise.allSettled(runs);
+    await startWorker('worker');
 
     const result = await handle.result();
     expect(result.metadata.stop_reason).toBe('completed');

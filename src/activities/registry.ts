@@ -24,12 +24,14 @@ import { delegationTools, withInlineSubAgents } from '../subagents/definitions.t
 
 export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
+import { toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
   agents: Record<string, AgentDefinition>,
   defaultMemoryStore: MemoryStore,
   mcpPool: McpConnectionPool = new McpConnectionPool(),
+  rateLimited?: ReadonlyMap<string, RateLimitedQueue>,
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(withInlineSubAgents(agents))) {
@@ -80,6 +82,7 @@ export function buildAgentRegistry(
     const delegation = delegationTools(name, definition, schemas);
     for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
       initialTools.push(tool);
+    const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
     registry.set(name, {
       name,
       models,
@@ -109,6 +112,7 @@ export function buildAgentRegistry(
       context: definition.context,
       ...delegation,
       authorization: resolveAuthorization(name, definition.authorization),
+      ...(queues ? { toolQueues: queues } : {}),
     });
   }
   checkHandoffStores(registry);

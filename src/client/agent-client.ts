@@ -24,6 +24,8 @@ import { AgentPollers } from '../triggers/pollers.ts';
 import { AgentSchedules } from '../triggers/schedules.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 import { checkedResult } from '../output/result.ts';
+import { checkFairness, runPriority } from '../fairness/priority.ts';
+import type { FairnessOptions } from '../fairness/types.ts';
 import {
   checkOutputRepairs,
   toOutputJsonSchema,
@@ -63,6 +65,11 @@ export interface StartRunOptions {
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back to the model. Default: the agent's, else 2. */
   outputRepairs?: number;
+  /**
+   * Temporal's priority key: 1 (first) to 5 (last); runs without one have 3. A backlog dispatches
+   * lower keys first, then shares the rest among tenants by their fairness weights.
+   */
+  priority?: number;
 }
 
 /**
@@ -163,6 +170,8 @@ export class AgentClient {
   readonly taskQueue: string;
   readonly #ownedConnection: Connection | undefined;
   readonly #summaryIncludesPrompt: boolean;
+  /** How the runs this client starts share the fleet with other tenants' (their fairness weights). */
+  readonly fairness: FairnessOptions | undefined;
   #schedules: AgentSchedules | undefined;
   #pollers: AgentPollers | undefined;
 
@@ -172,7 +181,10 @@ export class AgentClient {
     ownedConnection?: Connection;
     /** Show each prompt's first line in the Temporal UI's run summary (default off: prompts stay out of listings). */
     summaryIncludesPrompt?: boolean;
+    /** Fairness weights per tenant (docs/tenants-fairness.md). Default: every tenant weighs 1. */
+    fairness?: FairnessOptions;
   }) {
+    this.fairness = checkFairness(opts.fairness);
     this.client = opts.client;
     this.taskQueue = opts.taskQueue;
     this.#ownedConnection = opts.ownedConnection;
@@ -194,7 +206,13 @@ export class AgentClient {
     summaryIncludesPrompt?: boolean;
     /** OpenTelemetry: carry the caller's trace into the runs it starts. Default: the global provider, if any. */
     telemetry?: TelemetryOptions;
+    /**
+     * Each run carries its `tenant` as Temporal's fairness key; `weights` give tenants a larger or
+     * smaller share of a busy fleet (docs/tenants-fairness.md). Default: every tenant weighs 1.
+     */
+    fairness?: FairnessOptions;
   }): Promise<AgentClient> {
+    checkFairness(opts.fairness);
     const resolved = resolveTemporalConnection({
       ...opts.temporal,
       ...(opts.address === undefined ? {} : { address: opts.address }),
@@ -213,6 +231,7 @@ export class AgentClient {
       taskQueue: opts.taskQueue,
       ownedConnection: connection,
       summaryIncludesPrompt: opts.summaryIncludesPrompt,
+      ...(opts.fairness ? { fairness: opts.fairness } : {}),
     });
   }
 
@@ -241,6 +260,7 @@ export class AgentClient {
     const repairs = checkOutputRepairs(opts.outputRepairs, 'The run');
     if (repairs !== undefined) input.outputRepairs = repairs;
     const workflowId = opts.workflowId ?? `agent-${agent}-${randomUUID()}`;
+    const priority = runPriority(opts.tenant, this.fairness, opts.priority);
     const ui = runStartOptions({
       agent,
       tenant: opts.tenant,
@@ -254,6 +274,7 @@ export class AgentClient {
         workflowId,
         args: [input],
         ...(opts.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
+        ...(priority ? { priority } : {}),
         ...ui.options,
         ...(withSearchAttributes ? ui.searchAttributes : {}),
       }),
@@ -278,7 +299,7 @@ export class AgentClient {
   /** A chat session of the named agent, by id (a new one when no id is given); reachable from any process. */
   chatSession(agent: string, opts: ChatSessionOptions = {}): AgentChatSession {
     return new AgentChatSession(
-      async () => ({ client: this.client, taskQueue: this.taskQueue, agent }),
+      async () => ({ client: this.client, taskQueue: this.taskQueue, agent, fairness: this.fairness }),
       opts,
     );
   }
@@ -300,13 +321,13 @@ export class AgentClient {
    * `unpause`, `trigger`, `delete`.
    */
   get schedules(): AgentSchedules {
-    this.#schedules ??= new AgentSchedules(this.client, this.taskQueue);
+    this.#schedules ??= new AgentSchedules(this.client, this.taskQueue, this.fairness);
     return this.#schedules;
   }
 
   /** Pollers for sources without push (Gmail, Linear): `start`, `stop`, `list`. */
   get pollers(): AgentPollers {
-    this.#pollers ??= new AgentPollers(this.client, this.taskQueue);
+    this.#pollers ??= new AgentPollers(this.client, this.taskQueue, this.fairness);
     return this.#pollers;
   }
 

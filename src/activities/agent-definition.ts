@@ -35,6 +35,12 @@ export interface AgentDefinition extends SkillOptions {
   /** Further models a run may name (`model` in the run options), by name. */
   models?: Record<string, LlmOption>;
   tools?: BaseConnectorTool[];
+  /**
+   * Tools (by name, of `tools` or `builtinTools`) whose calls run as local activities, on top of
+   * those that declare `fast: true`: for calls that take milliseconds and do no network I/O
+   * (docs/connectors.md, "Fast tools").
+   */
+  fastTools?: string[];
   credentialStore?: CredentialStore;
   /** Where this agent's conversations live. Default: the worker's memory store. */
   memoryStore?: MemoryStore;
@@ -108,4 +114,6 @@ export const DEFAULT_TIMEOUTS: RunTimeouts = {
   toolMaxAttempts: 3,
   storeStartToCloseMs: 10_000,
   storeMaxAttempts: 10,
+  fastToolStartToCloseMs: 2_000,
+  fastToolMaxAttempts: 2,
 };

@@ -67,7 +67,10 @@ export async function invokeTool(
       },
     };
     // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within toolHeartbeatMs.
-    const beat = setInterval(() => beatUnlessLocal(context), Math.max(100, agent.timeouts.toolHeartbeatMs / 3));
+    const beat = setInterval(
+      () => beatUnlessLocal(context),
+      Math.max(100, agent.timeouts.toolHeartbeatMs / 3),
+    );
     let output: Awaited<ReturnType<typeof runWithRefreshOnRejection>>;
     try {
       output = await untilCancelled(

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { temporal } from '@temporalio/proto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { builtinTools } from '../../src/tools/builtins/index.ts';
+import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
 import { ONE_TOOL_CALL_RUN, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
@@ -123,6 +125,17 @@ describe('fast tools run as local activities', () => {
     expect(scheduled).toContain('callModel');
     // resolveRun and the tool call.
     expect(localMarkers).toBe(2);
+    // The history replays with the same workflow code (the patch marker and the local activity).
+    await expect(
+      Worker.runReplayHistory(
+        {
+          workflowBundle: { codePath: inject('workflowBundlePath') },
+          sinks: workflowSpanSinks(undefined, () => undefined),
+        },
+        history,
+        handle.workflowId,
+      ),
+    ).resolves.toBeUndefined();
   });
 
   it('runs a fast tool that overruns its budget again as a normal activity, storing one result', async () => {

@@ -2,16 +2,12 @@ import {
   ActivityFailure,
   ApplicationFailure,
   isCancellation,
-  patched,
   proxyLocalActivities,
   TimeoutFailure,
 } from '@temporalio/workflow';
 import { RetryState } from '@temporalio/common';
 import type { AgentActivities } from '../activities/index.ts';
 import type { InvokeToolInput, RunTimeouts, ToolOutcome } from '../common/run.ts';
-
-/** Marks histories whose fast tool calls are local activities; older histories replay the activities they recorded. */
-export const FAST_TOOLS_LOCALLY = 'fast-tools-as-local-activities';
 
 // Plans from workers older than these settings lack them: the defaults then (agent-definition.ts).
 const DEFAULT_BUDGET_MS = 2_000;
@@ -26,6 +22,10 @@ type ToolInvoker = Pick<AgentActivities, 'invokeTool'>;
  * and a call that overruns is not retried locally: it is run again as a normal activity, whose
  * writes count on from the local attempts. A worker that dies during a local call is noticed by the
  * workflow task timeout, and the call runs once more.
+ *
+ * Which calls are fast is part of the plan `resolveRun` returned, which history records: a history
+ * from before fast tools has no `fastTools` in its plan and replays its calls as the activities it
+ * scheduled, so no `patched()` marker is needed (and none costs a search-attribute write per run).
  */
 export class FastToolCalls {
   readonly #local: ToolInvoker;
@@ -48,11 +48,10 @@ export class FastToolCalls {
   }
 
   /**
-   * Runs the call locally (unless the history being replayed ran it as an activity). A tool's own
-   * failure arrives as the `ActivityFailure` a normal activity's would; an overrun falls back.
+   * Runs the call locally. A tool's own failure arrives as the `ActivityFailure` a normal activity's
+   * would; an overrun falls back to the normal activity.
    */
   async invoke(input: InvokeToolInput): Promise<ToolOutcome> {
-    if (!patched(FAST_TOOLS_LOCALLY)) return this.#normal.invokeTool(input);
     try {
       return await this.#local.invokeTool(input);
     } catch (error) {

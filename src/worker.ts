@@ -26,6 +26,7 @@ import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './ru
 import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
+import { concurrencyDefaults } from './worker-concurrency.ts';
 
 export type { AgentDefinition, SubAgentSpec } from './activities/agent-definition.ts';
 export {
@@ -84,7 +85,10 @@ export interface AgentWorkerOptions {
    * installs the process's Temporal runtime (not after an application's own `Runtime.install`).
    */
   logLevel?: WorkerLogLevel;
-  /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
+  /**
+   * Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). Default
+   * slots: 500 activities and 500 local activities at once (unless a `tuner` is given).
+   */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
 
@@ -128,6 +132,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
       maxHeartbeatThrottleInterval: '2 seconds',
       defaultHeartbeatThrottleInterval: '2 seconds',
+      ...concurrencyDefaults(options.workerOptions),
       ...options.workerOptions,
       dataConverter,
       connection,

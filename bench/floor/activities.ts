@@ -73,5 +73,5 @@ export function loopProvider(slowMs: number): ProviderV4 {
     imageModel: () => {
       throw new Error('The bench provider has no image model.');
     },
-  } as ProviderV4;
+  };
 }

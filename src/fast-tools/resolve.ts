@@ -13,10 +13,11 @@ export function resolveFastTools(
   tools: ReadonlyMap<string, BaseConnectorTool>,
   builtinTools: ReadonlyMap<string, BaseConnectorTool>,
 ): string[] {
-  if (named !== undefined && !Array.isArray(named)) {
+  const names: unknown = named ?? [];
+  if (!Array.isArray(names)) {
     throw new ConfigurationError(`Agent "${agent}": fastTools must be an array of tool names.`);
   }
-  for (const name of named ?? []) {
+  for (const name of names as unknown[]) {
     if (typeof name !== 'string' || !(tools.has(name) || builtinTools.has(name))) {
       const known = [...tools.keys(), ...builtinTools.keys()].join(', ') || 'none';
       throw new ConfigurationError(
@@ -28,5 +29,5 @@ export function resolveFastTools(
   const fast = [...tools.values(), ...builtinTools.values()]
     .filter((tool) => tool.fast)
     .map((tool) => tool.name);
-  return [...new Set([...fast, ...(named ?? [])])];
+  return [...new Set([...fast, ...(names as string[])])];
 }

@@ -23,7 +23,7 @@ import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
 import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './runtime-log.ts';
-import type { TelemetryOptions } from './telemetry/options.ts';
+import { resolveTelemetry, type TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 import { concurrencyDefaults } from './worker-concurrency.ts';
@@ -138,7 +138,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       connection,
       namespace: resolved.namespace,
       taskQueue: options.taskQueue,
-      workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
+      // Without telemetry the workflows run without the tracing interceptors: less CPU per workflow task.
+      workflowBundle:
+        options.workflowBundle ??
+        (await agentWorkflowBundle({ tracing: resolveTelemetry(options.telemetry) !== undefined })),
       activities: createActivities(registry),
       ...telemetryWorkerOptions(registry, options.telemetry, options.workerOptions),
     });

@@ -58,7 +58,7 @@ describe('fast tools', () => {
       /fastTools must be an array of tool names/,
     );
     expect(() => registryOf({ tools: [new LookupTool()], fastTools: ['lookup', 'mcp_search'] })).toThrow(
-      /fastTools names "mcp_search", which is not one of its tools \(its own and built-in tools: lookup, .*MCP and sub-agent tools cannot be fast,
+      /fastTools names "mcp_search", which is not one of its tools \(its own and built-in tools: lookup, .*MCP and sub-agent tools cannot be fast/,
     );
   });
 });

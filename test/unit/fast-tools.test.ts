@@ -8,7 +8,7 @@ import { builtinTools } from '../../src/tools/builtins/index.ts';
 import { AGENT_WORKER_SLOTS, concurrencyDefaults } from '../../src/worker-concurrency.ts';
 
 class LookupTool extends BaseConnectorTool {
-  readonly name = 'lookup';
+  readonly name: string = 'lookup';
   readonly description = 'Looks a key up';
   readonly parameters = z.object({ key: z.string() });
   async run(): Promise<ToolOutput> {

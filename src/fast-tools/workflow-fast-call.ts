@@ -1,4 +1,5 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   isCancellation,
@@ -37,6 +38,8 @@ export class FastToolCalls {
     this.#attempts = timeouts.fastToolMaxAttempts ?? DEFAULT_ATTEMPTS;
     this.#normal = normal;
     this.#local = proxyLocalActivities<AgentActivities>({
+      // A stop waits until the call has really stopped, so what it stores stays final (as for activities).
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       startToCloseTimeout: budget,
       scheduleToCloseTimeout: budget,
       retry: {

@@ -271,6 +271,30 @@ describe('fast tools run as local activities', () => {
     }
   });
 
+  it('cancels a fast call in flight: the tool is told, the call is answered as cancelled, nothing late is stored', async () => {
+    const lookup = new SlowFirstTool();
+    const llm = new ScriptedModel([{ toolCalls: [{ name: 'lookup', args: { key: 'k' }, id: 'lookup_1' }] }]);
+    const env = await startTestWorker({
+      agent: { llm, tools: [lookup], timeouts: { fastToolStartToCloseMs: 60_000 } },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('agent', 'Look k up');
+    for await (const event of handle.events()) if (event.type === 'tool_called') break;
+    await expect.poll(() => lookup.calls.length).toBe(1);
+    await handle.cancel('stop now');
+    const result = await handle.result();
+    expect(result.metadata.stop_reason).toBe('cancelled');
+    expect(lookup.calls).toEqual([{ callId: 'lookup_1', aborted: true }]);
+    await sleep(200);
+    expect((await env.memoryStore.read(handle.workflowId)).at(-1)).toEqual({
+      role: 'tool',
+      toolCallId: 'lookup_1',
+      toolName: 'lookup',
+      content: 'Cancelled: stop now',
+      isError: true,
+    });
+  });
+
   it('refuses fastTools that name no tool of the agent, saying which it has', async () => {
     const llm = new ScriptedModel([{ text: 'never' }]);
     await expect(

@@ -111,6 +111,13 @@ async function writerRuns(
     missing: counts.filter((c) => c === 0).length,
     duplicated: counts.filter((c) => c > 1).reduce((sum, c) => sum + c - 1, 0),
     raw: upstream.raw.filter((r) => ids.includes(r.run)).length,
+    /** The most requests one logical write took (1 when no call ran twice). */
+    mostRuns: Math.max(
+      0,
+      ...ids.flatMap((id) =>
+        [1, 2, 3].map((n) => upstream.raw.filter((r) => r.run === id && r.n === n).length),
+      ),
+    ),
     anomalies: followed.reduce((sum, f) => sum + f.anomalies, 0),
     streamErrors: followed.filter((f) => f.error).length,
     /** The longest a live reader ended after its run's result, in seconds (0 when it ended first). */
@@ -171,6 +178,8 @@ try {
   figure('G. logical writes missing', g.missing, 0);
   figure('G. logical writes duplicated', g.duplicated, 0);
   figure('G. raw requests repeated (a fast call killed mid-way runs again)', g.raw - RUNS * 3, 0, 'info');
+  // A call is repeated only when a kill lands while it runs: at most once per kill.
+  figure('G. most times one call ran', g.mostRuns, 1 + fastKills, 'atMost');
   figure('G. event sequences with gaps or duplicates', g.anomalies, 0);
 
   // B. The server SIGKILLed and started again on the same database file, runs in flight.

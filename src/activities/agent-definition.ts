@@ -115,5 +115,4 @@ export const DEFAULT_TIMEOUTS: RunTimeouts = {
   storeStartToCloseMs: 10_000,
   storeMaxAttempts: 10,
   fastToolStartToCloseMs: 2_000,
-  fastToolMaxAttempts: 2,
 };

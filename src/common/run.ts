@@ -132,12 +132,10 @@ export interface RunTimeouts {
   storeStartToCloseMs: number;
   storeMaxAttempts: number;
   /**
-   * A fast tool's budget (its local activity's start-to-close and schedule-to-close): a call that
-   * overruns it is failed and run again as a normal activity. Absent in plans from older workers.
+   * A fast tool's budget (its local activity's one attempt): a call that overruns it is cancelled
+   * and run again as a normal activity. Absent in plans from older workers.
    */
   fastToolStartToCloseMs?: number;
-  /** Attempts of a fast tool's call as a local activity, within its budget. */
-  fastToolMaxAttempts?: number;
 }
 
 export interface ResolveRunInput {

@@ -172,18 +172,17 @@ describe('fast tools run as local activities', () => {
     });
   });
 
-  it('tells the model a fast tool’s failure, after its own local retries, without falling back', async () => {
+  it('runs a fast call that failed in a way a retry may cure again as an activity, with the tool retries', async () => {
     const failing = new FailingFastTool();
     const llm = new ScriptedModel([
       { toolCalls: [{ name: 'failing', args: {}, id: 'f_1' }] },
       { text: 'it failed' },
     ]);
-    const env = await startTestWorker({
-      agent: { llm, tools: [failing], timeouts: { fastToolMaxAttempts: 3 } },
-    });
+    const env = await startTestWorker({ agent: { llm, tools: [failing], timeouts: { toolMaxAttempts: 2 } } });
     workers.push(env);
     const handle = await env.agents.start('agent', 'Try it');
     expect((await handle.result()).output).toBe('it failed');
+    // One local attempt, then the activity's two.
     expect(failing.calls).toBe(3);
     expect(llm.calls[1]!.messages.at(-1)).toMatchObject({
       role: 'tool',
@@ -191,8 +190,30 @@ describe('fast tools run as local activities', () => {
       isError: true,
       content: 'Error (Error): the lookup table is missing',
     });
-    const failed = (await typesOf(handle.events())).find((e) => e.type === 'tool_failed');
-    expect(failed?.payload).toMatchObject({ call_id: 'f_1', error: 'the lookup table is missing' });
+    const failed = (await typesOf(handle.events())).filter((e) => e.type === 'tool_failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.payload).toMatchObject({ call_id: 'f_1', error: 'the lookup table is missing' });
+    const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
+    expect(scheduled.filter((name) => name === 'invokeTool')).toHaveLength(1);
+  });
+
+  it('tells the model a fast call’s refused arguments at once, without an activity', async () => {
+    const add = new AddTool({ fast: true });
+    const llm = new ScriptedModel([
+      { toolCalls: [{ name: 'add', args: { a: 'two' }, id: 'add_1' }] },
+      { text: 'bad call' },
+    ]);
+    const env = await startTestWorker({ agent: { llm, tools: [add] } });
+    workers.push(env);
+    const handle = await env.agents.start('agent', 'Add');
+    expect((await handle.result()).output).toBe('bad call');
+    expect(add.ran).toEqual([]);
+    expect(llm.calls[1]!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      toolCallId: 'add_1',
+      isError: true,
+      content: expect.stringMatching(/^Error \(ToolInputError\): Invalid arguments for add/),
+    });
     const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
     expect(scheduled).not.toContain('invokeTool');
   });

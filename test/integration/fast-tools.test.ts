@@ -208,12 +208,9 @@ describe('fast tools run as local activities', () => {
     const handle = await env.agents.start('agent', 'Add');
     expect((await handle.result()).output).toBe('bad call');
     expect(add.ran).toEqual([]);
-    expect(llm.calls[1]!.messages.at(-1)).toMatchObject({
-      role: 'tool',
-      toolCallId: 'add_1',
-      isError: true,
-      content: expect.stringMatching(/^Error \(ToolInputError\): Invalid arguments for add/),
-    });
+    const answer = llm.calls[1]!.messages.at(-1);
+    expect(answer).toMatchObject({ role: 'tool', toolCallId: 'add_1', isError: true });
+    expect(String(answer?.content)).toMatch(/^Error \(ToolInputError\): Invalid arguments for add/);
     const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
     expect(scheduled).not.toContain('invokeTool');
   });

@@ -32,7 +32,7 @@ export {
   type AgentWorkerOptions,
   type AgentDefinition,
 } from './worker.ts';
-export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 export {
   resolveTemporalConnection,
   describeConnection,

@@ -34,7 +34,7 @@ export {
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   DEFAULT_TIMEOUTS,
 } from './activities/agent-definition.ts';
-export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 
 /** How long (ms) a stopping worker lets running activities finish before cancelling them. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = 10_000;

@@ -10,16 +10,16 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { z } from 'zod';
 import { AgentClient } from '../src/client/agent-client.ts';
 import type { Message } from '../src/common/messages.ts';
 import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
 import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
-import type { ModelAdapter, ModelRequest, ModelResponse } from '../src/models/model-adapter.ts';
+import type { ModelAdapter } from '../src/models/model-adapter.ts';
 import { SecretSet } from '../src/redaction.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../src/tools/connector-base.ts';
+import type { ToolContext } from '../src/tools/connector-base.ts';
 import { createAgentWorker } from '../src/worker.ts';
 import { bundleWithResolveRunAsActivity } from './before/bundle.ts';
+import { LoopModel, NoopTool } from './loop-agent.ts';
 import { writeResults } from './write-results.ts';
 
 const ITERATIONS = 4;
@@ -30,33 +30,6 @@ const SLOW_MODEL_MS = 200;
 const CONCURRENT_ITERATIONS = 2;
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-
-/** Asks for the no-op tool until the run has had `iterations - 1` tool steps, then answers. */
-class LoopModel implements ModelAdapter {
-  readonly specificationVersion = 'toolkit-agent.model.v1';
-  readonly modelId = 'bench-loop';
-  readonly iterations: number;
-  readonly delayMs: number;
-  constructor(iterations: number, delayMs = 0) {
-    this.iterations = iterations;
-    this.delayMs = delayMs;
-  }
-  async generate(request: ModelRequest): Promise<ModelResponse> {
-    if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-    const steps = request.messages.filter((m) => m.role === 'assistant').length;
-    if (steps >= this.iterations - 1) return { text: 'done', toolCalls: [] };
-    return { text: '', toolCalls: [{ id: `c${steps}`, name: 'noop', args: { n: steps } }] };
-  }
-}
-
-class NoopTool extends BaseConnectorTool {
-  readonly name = 'noop';
-  readonly description = 'Does nothing';
-  readonly parameters = z.object({ n: z.number() });
-  async run(_context: ToolContext, _args: Record<string, unknown>): Promise<ToolOutput> {
-    return { text: 'ok', metadata: {} };
-  }
-}
 
 /** The same loop without Temporal: model, schema check, tool, memory store. */
 async function inProcessRun(model: ModelAdapter, tool: NoopTool, memory: InMemoryMemoryStore): Promise<void> {

@@ -36,7 +36,7 @@ export {
   type RateLimit,
   type RateLimits,
 } from './worker.ts';
-export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 export {
   resolveTemporalConnection,
   describeConnection,

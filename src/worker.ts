@@ -23,13 +23,14 @@ import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
 import { defaultMemoryPath } from './paths.ts';
 import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './runtime-log.ts';
-import type { TelemetryOptions } from './telemetry/options.ts';
+import { resolveTelemetry, type TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 import { rateLimitedQueues } from './rate-limits/queues.ts';
 import { withInlineSubAgents } from './subagents/definitions.ts';
 import type { RateLimits } from './rate-limits/types.ts';
 import { createRateLimitedWorkers, withRateLimitedWorkers } from './rate-limits/workers.ts';
+import { concurrencyDefaults } from './worker-concurrency.ts';
 
 export type { AgentDefinition, SubAgentSpec } from './activities/agent-definition.ts';
 export {
@@ -37,7 +38,7 @@ export {
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   DEFAULT_TIMEOUTS,
 } from './activities/agent-definition.ts';
-export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 export type { RateLimit, RateLimits } from './rate-limits/types.ts';
 export { DEFAULT_LONG_RETRY_AFTER_MS } from './rate-limits/types.ts';
 
@@ -98,7 +99,10 @@ export interface AgentWorkerOptions {
    * rate of a key wins. See docs/tenants-fairness.md.
    */
   rateLimits?: RateLimits;
-  /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
+  /**
+   * Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). Default
+   * slots: 500 activities and 500 local activities at once (unless a `tuner` is given).
+   */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
 
@@ -152,6 +156,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
       maxHeartbeatThrottleInterval: '2 seconds',
       defaultHeartbeatThrottleInterval: '2 seconds',
+      ...concurrencyDefaults(options.workerOptions),
       ...workerOptions,
       dataConverter,
       connection,
@@ -163,7 +168,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       ...options.workerOptions,
       ...base,
       taskQueue: options.taskQueue,
-      workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
+      // Without telemetry the workflows run without the tracing interceptors: less CPU per workflow task.
+      workflowBundle:
+        options.workflowBundle ??
+        (await agentWorkflowBundle({ tracing: resolveTelemetry(options.telemetry) !== undefined })),
       ...telemetry,
     });
     // Activity-only workers: the workflow interceptors and sinks stay with the main worker.

@@ -14,40 +14,74 @@ export const FAILURE_CONVERTER_PATH = fileURLToPath(
 );
 /** Written by `npm run build`, so a worker started from `dist/` skips webpack. */
 export const PREBUILT_BUNDLE_PATH = fileURLToPath(new URL('./workflow-bundle.cjs', import.meta.url));
+/** The same workflows without the tracing interceptors, for workers with telemetry off (`npm run build`). */
+export const PREBUILT_UNTRACED_BUNDLE_PATH = fileURLToPath(
+  new URL('./workflow-bundle-untraced.cjs', import.meta.url),
+);
 
-let bundling: Promise<WorkflowBundleOption> | undefined;
+/** What a bundle holds besides the workflows. */
+export interface AgentWorkflowBundleOptions {
+  /**
+   * Trace runs inside the workflows (Temporal's OpenTelemetry workflow interceptors and the
+   * `invoke_agent` spans). Default true. Without, a workflow task costs less CPU (a quarter of the
+   * sandbox's time in `npm run bench`): what `createAgentWorker` runs when telemetry is off. Either
+   * bundle replays the other's histories (tracing adds headers and spans, no commands).
+   */
+  tracing?: boolean;
+}
+
+const bundling = new Map<boolean, Promise<WorkflowBundleOption>>();
 
 /**
  * The agent workflows as a bundle for `Worker.create`: the prebuilt one when present, else bundled
  * once per process (webpack takes a few seconds; every worker of the process shares the result).
  */
-export function agentWorkflowBundle(): Promise<WorkflowBundleOption> {
-  if (existsSync(PREBUILT_BUNDLE_PATH)) return Promise.resolve({ codePath: PREBUILT_BUNDLE_PATH });
-  bundling ??= buildAgentWorkflowBundle().catch((error: unknown) => {
-    bundling = undefined;
-    throw error;
-  });
-  return bundling;
+export function agentWorkflowBundle(options: AgentWorkflowBundleOptions = {}): Promise<WorkflowBundleOption> {
+  const tracing = options.tracing ?? true;
+  const prebuilt = tracing ? PREBUILT_BUNDLE_PATH : PREBUILT_UNTRACED_BUNDLE_PATH;
+  if (existsSync(prebuilt)) return Promise.resolve({ codePath: prebuilt });
+  let building = bundling.get(tracing);
+  if (!building) {
+    building = buildAgentWorkflowBundle({ tracing }).catch((error: unknown) => {
+      bundling.delete(tracing);
+      throw error;
+    });
+    bundling.set(tracing, building);
+  }
+  return building;
 }
+
+/** Temporal's OpenTelemetry interceptors (outermost) and our `invoke_agent` spans. */
+const TRACING_INTERCEPTOR_MODULES = [
+  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+  fileURLToPath(
+    new URL(`./telemetry/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  ),
+];
+
+/** Activity summaries for the Temporal UI. */
+const VISIBILITY_INTERCEPTOR_MODULES = [
+  fileURLToPath(
+    new URL(`./visibility/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  ),
+];
 
 /**
  * Workflow interceptors bundled with the workflows: Temporal's OpenTelemetry interceptors (outermost),
  * our `invoke_agent` spans, and activity summaries for the Temporal UI.
  */
 export const WORKFLOW_INTERCEPTOR_MODULES = [
-  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-  fileURLToPath(
-    new URL(`./telemetry/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
-  ),
-  fileURLToPath(
-    new URL(`./visibility/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
-  ),
+  ...TRACING_INTERCEPTOR_MODULES,
+  ...VISIBILITY_INTERCEPTOR_MODULES,
 ];
 
-export async function buildAgentWorkflowBundle(): Promise<{ code: string }> {
+export async function buildAgentWorkflowBundle(
+  options: AgentWorkflowBundleOptions = {},
+): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    workflowInterceptorModules:
+      (options.tracing ?? true) ? WORKFLOW_INTERCEPTOR_MODULES : VISIBILITY_INTERCEPTOR_MODULES,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   });

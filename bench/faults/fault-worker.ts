@@ -4,6 +4,7 @@
  * MEMORY_DB, UPSTREAM (the local service the `upstream_write` tool writes to). Agents:
  * - `writer`: three steps, each one `upstream_write` call (n = 1, 2, 3), then an answer;
  * - `chatty`: answers every chat turn, naming the prompt;
+ * - `fastWriter`: `writer` with `upstream_write` as a fast tool (its calls are local activities);
  * - `slow`: one `slow_write` call that takes 2 s (for graceful shutdown), then an answer.
  * Prints `READY` when polling; exits after SIGTERM once `worker.shutdown()` has let running calls end.
  */
@@ -27,8 +28,8 @@ class UpstreamWriteTool extends BaseConnectorTool {
   readonly description = 'Writes one record to the upstream service';
   readonly parameters = z.object({ n: z.number() });
   readonly #delayMs: number;
-  constructor(name = 'upstream_write', delayMs = 0) {
-    super();
+  constructor(name = 'upstream_write', delayMs = 0, fast = false) {
+    super({ fast });
     this.name = name;
     this.#delayMs = delayMs;
   }
@@ -50,9 +51,18 @@ class UpstreamWriteTool extends BaseConnectorTool {
   }
 }
 
+const toolResults = (request: ModelRequest) => request.messages.filter((m) => m.role === 'tool').length;
+
+/** Three steps, each one `upstream_write` call (n = 1, 2, 3), then an answer. */
+const writes = (request: ModelRequest): ScriptedStep => {
+  const done = toolResults(request);
+  return done < 3
+    ? { toolCalls: [{ name: 'upstream_write', args: { n: done + 1 }, id: `w${done + 1}` }] }
+    : { text: `wrote ${done} records` };
+};
+
 const steps = (answer: (request: ModelRequest) => ScriptedStep) =>
   new ScriptedModel(Array.from({ length: 10_000 }, () => answer));
-const toolResults = (request: ModelRequest) => request.messages.filter((m) => m.role === 'tool').length;
 const timeouts = { modelHeartbeatMs: 2000, toolHeartbeatMs: 2000 };
 
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS! });
@@ -63,16 +73,8 @@ const worker = await createAgentWorker({
   workflowBundle: { codePath: env.WORKFLOW_BUNDLE! },
   workerOptions: { stickyQueueScheduleToStartTimeout: '1s' },
   agents: {
-    writer: {
-      llm: steps((request) => {
-        const done = toolResults(request);
-        return done < 3
-          ? { toolCalls: [{ name: 'upstream_write', args: { n: done + 1 }, id: `w${done + 1}` }] }
-          : { text: `wrote ${done} records` };
-      }),
-      tools: [new UpstreamWriteTool()],
-      timeouts,
-    },
+    writer: { llm: steps(writes), tools: [new UpstreamWriteTool()], timeouts },
+    fastWriter: { llm: steps(writes), tools: [new UpstreamWriteTool('upstream_write', 0, true)], timeouts },
     chatty: {
       llm: steps((request) => {
         const users = request.messages.filter((m) => m.role === 'user');

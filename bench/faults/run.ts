@@ -6,7 +6,9 @@
  * C. a chat session with 3 concurrent senders while its worker is killed twice;
  * D. a graceful worker shutdown (SIGTERM) with tool calls in flight;
  * E. a worker frozen with SIGSTOP mid-step, thawed after another worker finished the step (full run only);
- * F. every history the scenarios wrote replayed with the workflow code.
+ * F. every history the scenarios wrote replayed with the workflow code;
+ * G. scenario A with the writes made by a fast tool (local activities): each call repeated at most
+ *    once per kill, its idempotency key (run and call id) the same on every repeat.
  * Writes bench/results/faults.json and .md (each figure with its goal); exits 1 when a goal is missed.
  */
 import { randomUUID } from 'node:crypto';
@@ -85,14 +87,13 @@ async function follow(
   return { anomalies, error: false, endedAt: Date.now() };
 }
 
-/** Runs of the `writer` agent: results, event checks and the upstream's view of their writes. */
+/** Runs of the `writer` agent (or `fastWriter`): results, event checks and the upstream's view of their writes. */
 async function writerRuns(
   count: number,
   during: (settled: () => boolean, over: Promise<unknown>) => Promise<void>,
+  agent = 'writer',
 ) {
-  const handles = await Promise.all(
-    Array.from({ length: count }, (_, i) => agents.start('writer', `run ${i}`)),
-  );
+  const handles = await Promise.all(Array.from({ length: count }, (_, i) => agents.start(agent, `run ${i}`)));
   const streams = Promise.all(handles.map((handle) => follow(handle.events())));
   let done = false;
   // When each result arrived: a live reader should end within seconds of it, however many workers died.
@@ -110,6 +111,13 @@ async function writerRuns(
     missing: counts.filter((c) => c === 0).length,
     duplicated: counts.filter((c) => c > 1).reduce((sum, c) => sum + c - 1, 0),
     raw: upstream.raw.filter((r) => ids.includes(r.run)).length,
+    /** The most requests one logical write took (1 when no call ran twice). */
+    mostRuns: Math.max(
+      0,
+      ...ids.flatMap((id) =>
+        [1, 2, 3].map((n) => upstream.raw.filter((r) => r.run === id && r.n === n).length),
+      ),
+    ),
     anomalies: followed.reduce((sum, f) => sum + f.anomalies, 0),
     streamErrors: followed.filter((f) => f.error).length,
     /** The longest a live reader ended after its run's result, in seconds (0 when it ended first). */
@@ -147,6 +155,32 @@ try {
   figure('A. event sequences with gaps or duplicates', a.anomalies, 0);
   figure('A. live stream errors', a.streamErrors, 0);
   figure('A. longest a live stream ended after its result (s)', round(a.maxLagS), 5, 'atMost');
+
+  // G. Scenario A with a fast tool: the writes are local activities, inside workflow tasks.
+  const before = upstream.byKey.size;
+  let fastKills = 0;
+  const g = await writerRuns(
+    RUNS,
+    async (settled, over) => {
+      for (let k = 1; k <= KILLS && !settled(); k++) {
+        const writes = before + Math.floor((RUNS * 3 * (k - Math.random() / 2)) / (KILLS + 1));
+        await Promise.race([upstream.writtenAtLeast(writes), over]);
+        if (settled()) break;
+        await pool.kill(worker);
+        fastKills += 1;
+        worker = await pool.start();
+      }
+    },
+    'fastWriter',
+  );
+  figure('G. worker SIGKILLs with fast tool calls in flight', fastKills, KILLS, 'atLeast');
+  figure(`G. runs completed (of ${RUNS})`, g.completed, RUNS);
+  figure('G. logical writes missing', g.missing, 0);
+  figure('G. logical writes duplicated', g.duplicated, 0);
+  figure('G. raw requests repeated (a fast call killed mid-way runs again)', g.raw - RUNS * 3, 0, 'info');
+  // A call is repeated only when a kill lands while it runs: at most once per kill.
+  figure('G. most times one call ran', g.mostRuns, 1 + fastKills, 'atMost');
+  figure('G. event sequences with gaps or duplicates', g.anomalies, 0);
 
   // B. The server SIGKILLed and started again on the same database file, runs in flight.
   const b = await writerRuns(Math.max(5, RUNS / 10), async () => {

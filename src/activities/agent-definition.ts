@@ -36,6 +36,12 @@ export interface AgentDefinition extends SkillOptions {
   /** Further models a run may name (`model` in the run options), by name. */
   models?: Record<string, LlmOption>;
   tools?: BaseConnectorTool[];
+  /**
+   * Tools (by name, of `tools` or `builtinTools`) whose calls run as local activities, on top of
+   * those that declare `fast: true`: for calls that take milliseconds and do no network I/O
+   * (docs/connectors.md, "Fast tools").
+   */
+  fastTools?: string[];
   credentialStore?: CredentialStore;
   /** Where this agent's conversations live. Default: the worker's memory store. */
   memoryStore?: MemoryStore;
@@ -116,4 +122,5 @@ export const DEFAULT_TIMEOUTS: RunTimeouts = {
   storeStartToCloseMs: 10_000,
   storeMaxAttempts: 10,
   longRetryAfterMs: DEFAULT_LONG_RETRY_AFTER_MS,
+  fastToolStartToCloseMs: 2_000,
 };

@@ -56,7 +56,7 @@ export async function invokeTool(
       credentialStore: agent.credentialStore,
       secrets,
       signal: context.cancellationSignal,
-      heartbeat: (details) => context.heartbeat(details),
+      heartbeat: (details) => beatUnlessLocal(context, details),
       askModel: async (prompt) => {
         const model = lookupModel(agent, input.model);
         const answer = await model.generate({
@@ -68,7 +68,10 @@ export async function invokeTool(
       },
     };
     // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within toolHeartbeatMs.
-    const beat = setInterval(() => context.heartbeat(), Math.max(100, agent.timeouts.toolHeartbeatMs / 3));
+    const beat = setInterval(
+      () => beatUnlessLocal(context),
+      Math.max(100, agent.timeouts.toolHeartbeatMs / 3),
+    );
     let output: Awaited<ReturnType<typeof runWithRefreshOnRejection>>;
     try {
       output = await untilCancelled(
@@ -84,7 +87,7 @@ export async function invokeTool(
       input.conversationId,
       input.seq,
       [{ role: 'tool', toolCallId: call.id, toolName: call.name, content: text }],
-      writeAttemptOf(context),
+      callWriteAttempt(input, context),
     );
     const loadTools = (output?.loadTools ?? []).filter(
       (name) => agent.tools.has(name) || agent.mcp?.has(name),
@@ -141,7 +144,7 @@ async function authorizationOutcome(
  */
 async function untilCancelled<T>(work: Promise<T>, context: Context): Promise<T> {
   const signal = context.cancellationSignal;
-  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  const beat = setInterval(() => beatUnlessLocal(context), HEARTBEAT_EVERY_MS);
   let onAbort: (() => void) | undefined;
   try {
     return await Promise.race([
@@ -157,6 +160,25 @@ async function untilCancelled<T>(work: Promise<T>, context: Context): Promise<T>
     if (onAbort) signal.removeEventListener('abort', onAbort);
     work.catch(() => undefined); // a tool that ignored the signal may still fail later
   }
+}
+
+/**
+ * A local activity (a fast tool) has no heartbeat: its budget is short and its cancellation comes
+ * from the worker itself. A normal activity's heartbeat tells the server the call is alive.
+ */
+function beatUnlessLocal(context: Context, details?: unknown): void {
+  if (!context.info.isLocal) context.heartbeat(details);
+}
+
+/**
+ * Whose write the call's result is: keyed by the call's position, not by the activity, so the local
+ * attempts of a fast tool and the normal activity it falls back to are one writer, the fallback's
+ * attempts counting on after the local ones (a late local write cannot replace the fallback's).
+ */
+function callWriteAttempt(input: InvokeToolInput, context: Context): ReturnType<typeof writeAttemptOf> {
+  const { writer } = writeAttemptOf(context);
+  const run = writer.slice(0, writer.lastIndexOf('/'));
+  return { writer: `${run}/call-${input.seq}`, attempt: (input.attemptBase ?? 0) + context.info.attempt };
 }
 
 /** The tool's metadata, redacted, when it is small enough to ride along with the event. */

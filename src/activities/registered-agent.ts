@@ -39,6 +39,8 @@ export interface RegisteredAgent {
   schemas: Map<string, ToolSchema>;
   /** The tools the model sees at the start of a run. */
   initialTools: string[];
+  /** Tools whose calls run as local activities (`fast: true` or the definition's `fastTools`). */
+  fastTools: string[];
   /** Built-in tools that skills may attach (their schemas are in `schemas` too). */
   builtinTools: Map<string, BaseConnectorTool>;
   credentialStore: CredentialStore | undefined;

@@ -25,6 +25,7 @@ import { delegationTools, withInlineSubAgents } from '../subagents/definitions.t
 export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
 import { toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
+import { resolveFastTools } from '../fast-tools/resolve.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
@@ -91,6 +92,7 @@ export function buildAgentRegistry(
       schemas,
       initialTools,
       builtinTools,
+      fastTools: resolveFastTools(name, definition.fastTools, tools, builtinTools),
       credentialStore: definition.credentialStore,
       memoryStore: definition.memoryStore ?? defaultMemoryStore,
       systemPrompt: definition.systemPrompt,

@@ -71,6 +71,7 @@ export async function resolveRun(
     timeouts: agent.timeouts,
     ...(agent.timeoutMs !== undefined ? { timeoutMs: agent.timeoutMs } : {}),
     ...(agent.limits ? { limits: agent.limits } : {}),
+    ...(agent.fastTools.length && !input.noTools ? { fastTools: agent.fastTools } : {}),
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
     ...(agent.authorization && !input.noTools
       ? { authorization: resolvedAuthorization(agent.authorization) }

@@ -55,6 +55,11 @@ export interface AgentOptions extends SkillOptions {
   llm: LlmOption;
   credentialStore?: CredentialStore;
   tools?: BaseConnectorTool[];
+  /**
+   * Tools (by name) whose calls run as local activities, without a round trip through the server,
+   * on top of those that declare `fast: true` (docs/connectors.md, "Fast tools").
+   */
+  fastTools?: string[];
   /** Model iterations per run; default 4. */
   maxIterations?: number;
   /** Where conversations live. Default: a SQLite file at `~/.toolkit-agent/memory.sqlite`. */
@@ -389,6 +394,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
           [this.#name]: {
             llm: this.#llm,
             tools: this.#options.tools,
+            fastTools: this.#options.fastTools,
             builtinTools: this.#builtins,
             credentialStore: this.#options.credentialStore,
             systemPrompt: this.#options.systemPrompt,

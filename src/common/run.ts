@@ -138,6 +138,11 @@ export interface RunTimeouts {
    * older workers: no such waits then).
    */
   longRetryAfterMs?: number;
+  /**
+   * A fast tool's budget (its local activity's one attempt): a call that overruns it is cancelled
+   * and run again as a normal activity. Absent in plans from older workers.
+   */
+  fastToolStartToCloseMs?: number;
 }
 
 export interface ResolveRunInput {
@@ -185,6 +190,8 @@ export interface ResolvedRun {
   /** The agent definition's deadline and limits; a run's own options take precedence. */
   timeoutMs?: number;
   limits?: RunLimits;
+  /** Tools whose calls run as local activities (`fast`); absent when none does. */
+  fastTools?: string[];
   /** Tools that wait for approval; absent when none does. */
   approval?: ResolvedApproval;
   /** How long a call waits for a user's grant, and what then; absent when the agent has no `authorization`. */
@@ -242,6 +249,11 @@ export interface InvokeToolInput {
   skillTools?: string[];
   /** The run's model, for tools that ask it (verify_output's judgement). */
   model?: string;
+  /**
+   * Attempts this call already had as a local activity (a fast tool that overran its budget): the
+   * normal activity's writes count on from there, so a late write of a local attempt is refused.
+   */
+  attemptBase?: number;
 }
 
 /** A capped preview for the event stream; the full (capped) output is in the memory store. */

@@ -106,12 +106,27 @@ export abstract class BaseConnectorTool {
    * `run.approve` / `run.reject`). An agent's `approval.tools` overrides it.
    */
   needsApproval: NeedsApproval | undefined;
+  /**
+   * Calls of this tool run as Temporal local activities, in the workflow task that asked for them,
+   * without a round trip through the server (docs/connectors.md, "Fast tools"). Only for tools that
+   * finish in milliseconds and do no network I/O: a call that overruns the agent's
+   * `timeouts.fastToolStartToCloseMs` is failed and run again as a normal activity. An agent's
+   * `fastTools` marks tools fast too. Default false.
+   */
+  readonly fast: boolean;
   readonly #credentialKey: string | undefined;
   readonly #credentialStore: CredentialStore | undefined;
 
   constructor(
-    opts: { credentialKey?: string; credentialStore?: CredentialStore; needsApproval?: NeedsApproval } = {},
+    opts: {
+      credentialKey?: string;
+      credentialStore?: CredentialStore;
+      needsApproval?: NeedsApproval;
+      /** Run this tool's calls as local activities (see {@link BaseConnectorTool.fast}). */
+      fast?: boolean;
+    } = {},
   ) {
+    this.fast = opts.fast ?? false;
     this.#credentialKey = opts.credentialKey;
     this.#credentialStore = opts.credentialStore;
     this.needsApproval = opts.needsApproval;

@@ -16,6 +16,7 @@ import { StructuredAnswer } from '../output/structured-answer.ts';
 import type { OutputFailure, OutputSpec } from '../output/types.ts';
 import { runSubAgent, type SubAgentCaller } from '../subagents/workflow-child.ts';
 import { MAX_HANDOFFS_PER_TURN, resolveHandoff, type PendingHandoff } from '../subagents/workflow-handoff.ts';
+import { FastToolCalls } from '../fast-tools/workflow-fast-call.ts';
 import { addUsage, childLimits, limitsLeft } from '../subagents/workflow-limits.ts';
 import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from '../subagents/types.ts';
 
@@ -51,6 +52,8 @@ export class RunLoop implements ControlledLoop {
   readonly #modelActivities: ReturnType<typeof toolActivities>;
   readonly #toolActivities: ReturnType<typeof toolActivities>;
   readonly #storeActivities: ReturnType<typeof toolActivities>;
+  /** Calls of the plan's fast tools, as local activities. */
+  #fastCalls: FastToolCalls;
   readonly input: AgentRunInput;
   /** The turn's plan: replaced when the conversation is handed to another agent. */
   plan: ResolvedRun;
@@ -119,6 +122,7 @@ export class RunLoop implements ControlledLoop {
       this.#emit(type, message, payload),
     );
     this.#toolActivities = toolActivities(timeouts);
+    this.#fastCalls = new FastToolCalls(timeouts, this.#toolActivities);
     this.#storeActivities = storeActivities(timeouts);
   }
 
@@ -234,6 +238,7 @@ export class RunLoop implements ControlledLoop {
     this.handoffs.push(handoff.target);
     this.#tools = [...this.plan.tools];
     this.skills = new RunSkills(this.plan);
+    this.#fastCalls = new FastToolCalls(this.plan.timeouts, this.#toolActivities);
     this.#iterationBase = iteration;
     this.#emit('handoff', `${from} handed the conversation to ${handoff.target}`, {
       from,
@@ -431,16 +436,19 @@ export class RunLoop implements ControlledLoop {
     if (sub) return this.#delegate(call, seq, sub);
     this.#emit('tool_called', `Calling ${call.name}`, { ...ids, args: call.args });
     try {
+      const input = {
+        agent: this.agent,
+        conversationId: this.conversationId,
+        seq,
+        call,
+        tenant: this.input.tenant,
+        ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
+        model: this.plan.model,
+      };
+      // A rate-limited tool always runs on its own queue, where Temporal paces it: never locally.
+      const fast = this.plan.fastTools?.includes(call.name) && !this.plan.toolQueues?.[call.name];
       const invoke = () =>
-        this.#toolActivitiesFor(call.name).invokeTool({
-          agent: this.agent,
-          conversationId: this.conversationId,
-          seq,
-          call,
-          tenant: this.input.tenant,
-          ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
-          model: this.plan.model,
-        });
+        fast ? this.#fastCalls.invoke(input) : this.#toolActivitiesFor(call.name).invokeTool(input);
       const waiting = { call, deadlineAt: this.#control.deadlineAt, emit: this.#emit.bind(this) };
       const outcome = await invokeUntilAuthorized(this.#authorizing(call), () =>
         waitOutRateLimits(waiting, invoke),

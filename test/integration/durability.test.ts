@@ -191,6 +191,43 @@ describe('a run survives its worker being killed', () => {
     expect(results.map((m) => m.content)).toEqual(['a done', 'b done']);
     await stored.close();
   });
+
+  it('repeats a fast tool call (a local activity) at most once, keyed, when the worker is SIGKILLed during it', async () => {
+    const { env, first, agents } = await firstWorker('fast-crash-first');
+    const handle = await agents.start('quick', 'Mark fast, then finish');
+    const events: AgentEvent[] = [];
+    const streaming = (async () => {
+      for await (const event of handle.events()) events.push(event);
+    })();
+
+    // The fast tool has made its side effect and hangs inside the local activity: kill the worker.
+    await first.waitForLine(/^FAST_TOOL_RAN$/);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'fast-crash-second' });
+    processes.push(second);
+    const result = await handle.result();
+    await streaming;
+
+    expect(result.output).toBe('marked fast');
+    // Once on the killed worker, once more on the new one: the same call, by its id.
+    expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(
+      `fast_1 pid=${first.child.pid}\nfast_1 pid=${second.child.pid}\n`,
+    );
+    expect(events.filter((e) => e.type === 'tool_called')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'tool_completed')).toHaveLength(1);
+    // The call ran as a local activity: no activity task was scheduled for it.
+    const history = await handle.workflow.fetchHistory();
+    const scheduled = (history.events ?? []).flatMap((e) =>
+      e.activityTaskScheduledEventAttributes
+        ? [e.activityTaskScheduledEventAttributes.activityType?.name]
+        : [],
+    );
+    expect(scheduled).not.toContain('invokeTool');
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
 });
 
 describe('a chat session survives its worker being killed mid-turn', () => {

@@ -3,6 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
+import { buildAgentWorkflowBundle } from '../../src/workflow-bundle.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
@@ -31,6 +32,28 @@ describe.each(versions)('histories recorded at %s replay with the current workfl
       const history: unknown = JSON.parse(await readFile(new URL(`${version}/${file}`, HISTORIES), 'utf8'));
       await expect(Worker.runReplayHistory(replayOptions(), history, workflowId)).resolves.toBeUndefined();
     });
+  }
+});
+
+/**
+ * Workers with telemetry off run the workflows without the tracing interceptors: the histories a
+ * traced worker recorded replay there too (tracing adds headers and spans, never commands).
+ */
+describe('histories replay with the workflow bundle without tracing', () => {
+  let untraced: { code: string } | undefined;
+  const bundle = async () => (untraced ??= await buildAgentWorkflowBundle({ tracing: false }));
+  for (const version of versions) {
+    it(`${version}/agent-run.json and chat-session.json`, async () => {
+      for (const [file, workflowId] of [
+        ['agent-run.json', 'replay-agent-run'],
+        ['chat-session.json', 'chat-replay-chat'],
+      ] as const) {
+        const history: unknown = JSON.parse(await readFile(new URL(`${version}/${file}`, HISTORIES), 'utf8'));
+        await expect(
+          Worker.runReplayHistory({ workflowBundle: await bundle() }, history, workflowId),
+        ).resolves.toBeUndefined();
+      }
+    }, 120_000);
   }
 });
 

@@ -11,6 +11,8 @@ const MAX_READ_BYTES = 2 * 1024 * 1024;
 
 /** `read_file`: a text file with numbered lines, optionally a range; binary files are described. */
 export class ReadFileTool extends BuiltinTool {
+  /** Only touches the jailed project folder (or the plan): runs as a local activity. */
+  override readonly fast = true;
   readonly name = 'read_file';
   readonly description =
     'Read a text file of the project, with line numbers. Optionally only lines start..end.';
@@ -51,6 +53,8 @@ export class ReadFileTool extends BuiltinTool {
  * (an executable script stays executable); a new file gets 0644.
  */
 export class WriteFileTool extends BuiltinTool {
+  /** Only touches the jailed project folder (or the plan): runs as a local activity. */
+  override readonly fast = true;
   readonly name = 'write_file';
   readonly description =
     'Create or overwrite a file of the project with the given content (folders are created).';
@@ -71,6 +75,8 @@ export class WriteFileTool extends BuiltinTool {
 
 /** `edit_file`: replaces exact text, refusing when it is missing or, without `replace_all`, not unique. */
 export class EditFileTool extends BuiltinTool {
+  /** Only touches the jailed project folder (or the plan): runs as a local activity. */
+  override readonly fast = true;
   readonly name = 'edit_file';
   readonly description =
     'Replace exact text in a file. old_text must occur exactly once unless replace_all is true.';

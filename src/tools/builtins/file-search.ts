@@ -22,6 +22,8 @@ async function* walk(dir: string): AsyncGenerator<string> {
 
 /** `glob_files`: paths matching a glob pattern, newest first. */
 export class GlobFilesTool extends BuiltinTool {
+  /** Only touches the jailed project folder (or the plan): runs as a local activity. */
+  override readonly fast = true;
   readonly name = 'glob_files';
   readonly description = 'Find project files by glob pattern (e.g. src/**/*.ts), newest first.';
   readonly parameters = z.object({ pattern: z.string().min(1) });
@@ -49,6 +51,8 @@ export class GlobFilesTool extends BuiltinTool {
 
 /** `grep_files`: lines matching a regular expression, as `file:line: text`. */
 export class GrepFilesTool extends BuiltinTool {
+  /** Only touches the jailed project folder (or the plan): runs as a local activity. */
+  override readonly fast = true;
   readonly name = 'grep_files';
   readonly description =
     'Search project files for a regular expression; answers file:line: text. Optional folder, glob and case-insensitivity.';
@@ -110,6 +114,8 @@ export class GrepFilesTool extends BuiltinTool {
 
 /** `workspace_files`: a depth-limited tree of the project with file sizes. */
 export class WorkspaceFilesTool extends BuiltinTool {
+  /** Only touches the jailed project folder (or the plan): runs as a local activity. */
+  override readonly fast = true;
   readonly name = 'workspace_files';
   readonly description = 'Show the project tree (folders and files with sizes), to a depth.';
   readonly parameters = z.object({ depth: z.number().int().min(1).max(6).optional().describe('Default 3') });

@@ -19,6 +19,8 @@ const MARK: Record<z.infer<typeof STATUS>, string> = {
  * latest is in the events and in the run's `metadata.plan`.
  */
 export class PlanTaskTool extends BuiltinTool {
+  /** Only touches the jailed project folder (or the plan): runs as a local activity. */
+  override readonly fast = true;
   readonly name = 'plan_task';
   readonly description =
     'Write or update your plan: the ordered steps of the task, each with a status. Call again to update it.';

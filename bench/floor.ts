@@ -1,0 +1,184 @@
+/**
+ * Benchmark (not a test): agent runs against the floor of Temporal itself, in one run on one
+ * embedded dev server, as medians of interleaved repeats (so noise hits every variant alike).
+ * 1. A 4-model + 3-fast-tool run (instant model, no-op tool) against a workflow of 8 plain no-op
+ *    activities (the same number of steps) and `@temporalio/ai-sdk`'s loop over the same steps.
+ * 2. 200 concurrent runs of 2 model steps of 200 ms and one tool call: ours (fast tool, and the tool
+ *    as a normal activity) against plain Temporal with three activities per workflow and the AI SDK loop.
+ * Our worker runs with createAgentWorker's defaults; the baselines' workers get 1000 activity slots
+ * and a 1000-run cache. Writes bench/results/floor.json and .md. FLOOR_REPEATS and FLOOR_RUNS shorten it.
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { AiSdkPlugin } from '@temporalio/ai-sdk';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { AgentClient } from '../src/client/agent-client.ts';
+import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
+import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
+import { createAgentWorker } from '../src/worker.ts';
+import { floorActivities, loopProvider } from './floor/activities.ts';
+import { LoopModel, NoopTool } from './loop-agent.ts';
+import { writeResults } from './write-results.ts';
+
+const ITERATIONS = 4;
+const RUNS = Number(process.env.FLOOR_RUNS ?? 20);
+const REPEATS = Number(process.env.FLOOR_REPEATS ?? 3);
+const CONCURRENT_RUNS = 200;
+const SLOW_MODEL_MS = 200;
+
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
+
+const server = await EmbeddedTemporalServer.start();
+const nativeConnection = await NativeConnection.connect({ address: server.address });
+const connection = await Connection.connect({ address: server.address });
+const client = new Client({ connection });
+const stops: Array<() => Promise<void>> = [];
+
+async function serve(worker: Worker): Promise<void> {
+  const running = worker.run();
+  stops.push(async () => {
+    worker.shutdown();
+    await running;
+  });
+}
+
+try {
+  // Ours, on createAgentWorker's defaults.
+  const agentQueue = `floor-agents-${randomUUID()}`;
+  await serve(
+    await createAgentWorker({
+      connection: nativeConnection,
+      taskQueue: agentQueue,
+      memoryStore: new InMemoryMemoryStore(),
+      agents: {
+        instant: { llm: new LoopModel(ITERATIONS), tools: [new NoopTool({ fast: true })] },
+        slow: { llm: new LoopModel(2, SLOW_MODEL_MS), tools: [new NoopTool({ fast: true })] },
+        slowActivity: { llm: new LoopModel(2, SLOW_MODEL_MS), tools: [new NoopTool()] },
+      },
+    }),
+  );
+  const agents = new AgentClient({ client, taskQueue: agentQueue });
+
+  // The baselines: plain activities and the AI SDK loop, on one worker tuned for the load.
+  const baseQueue = `floor-base-${randomUUID()}`;
+  await serve(
+    await Worker.create({
+      connection: nativeConnection,
+      taskQueue: baseQueue,
+      workflowsPath: fileURLToPath(new URL('./floor/workflows.ts', import.meta.url)),
+      activities: floorActivities,
+      plugins: [new AiSdkPlugin({ modelProvider: loopProvider(SLOW_MODEL_MS) })],
+      maxConcurrentActivityTaskExecutions: 1000,
+      maxCachedWorkflows: 1000,
+    }),
+  );
+  const execute = (workflow: string, args: unknown[]) =>
+    client.workflow.execute(workflow, { taskQueue: baseQueue, workflowId: `floor-${randomUUID()}`, args });
+
+  const sequential = {
+    ours: () => agents.run('instant', 'go'),
+    plain8: () => execute('plainActivities', [2 * ITERATIONS]),
+    aiSdk: () => execute('aiSdkLoop', [`loop-${ITERATIONS}`, ITERATIONS]),
+  };
+  const concurrent = {
+    ours: () => agents.run('slow', 'go'),
+    oursToolAsActivity: () => agents.run('slowActivity', 'go'),
+    plain: () => execute('plainAgentShape', [SLOW_MODEL_MS]),
+    aiSdk: () => execute('aiSdkLoop', ['slow-2', 2]),
+  };
+
+  // Warm-up: every variant once, and a small burst.
+  for (const run of [...Object.values(sequential), ...Object.values(concurrent)]) await run();
+  for (const run of Object.values(concurrent)) await Promise.all(Array.from({ length: 20 }, run));
+
+  const seq = { ours: [] as number[], plain8: [] as number[], aiSdk: [] as number[] };
+  for (let i = 0; i < RUNS; i++)
+    for (const [name, run] of Object.entries(sequential))
+      seq[name as keyof typeof seq].push(await timed(run));
+
+  const conc = {
+    ours: [] as number[],
+    oursToolAsActivity: [] as number[],
+    plain: [] as number[],
+    aiSdk: [] as number[],
+  };
+  for (let r = 0; r < REPEATS; r++)
+    for (const [name, run] of Object.entries(concurrent))
+      conc[name as keyof typeof conc].push(
+        await timed(() => Promise.all(Array.from({ length: CONCURRENT_RUNS }, run))),
+      );
+
+  const s = { ours: median(seq.ours), plain8: median(seq.plain8), aiSdk: median(seq.aiSdk) };
+  const c = {
+    ours: median(conc.ours),
+    oursToolAsActivity: median(conc.oursToolAsActivity),
+    plain: median(conc.plain),
+    aiSdk: median(conc.aiSdk),
+  };
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    sequential: {
+      iterations: ITERATIONS,
+      fast_tool_calls: ITERATIONS - 1,
+      runs_each: RUNS,
+      median_ms: s,
+      ratio_to_8_plain_activities: s.ours / s.plain8,
+      ratio_to_ai_sdk: s.ours / s.aiSdk,
+      targets: { ratio_to_8_plain_activities: 0.7, ratio_to_ai_sdk: 0.6 },
+    },
+    concurrent: {
+      runs: CONCURRENT_RUNS,
+      model_steps: 2,
+      model_delay_ms: SLOW_MODEL_MS,
+      repeats: REPEATS,
+      median_wall_ms: c,
+      ratio_to_plain: c.ours / c.plain,
+      ratio_to_ai_sdk: c.ours / c.aiSdk,
+      tool_as_activity_ratio_to_plain: c.oursToolAsActivity / c.plain,
+      targets: { ratio_to_plain: 1.05, ratio_to_ai_sdk: 0.65 },
+    },
+  };
+  const f = (n: number) => n.toFixed(2);
+  const table = [
+    '# Against the floor',
+    '',
+    `Measured ${results.date} on Node ${results.node}, embedded Temporal dev server, workers in process.`,
+    `Medians of interleaved repeats: ${RUNS} runs of each variant in turns; ${REPEATS} bursts of each in turns.`,
+    'Ours runs on `createAgentWorker` defaults; the baselines get 1000 activity slots and a 1000-run cache.',
+    '',
+    '| measure | value |',
+    '| --- | --- |',
+    `| ${ITERATIONS}-model + ${ITERATIONS - 1}-fast-tool run, ours, median | ${f(s.ours)} ms |`,
+    `| ${2 * ITERATIONS} plain no-op activities, median | ${f(s.plain8)} ms |`,
+    `| \`@temporalio/ai-sdk\` loop, same steps, median | ${f(s.aiSdk)} ms |`,
+    `| ours / ${2 * ITERATIONS} plain activities | ${f(s.ours / s.plain8)}× (target ≤ 0.70) |`,
+    `| ours / AI SDK loop | ${f(s.ours / s.aiSdk)}× (target ≤ 0.60) |`,
+    `| ${CONCURRENT_RUNS} concurrent runs (2 × ${SLOW_MODEL_MS} ms model, 1 fast tool), ours | ${f(c.ours)} ms wall |`,
+    `| the same, the tool as a normal activity | ${f(c.oursToolAsActivity)} ms wall |`,
+    `| plain Temporal, 3 activities per workflow | ${f(c.plain)} ms wall |`,
+    `| \`@temporalio/ai-sdk\` loop, same shape | ${f(c.aiSdk)} ms wall |`,
+    `| ours / plain Temporal | ${f(c.ours / c.plain)}× (target ≤ 1.05; tool as activity ${f(c.oursToolAsActivity / c.plain)}×) |`,
+    `| ours / AI SDK loop | ${f(c.ours / c.aiSdk)}× (target ≤ 0.65) |`,
+    '',
+  ].join('\n');
+  await writeResults('floor', results, table);
+} finally {
+  for (const stop of stops.reverse()) await stop();
+  await connection.close();
+  await nativeConnection.close();
+  await server.close();
+}

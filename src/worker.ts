@@ -25,6 +25,9 @@ import { defaultMemoryPath } from './paths.ts';
 import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './runtime-log.ts';
 import type { TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
+import { usageStoreFollowing } from './usage/default-store.ts';
+import { validateQuotas, type Quotas } from './usage/quotas.ts';
+import type { UsageStore } from './usage/types.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 
 export type { AgentDefinition, SubAgentSpec } from './activities/agent-definition.ts';
@@ -34,6 +37,8 @@ export {
   DEFAULT_TIMEOUTS,
 } from './activities/agent-definition.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
+export type { Quotas, QuotaLimits } from './usage/quotas.ts';
+export type { UsageStore } from './usage/types.ts';
 
 /** How long (ms) a stopping worker lets running activities finish before cancelling them. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = 10_000;
@@ -63,6 +68,14 @@ export interface AgentWorkerOptions {
    * machines need a store they share.
    */
   memoryStore?: MemoryStore;
+  /**
+   * The usage ledger (tokens, tool calls, runs per tenant; docs/tenants.md). Default: beside the
+   * memory store (in memory, the same SQLite file, or the same PostgreSQL database). Workers that
+   * share quotas must share it.
+   */
+  usageStore?: UsageStore;
+  /** Quotas per tenant for the whole fleet, checked against the usage ledger (docs/tenants.md). */
+  quotas?: Quotas;
   /** A prebuilt workflow bundle (see `buildAgentWorkflowBundle`); default: built or found once per process. */
   workflowBundle?: WorkflowBundleOption;
   /**
@@ -104,7 +117,12 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   installWorkerRuntime({ level: resolveLogLevel(options.logLevel, 'INFO') });
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
   const mcpPool = new McpConnectionPool({ idleTimeoutMs: options.mcpIdleTimeoutMs });
-  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool);
+  const quotas = validateQuotas('createAgentWorker', options.quotas);
+  const usageStore = options.usageStore ?? usageStoreFollowing(memoryStore);
+  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, {
+    store: usageStore,
+    ...(quotas ? { fleet: quotas } : {}),
+  });
   const resolved = resolveTemporalConnection({
     ...options.temporal,
     ...(options.address === undefined ? {} : { address: options.address }),

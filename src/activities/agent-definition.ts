@@ -3,6 +3,7 @@ import type { AuthorizationOptions } from '../authorization/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpServers } from '../mcp/options.ts';
+import type { Quotas } from '../usage/quotas.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { LlmOption } from '../models/to-adapter.ts';
 import type { SkillOptions } from '../skills/options.ts';
@@ -38,6 +39,11 @@ export interface AgentDefinition extends SkillOptions {
   credentialStore?: CredentialStore;
   /** Where this agent's conversations live. Default: the worker's memory store. */
   memoryStore?: MemoryStore;
+  /**
+   * Quotas for runs of this agent, per tenant (its fields win over the worker's `quotas`), checked
+   * against the worker's usage ledger. See docs/tenants.md.
+   */
+  quotas?: Quotas;
   systemPrompt?: string;
   /** Model iterations per run. Default 4. */
   maxIterations?: number;

@@ -24,12 +24,15 @@ import { delegationTools, withInlineSubAgents } from '../subagents/definitions.t
 
 export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
+import { validateQuotas, type Quotas } from '../usage/quotas.ts';
+import type { UsageStore } from '../usage/types.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
   agents: Record<string, AgentDefinition>,
   defaultMemoryStore: MemoryStore,
   mcpPool: McpConnectionPool = new McpConnectionPool(),
+  usage?: { store: UsageStore; fleet?: Quotas },
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(withInlineSubAgents(agents))) {
@@ -90,6 +93,15 @@ export function buildAgentRegistry(
       builtinTools,
       credentialStore: definition.credentialStore,
       memoryStore: definition.memoryStore ?? defaultMemoryStore,
+      ...(usage
+        ? {
+            usage: {
+              store: usage.store,
+              ...(usage.fleet ? { fleet: usage.fleet } : {}),
+              ...(definition.quotas ? { own: validateQuotas(`Agent "${name}"`, definition.quotas) } : {}),
+            },
+          }
+        : {}),
       systemPrompt: definition.systemPrompt,
       maxIterations,
       skills,

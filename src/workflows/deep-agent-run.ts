@@ -12,7 +12,7 @@ import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
-import { runTurn } from './turn.ts';
+import { releaseSlot, runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 
 /**
@@ -31,6 +31,8 @@ export async function deepAgentRun(
   } catch (error) {
     // A failed run's events travel in its failure, as a completed run's travel in its result.
     throw failedWithEvents(error, events);
+  } finally {
+    if (!input.parent) await releaseSlot(input.agent);
   }
 }
 
@@ -54,6 +56,8 @@ async function deepRun(
       noTools: true,
       tags: { phase: 'plan' },
       control,
+      // The deep run counts once, from its first phase; its slot is freed when the whole run ends.
+      ...(input.parent ? {} : { admit: { release: false } }),
     },
   );
   const plan = String(planned.output).trim();

@@ -1,0 +1,50 @@
+import type { UsageEntry } from './types.ts';
+
+/** The ledger's columns, in the order the SQL stores write them. */
+export const ENTRY_COLUMNS = [
+  'key',
+  'at',
+  'tenant',
+  'agent',
+  'model',
+  'workflow_id',
+  'input_tokens',
+  'output_tokens',
+  'cached_input_tokens',
+  'reasoning_tokens',
+  'total_tokens',
+  'runs',
+  'sub_runs',
+  'wall_ms',
+  'tool_calls',
+] as const;
+
+/** `entry` as the values of {@link ENTRY_COLUMNS} (tool calls as JSON text). */
+export function entryValues(entry: UsageEntry): Array<string | number> {
+  return ENTRY_COLUMNS.map((column) =>
+    column === 'tool_calls' ? JSON.stringify(entry.tool_calls) : entry[column],
+  );
+}
+
+/** A row a SQL store read back, as an entry (numbers may come back as strings or bigints). */
+export function entryFromRow(row: Record<string, unknown>): UsageEntry {
+  const number = (column: string): number => Number(row[column] ?? 0);
+  const calls = row.tool_calls;
+  return {
+    key: String(row.key),
+    at: number('at'),
+    tenant: String(row.tenant),
+    agent: String(row.agent),
+    model: String(row.model),
+    workflow_id: String(row.workflow_id),
+    input_tokens: number('input_tokens'),
+    output_tokens: number('output_tokens'),
+    cached_input_tokens: number('cached_input_tokens'),
+    reasoning_tokens: number('reasoning_tokens'),
+    total_tokens: number('total_tokens'),
+    runs: number('runs'),
+    sub_runs: number('sub_runs'),
+    wall_ms: number('wall_ms'),
+    tool_calls: (typeof calls === 'string' ? JSON.parse(calls) : (calls ?? {})) as Record<string, number>,
+  };
+}

@@ -1,0 +1,181 @@
+import type { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { QuotaExceededDetails } from '../errors.ts';
+import type { Usage } from '../common/messages.ts';
+import { writeAttemptOf } from '../activities/write-attempt.ts';
+import { hasLimits, limitsFor, startRefusal, tokenRefusal, type Quotas } from './quotas.ts';
+import { startOfUtcDay } from './ledger-keys.ts';
+import { QUOTA_FAILURE_TYPE } from './failure-type.ts';
+import { runKey, stepKey, type RecordRunInput } from './run-input.ts';
+import type { UsageEntry, UsageStore } from './types.ts';
+
+/** What an agent on this worker knows of the ledger: where it is and the quotas in force. */
+export interface AgentUsage {
+  store: UsageStore;
+  /** The worker's quotas (the whole fleet). */
+  fleet?: Quotas;
+  /** The agent's own quotas (win over the fleet's). */
+  own?: Quotas;
+}
+
+/** A run's identity in the activity's context. */
+function runIds(context: Context): { workflowId: string; runId: string } {
+  const execution = context.info.workflowExecution;
+  return { workflowId: execution?.workflowId ?? '', runId: execution?.runId ?? '' };
+}
+
+function entry(
+  fields: Partial<UsageEntry> & Pick<UsageEntry, 'key' | 'at' | 'agent' | 'model' | 'workflow_id'>,
+  tenant?: string,
+): UsageEntry {
+  return {
+    tenant: tenant ?? '',
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_input_tokens: 0,
+    reasoning_tokens: 0,
+    total_tokens: 0,
+    runs: 0,
+    sub_runs: 0,
+    wall_ms: 0,
+    tool_calls: {},
+    ...fields,
+  };
+}
+
+function refused(details: QuotaExceededDetails): ApplicationFailure {
+  const who = details.tenant ? `Tenant "${details.tenant}"` : 'Runs without a tenant';
+  const when = details.resetsAt
+    ? `it resets at ${details.resetsAt}`
+    : 'it frees up when one of its running runs ends';
+  return ApplicationFailure.create({
+    message: `${who} reached its quota ${details.quota} (${details.limit}); ${when}.`,
+    type: QUOTA_FAILURE_TYPE,
+    nonRetryable: true,
+    details: [details],
+  });
+}
+
+/**
+ * The start of a run or chat turn: checks the start quotas against the ledger and, when they
+ * allow it, takes a concurrency slot and records the start line, atomically. Slots of runs that
+ * are no longer running (terminated, or on a worker that crashed) are freed and the check made once
+ * more. Throws a non-retryable `QuotaExceededError` failure when refused.
+ */
+export async function admitRun(
+  usage: AgentUsage,
+  input: { agent: string; tenant?: string; model: string; conversationId: string; startSeq: number },
+  context: Context,
+): Promise<void> {
+  const { workflowId, runId } = runIds(context);
+  const tenant = input.tenant ?? '';
+  const now = Date.now();
+  const start = entry(
+    {
+      key: runKey(workflowId, runId, input.conversationId, input.startSeq),
+      at: now,
+      agent: input.agent,
+      model: input.model,
+      workflow_id: workflowId,
+      runs: 1,
+    },
+    input.tenant,
+  );
+  const limits = limitsFor(tenant, usage.fleet, usage.own);
+  if (!hasLimits(limits)) return usage.store.record(start);
+  const request = { tenant, workflowId, start, now };
+  let refusal = await usage.store.admit(request, (counts) => {
+    const details = startRefusal(tenant, limits, counts, now);
+    return details ? { details, running: counts.running } : undefined;
+  });
+  if (refusal?.details.quota === 'maxConcurrentRuns') {
+    const freed = await freeDeadSlots(usage.store, refusal.running, context);
+    if (freed)
+      refusal = await usage.store.admit(request, (counts) => {
+        const details = startRefusal(tenant, limits, counts, Date.now());
+        return details ? { details, running: counts.running } : undefined;
+      });
+  }
+  if (refusal) throw refused(refusal.details);
+}
+
+/** Frees the slots of runs that no longer run; answers whether it freed any. */
+async function freeDeadSlots(store: UsageStore, holders: string[], context: Context): Promise<boolean> {
+  let freed = false;
+  for (const workflowId of holders) {
+    const running = await context.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        (description) => description.status.name === 'RUNNING',
+        (error: unknown) => ((error as { name?: string }).name === 'WorkflowNotFoundError' ? false : true),
+      );
+    if (!running) {
+      await store.release(workflowId);
+      freed = true;
+    }
+  }
+  return freed;
+}
+
+/** Before a model step: a tenant whose daily tokens are spent gets a non-retryable quota failure (the run stops with `quota`). */
+export async function checkTokenQuota(usage: AgentUsage, tenant: string | undefined): Promise<void> {
+  const limits = limitsFor(tenant ?? '', usage.fleet, usage.own);
+  if (limits.maxTokensPerDay === undefined) return;
+  const now = Date.now();
+  const spent = await usage.store.tokensSince(tenant ?? '', new Date(startOfUtcDay(now)));
+  const details = tokenRefusal(tenant ?? '', limits, spent, now);
+  if (details) throw refused(details);
+}
+
+/** A model step's tokens, at the step's key (a retry writes the same line again). */
+export async function recordStep(
+  usage: AgentUsage,
+  input: { agent: string; tenant?: string; model: string; conversationId: string; seq: number },
+  tokens: Usage | undefined,
+  context: Context,
+): Promise<void> {
+  if (!tokens) return;
+  const { workflowId, runId } = runIds(context);
+  await usage.store.record(
+    entry(
+      {
+        key: stepKey(workflowId, runId, input.conversationId, input.seq),
+        at: Date.now(),
+        agent: input.agent,
+        model: input.model,
+        workflow_id: workflowId,
+        input_tokens: tokens.input_tokens,
+        output_tokens: tokens.output_tokens,
+        cached_input_tokens: tokens.cached_input_tokens ?? 0,
+        reasoning_tokens: tokens.reasoning_tokens ?? 0,
+        total_tokens: tokens.total_tokens,
+      },
+      input.tenant,
+    ),
+    writeAttemptOf(context),
+  );
+}
+
+/** The end of a run or chat turn: its line (tool calls by tool, sub-runs, wall time), and its slot freed when it was the last turn. */
+export async function recordRun(usage: AgentUsage, input: RecordRunInput, context: Context): Promise<void> {
+  const { workflowId, runId } = runIds(context);
+  await usage.store.record(
+    entry(
+      {
+        key: runKey(workflowId, runId, input.conversationId, input.startSeq),
+        at: input.startedAt,
+        agent: input.agent,
+        model: input.model,
+        workflow_id: workflowId,
+        runs: input.counted ? 1 : 0,
+        sub_runs: input.subRuns,
+        wall_ms: Math.max(0, input.endedAt - input.startedAt),
+        tool_calls: input.toolCalls,
+      },
+      input.tenant,
+    ),
+    writeAttemptOf(context),
+  );
+  if (input.release) await usage.store.release(workflowId);
+}

@@ -1,0 +1,136 @@
+import { createRequire } from 'node:module';
+import type * as NodeSqlite from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { privateDataDirFor } from '../paths.ts';
+import { privateFileSync } from '../fs/private-file.ts';
+import type { WriteAttempt } from '../memory/types.ts';
+import { ENTRY_COLUMNS, entryFromRow, entryValues } from './columns.ts';
+import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
+import type { AdmissionCounts, AdmissionRequest, UsageEntry, UsageFilter, UsageStore } from './types.ts';
+
+const COLUMNS = ENTRY_COLUMNS.join(', ');
+const PLACEHOLDERS = ENTRY_COLUMNS.map(() => '?').join(', ');
+const UPDATES = ENTRY_COLUMNS.filter((c) => c !== 'key')
+  .map((c) => `${c} = excluded.${c}`)
+  .join(', ');
+
+/**
+ * A usage ledger in one SQLite file (`node:sqlite`), shared by the worker processes of one machine;
+ * by default the file of the default memory store. Admission runs in one `BEGIN IMMEDIATE`
+ * transaction, so two workers of the machine never both take the last slot.
+ */
+export class SqliteUsageStore implements UsageStore {
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #upsert: StatementSync;
+
+  constructor(opts: { path: string }) {
+    this.path = opts.path;
+    if (opts.path !== ':memory:') {
+      privateDataDirFor(opts.path);
+      privateFileSync(opts.path);
+    }
+    this.#db = new (sqlite().DatabaseSync)(opts.path);
+    this.#db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA busy_timeout = 5000;
+      CREATE TABLE IF NOT EXISTS usage_ledger (
+        key TEXT PRIMARY KEY, at INTEGER NOT NULL, tenant TEXT NOT NULL, agent TEXT NOT NULL,
+        model TEXT NOT NULL, workflow_id TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+        cached_input_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL, runs INTEGER NOT NULL, sub_runs INTEGER NOT NULL,
+        wall_ms INTEGER NOT NULL, tool_calls TEXT NOT NULL, writer TEXT, attempt INTEGER
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS usage_ledger_tenant_at ON usage_ledger (tenant, at);
+      CREATE TABLE IF NOT EXISTS usage_slots (
+        workflow_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, taken_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `);
+    // A line is replaced unless a later attempt of the same writer stored it (see WriteAttempt).
+    this.#upsert = this.#db.prepare(
+      `INSERT INTO usage_ledger (${COLUMNS}, writer, attempt) VALUES (${PLACEHOLDERS}, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET ${UPDATES}, writer = excluded.writer, attempt = excluded.attempt
+         WHERE excluded.writer IS NULL OR usage_ledger.writer IS NULL
+            OR usage_ledger.writer <> excluded.writer OR usage_ledger.attempt <= excluded.attempt`,
+    );
+  }
+
+  async record(entry: UsageEntry, attempt?: WriteAttempt): Promise<void> {
+    this.#upsert.run(...entryValues(entry), attempt?.writer ?? null, attempt?.attempt ?? null);
+  }
+
+  async entries(filter: UsageFilter = {}): Promise<UsageEntry[]> {
+    const where: string[] = [];
+    const values: Array<string | number> = [];
+    if (filter.tenant !== undefined) (where.push('tenant = ?'), values.push(filter.tenant));
+    if (filter.agent !== undefined) (where.push('agent = ?'), values.push(filter.agent));
+    if (filter.since) (where.push('at >= ?'), values.push(filter.since.getTime()));
+    if (filter.until) (where.push('at < ?'), values.push(filter.until.getTime()));
+    const sql = `SELECT ${COLUMNS} FROM usage_ledger ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at, key`;
+    return (this.#db.prepare(sql).all(...values) as Array<Record<string, unknown>>).map(entryFromRow);
+  }
+
+  async admit<R>(
+    request: AdmissionRequest,
+    decide: (counts: AdmissionCounts) => R | undefined,
+  ): Promise<R | undefined> {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const refused = this.#admit(request, decide);
+      this.#db.exec('COMMIT');
+      return refused;
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  #admit<R>(request: AdmissionRequest, decide: (counts: AdmissionCounts) => R | undefined): R | undefined {
+    const { tenant, workflowId, now } = request;
+    const slot = this.#db.prepare('SELECT 1 FROM usage_slots WHERE workflow_id = ?').get(workflowId);
+    const started = this.#db.prepare('SELECT 1 FROM usage_ledger WHERE key = ?').get(request.start.key);
+    if (!slot && !started) {
+      const running = this.#db
+        .prepare('SELECT workflow_id FROM usage_slots WHERE tenant = ?')
+        .all(tenant) as Array<{ workflow_id: string }>;
+      const starts = this.#db
+        .prepare('SELECT at FROM usage_ledger WHERE tenant = ? AND runs > 0 AND at > ? ORDER BY at')
+        .all(tenant, now - MINUTE_MS) as Array<{ at: number }>;
+      const tokens = this.#db
+        .prepare('SELECT COALESCE(SUM(total_tokens), 0) AS n FROM usage_ledger WHERE tenant = ? AND at >= ?')
+        .get(tenant, startOfUtcDay(now)) as { n: number };
+      const refused = decide({
+        running: running.map((row) => row.workflow_id),
+        recentStarts: starts.map((row) => Number(row.at)),
+        tokensToday: Number(tokens.n),
+      });
+      if (refused !== undefined) return refused;
+      this.#upsert.run(...entryValues(request.start), null, null);
+    }
+    this.#db
+      .prepare('INSERT OR IGNORE INTO usage_slots (workflow_id, tenant, taken_at) VALUES (?, ?, ?)')
+      .run(workflowId, tenant, now);
+    return undefined;
+  }
+
+  async release(workflowId: string): Promise<void> {
+    this.#db.prepare('DELETE FROM usage_slots WHERE workflow_id = ?').run(workflowId);
+  }
+
+  async tokensSince(tenant: string, since: Date): Promise<number> {
+    const row = this.#db
+      .prepare('SELECT COALESCE(SUM(total_tokens), 0) AS n FROM usage_ledger WHERE tenant = ? AND at >= ?')
+      .get(tenant, since.getTime()) as { n: number };
+    return Number(row.n);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+/** `node:sqlite`, loaded when a store is made (see the memory store's note). */
+function sqlite(): typeof NodeSqlite {
+  return createRequire(import.meta.url)('node:sqlite') as typeof NodeSqlite;
+}

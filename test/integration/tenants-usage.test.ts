@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { QuotaExceededError } from '../../src/errors.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
+import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
+import { countingModel } from '../support/counting-model.ts';
+import { startTestWorker, type TestWorker } from './helpers.ts';
+
+class NoteTool extends BaseConnectorTool {
+  readonly name = 'note';
+  readonly description = 'Takes a note';
+  readonly parameters = z.object({ note: z.string() });
+  async run(): Promise<ToolOutput> {
+    return { text: 'noted', metadata: {} };
+  }
+}
+
+const usage = (input: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  total_tokens: input + output,
+});
+
+describe('the usage ledger and cost', () => {
+  let t: TestWorker;
+  const store = new InMemoryUsageStore();
+
+  beforeAll(async () => {
+    t = await startTestWorker(
+      {
+        counter: {
+          llm: countingModel({ tool: 'note', modelId: 'openai:gpt-test' }),
+          tools: [new NoteTool()],
+        },
+      },
+      { usageStore: store },
+    );
+  });
+  afterAll(async () => t?.stop());
+
+  it('records every run once, by tenant, with tool calls, wall time and cost from a pricing table', async () => {
+    const tenants = ['acme', 'globex', 'initech'];
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        t.agents.run('counter', `Task ${i} ${'x'.repeat(i * 40)}`, { tenant: tenants[i % 3] }),
+      ),
+    );
+    const pricing = { 'gpt-test': { input: 2, output: 10 } };
+    const report = await t.agents.usage({ groupBy: 'tenant', pricing });
+    const sum = (list: typeof results, key: 'input_tokens' | 'output_tokens') =>
+      list.reduce((n, r) => n + r.metadata.usage[key], 0);
+    expect(report.totals.input_tokens).toBe(sum(results, 'input_tokens'));
+    expect(report.totals.output_tokens).toBe(sum(results, 'output_tokens'));
+    expect(report.totals.runs).toBe(6);
+    expect(report.totals.tools).toEqual({ note: 6 });
+    expect(report.totals.wall_ms).toBeGreaterThan(0);
+    expect(report.totals.cost).toBeCloseTo(
+      (sum(results, 'input_tokens') * 2 + sum(results, 'output_tokens') * 10) / 1_000_000,
+      12,
+    );
+    for (const [i, tenant] of tenants.entries()) {
+      const mine = results.filter((_, j) => j % 3 === i);
+      const group = report.groups?.find((g) => g.key === tenant);
+      expect(group?.input_tokens).toBe(sum(mine, 'input_tokens'));
+      expect(group?.runs).toBe(2);
+    }
+    const acme = await t.agents.usage({ tenant: 'acme', since: '1h' });
+    expect(acme.totals.total_tokens).toBe(report.groups?.find((g) => g.key === 'acme')?.total_tokens);
+    expect((await t.agents.usage({ tenant: 'acme', until: '1h' })).totals.total_tokens).toBe(0);
+  });
+});
+
+describe('quotas', () => {
+  let t: TestWorker;
+  const store = new InMemoryUsageStore();
+  const spender = new ScriptedModel([
+    { toolCalls: [{ name: 'note', args: { note: 'a' } }], usage: usage(20, 10) },
+    { toolCalls: [{ name: 'note', args: { note: 'b' } }], usage: usage(20, 10) },
+    { toolCalls: [{ name: 'note', args: { note: 'c' } }], usage: usage(20, 10) },
+    { text: 'never reached', usage: usage(20, 10) },
+  ]);
+
+  beforeAll(async () => {
+    t = await startTestWorker(
+      {
+        spender: { llm: spender, tools: [new NoteTool()], maxIterations: 10 },
+        starter: {
+          llm: countingModel(),
+          quotas: { perTenant: { maxRunsPerMinute: 2 }, tenants: { vip: { maxRunsPerMinute: 5 } } },
+        },
+      },
+      { usageStore: store, quotas: { tenants: { thrifty: { maxTokensPerDay: 50 } } } },
+    );
+  });
+  afterAll(async () => t?.stop());
+
+  it('stops a run with quota once its tenant has spent the daily tokens, and refuses its next start with the reset time', async () => {
+    const result = await t.agents.run('spender', 'Spend', { tenant: 'thrifty' });
+    // 30 tokens a step: after two steps (60) the third is refused before it is sent.
+    expect(result.metadata.stop_reason).toBe('quota');
+    expect(result.metadata.iterations).toBe(3);
+    expect(result.metadata.usage.total_tokens).toBe(60);
+    expect(spender.remaining).toBe(2);
+    expect((await t.agents.usage({ tenant: 'thrifty' })).totals.total_tokens).toBe(60);
+
+    const refused = await t.agents.run('spender', 'Again', { tenant: 'thrifty' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(QuotaExceededError);
+    const error = refused as QuotaExceededError;
+    expect(error.code).toBe('QUOTA_EXCEEDED');
+    expect(error.quota).toBe('maxTokensPerDay');
+    expect(error.tenant).toBe('thrifty');
+    const midnight = new Date();
+    midnight.setUTCHours(24, 0, 0, 0);
+    expect(error.resetsAt?.toISOString()).toBe(midnight.toISOString());
+    expect(error.message).toContain('maxTokensPerDay');
+  });
+
+  it("refuses a start over an agent's maxRunsPerMinute, naming when it resets, while another tenant's override allows it", async () => {
+    const before = Date.now();
+    await t.agents.run('starter', 'one', { tenant: 'small' });
+    await t.agents.run('starter', 'two', { tenant: 'small' });
+    const refused = await t.agents.run('starter', 'three', { tenant: 'small' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(QuotaExceededError);
+    const error = refused as QuotaExceededError;
+    expect(error.quota).toBe('maxRunsPerMinute');
+    expect(error.limit).toBe(2);
+    // The first start leaves the window a minute after it was made.
+    expect(error.resetsAt!.getTime()).toBeGreaterThanOrEqual(before + 60_000);
+    expect(error.resetsAt!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+    // A refused run starts nothing and is not counted.
+    expect((await t.agents.usage({ tenant: 'small' })).totals.runs).toBe(2);
+    for (const prompt of ['a', 'b', 'c']) await t.agents.run('starter', prompt, { tenant: 'vip' });
+    expect((await t.agents.usage({ tenant: 'vip' })).totals.runs).toBe(3);
+  });
+});

@@ -1,3 +1,4 @@
+import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { QuotaExceededError } from '../../src/errors.ts';
@@ -132,5 +133,54 @@ describe('quotas', () => {
     expect((await t.agents.usage({ tenant: 'small' })).totals.runs).toBe(2);
     for (const prompt of ['a', 'b', 'c']) await t.agents.run('starter', prompt, { tenant: 'vip' });
     expect((await t.agents.usage({ tenant: 'vip' })).totals.runs).toBe(3);
+  });
+});
+
+describe('token usage as an OpenTelemetry metric', () => {
+  class CollectingReader extends MetricReader {
+    protected override async onForceFlush(): Promise<void> {}
+    protected override async onShutdown(): Promise<void> {}
+  }
+
+  it('records gen_ai.client.token.usage per model step, by token type, with the GenAI attributes', async () => {
+    const reader = new CollectingReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const t = await startTestWorker(
+      {
+        counter: {
+          llm: countingModel({ tool: 'note', modelId: 'openai:gpt-test' }),
+          tools: [new NoteTool()],
+        },
+      },
+      { telemetry: { meterProvider } },
+    );
+    try {
+      const result = await t.agents.run('counter', 'Count me', { tenant: 'acme' });
+      const { resourceMetrics } = await reader.collect();
+      const metric = resourceMetrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .find((m) => m.descriptor.name === 'gen_ai.client.token.usage');
+      expect(metric?.descriptor.unit).toBe('{token}');
+      expect(metric?.dataPointType).toBe(DataPointType.HISTOGRAM);
+      const points = (metric?.dataPoints ?? []) as Array<{
+        attributes: Record<string, unknown>;
+        value: { sum?: number; count: number };
+      }>;
+      const byType = (type: string) => points.find((p) => p.attributes['gen_ai.token.type'] === type);
+      for (const [type, tokens] of [
+        ['input', result.metadata.usage.input_tokens],
+        ['output', result.metadata.usage.output_tokens],
+      ] as const) {
+        expect(byType(type)?.value).toMatchObject({ sum: tokens, count: 2 });
+        expect(byType(type)?.attributes).toMatchObject({
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-test',
+        });
+      }
+    } finally {
+      await t.stop();
+      await meterProvider.shutdown();
+    }
   });
 });

@@ -18,7 +18,7 @@ export class InMemoryUsageStore implements UsageStore {
     return [...this.#entries.values()]
       .map(({ entry }) => structuredClone(entry))
       .filter((entry) => matches(entry, filter))
-      .sort((a, b) => a.at - b.at);
+      .sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   async admit<R>(

@@ -1,5 +1,5 @@
 import type { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { QuotaExceededDetails } from '../errors.ts';
 import type { Usage } from '../common/messages.ts';
 import { writeAttemptOf } from '../activities/write-attempt.ts';
@@ -52,6 +52,8 @@ function refused(details: QuotaExceededDetails): ApplicationFailure {
     message: `${who} reached its quota ${details.quota} (${details.limit}); ${when}.`,
     type: QUOTA_FAILURE_TYPE,
     nonRetryable: true,
+    // Expected, not a fault of the worker: logged at DEBUG, not as a failed activity.
+    category: ApplicationFailureCategory.BENIGN,
     details: [details],
   });
 }

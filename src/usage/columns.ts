@@ -1,4 +1,4 @@
-import type { UsageEntry } from './types.ts';
+import type { UsageEntry, UsageFilter } from './types.ts';
 
 /** The ledger's columns, in the order the SQL stores write them. */
 export const ENTRY_COLUMNS = [
@@ -47,4 +47,25 @@ export function entryFromRow(row: Record<string, unknown>): UsageEntry {
     wall_ms: number('wall_ms'),
     tool_calls: (typeof calls === 'string' ? JSON.parse(calls) : (calls ?? {})) as Record<string, number>,
   };
+}
+
+/**
+ * The `WHERE` clause (or `''`) of a ledger query and its values; `placeholder(n)` writes the n-th
+ * parameter as the database wants it (`?` in SQLite, `$n` in PostgreSQL).
+ */
+export function whereOf(
+  filter: UsageFilter,
+  placeholder: (n: number) => string,
+): { where: string; values: Array<string | number> } {
+  const values: Array<string | number> = [];
+  const conditions: string[] = [];
+  const add = (condition: string, value: string | number) => {
+    values.push(value);
+    conditions.push(`${condition} ${placeholder(values.length)}`);
+  };
+  if (filter.tenant !== undefined) add('tenant =', filter.tenant);
+  if (filter.agent !== undefined) add('agent =', filter.agent);
+  if (filter.since) add('at >=', filter.since.getTime());
+  if (filter.until) add('at <', filter.until.getTime());
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', values };
 }

@@ -1,7 +1,7 @@
 import type { WriteAttempt } from '../memory/types.ts';
 import type { PostgresPoolClient } from '../postgres/pool.ts';
 import { PostgresTable, type PostgresConnectionOptions } from '../postgres/table.ts';
-import { ENTRY_COLUMNS, entryFromRow, entryValues } from './columns.ts';
+import { ENTRY_COLUMNS, entryFromRow, entryValues, whereOf } from './columns.ts';
 import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
 import type { AdmissionCounts, AdmissionRequest, UsageEntry, UsageFilter, UsageStore } from './types.ts';
 
@@ -66,18 +66,9 @@ export class PostgresUsageStore implements UsageStore {
 
   async entries(filter: UsageFilter = {}): Promise<UsageEntry[]> {
     await this.#db.ready();
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const add = (sql: string, value: unknown) => {
-      values.push(value);
-      where.push(sql.replace('?', `$${values.length}`));
-    };
-    if (filter.tenant !== undefined) add('tenant = ?', filter.tenant);
-    if (filter.agent !== undefined) add('agent = ?', filter.agent);
-    if (filter.since) add('at >= ?', filter.since.getTime());
-    if (filter.until) add('at < ?', filter.until.getTime());
+    const { where, values } = whereOf(filter, (n) => `$${n}`);
     const result = await this.#db.pool.query(
-      `SELECT ${COLUMNS} FROM ${this.#table} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at, key`,
+      `SELECT ${COLUMNS} FROM ${this.#table} ${where} ORDER BY at, key`,
       values,
     );
     return result.rows.map(entryFromRow);

@@ -4,7 +4,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { privateDataDirFor } from '../paths.ts';
 import { privateFileSync } from '../fs/private-file.ts';
 import type { WriteAttempt } from '../memory/types.ts';
-import { ENTRY_COLUMNS, entryFromRow, entryValues } from './columns.ts';
+import { ENTRY_COLUMNS, entryFromRow, entryValues, whereOf } from './columns.ts';
 import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
 import type { AdmissionCounts, AdmissionRequest, UsageEntry, UsageFilter, UsageStore } from './types.ts';
 
@@ -61,14 +61,11 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async entries(filter: UsageFilter = {}): Promise<UsageEntry[]> {
-    const where: string[] = [];
-    const values: Array<string | number> = [];
-    if (filter.tenant !== undefined) (where.push('tenant = ?'), values.push(filter.tenant));
-    if (filter.agent !== undefined) (where.push('agent = ?'), values.push(filter.agent));
-    if (filter.since) (where.push('at >= ?'), values.push(filter.since.getTime()));
-    if (filter.until) (where.push('at < ?'), values.push(filter.until.getTime()));
-    const sql = `SELECT ${COLUMNS} FROM usage_ledger ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at, key`;
-    return (this.#db.prepare(sql).all(...values) as Array<Record<string, unknown>>).map(entryFromRow);
+    const { where, values } = whereOf(filter, () => '?');
+    const rows = this.#db
+      .prepare(`SELECT ${COLUMNS} FROM usage_ledger ${where} ORDER BY at, key`)
+      .all(...values);
+    return (rows as Array<Record<string, unknown>>).map(entryFromRow);
   }
 
   async admit<R>(

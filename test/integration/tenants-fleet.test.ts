@@ -109,7 +109,7 @@ describe.skipIf(!url)('a fleet of workers on one PostgreSQL usage ledger', () =>
       }),
     );
     const completed = outcomes.filter((o) => !(o instanceof Error));
-    const refused = outcomes.filter((o) => o instanceof QuotaExceededError) as QuotaExceededError[];
+    const refused = outcomes.filter((o): o is QuotaExceededError => o instanceof QuotaExceededError);
     expect(completed).toHaveLength(2);
     expect(refused).toHaveLength(4);
     expect(refused[0]).toMatchObject({

@@ -86,6 +86,7 @@ describe('quotas', () => {
     t = await startTestWorker(
       {
         spender: { llm: spender, tools: [new NoteTool()], maxIterations: 10 },
+        chatty: { llm: countingModel(), quotas: { perTenant: { maxRunsPerMinute: 1 } } },
         starter: {
           llm: countingModel(),
           quotas: { perTenant: { maxRunsPerMinute: 2 }, tenants: { vip: { maxRunsPerMinute: 5 } } },
@@ -133,6 +134,17 @@ describe('quotas', () => {
     expect((await t.agents.usage({ tenant: 'small' })).totals.runs).toBe(2);
     for (const prompt of ['a', 'b', 'c']) await t.agents.run('starter', prompt, { tenant: 'vip' });
     expect((await t.agents.usage({ tenant: 'vip' })).totals.runs).toBe(3);
+  });
+
+  it('refuses a chat turn over the quota with a QuotaExceededError, and the session goes on', async () => {
+    const session = t.agents.chatSession('chatty', { tenant: 'talker' });
+    expect((await session.send('hello')).metadata.stop_reason).toBe('completed');
+    const refused = await session.send('again').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(QuotaExceededError);
+    expect(refused).toMatchObject({ quota: 'maxRunsPerMinute', tenant: 'talker', limit: 1 });
+    const turns = await t.agents.usage({ tenant: 'talker' });
+    expect(turns.totals.runs).toBe(1);
+    expect(turns.totals.total_tokens).toBeGreaterThan(0);
   });
 });
 

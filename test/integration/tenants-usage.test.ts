@@ -1,5 +1,9 @@
 import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
+import { createTriggerHandler } from '../../src/triggers/handler.ts';
 import { z } from 'zod';
 import { QuotaExceededError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
@@ -145,6 +149,49 @@ describe('quotas', () => {
     const turns = await t.agents.usage({ tenant: 'talker' });
     expect(turns.totals.runs).toBe(1);
     expect(turns.totals.total_tokens).toBeGreaterThan(0);
+  });
+
+  it('a trigger whose run a quota refuses logs the refusal, and the run starts nothing', async () => {
+    const secret = `whsec_${Buffer.from(randomUUID()).toString('base64')}`;
+    const credentialStore = new InMemoryCredentialStore();
+    await credentialStore.put({ name: 'hook', type: 'api_key', token: secret });
+    const logged: string[] = [];
+    const handler = createTriggerHandler({
+      client: t.agents,
+      credentialStore,
+      log: (line) => logged.push(line),
+      triggers: [
+        {
+          name: 'hook',
+          source: 'standard-webhooks',
+          secretKey: 'hook',
+          run: { agent: 'spender', prompt: (e) => `Handle ${e.type}`, tenant: 'thrifty' },
+        },
+      ],
+    });
+    const id = `msg_${randomUUID()}`;
+    const body = JSON.stringify({ type: 'invoice.paid' });
+    const now = new Date();
+    const response = await handler(
+      new Request('http://hooks.local/hook', {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': new Webhook(secret).sign(id, now, body),
+        },
+      }),
+    );
+    expect(await response.json()).toEqual({ started: `trigger-hook-${id}` });
+    // `thrifty` spent its tokens for today in the first test: the run is refused at its start.
+    await expect
+      .poll(() => logged.find((line) => line.includes('refused')), { timeout: 15_000 })
+      .toMatch(
+        /^trigger hook: event .* refused, nothing started: Tenant "thrifty" reached its quota maxTokensPerDay \(50\); it resets at /,
+      );
+    expect(spender.remaining).toBe(2);
   });
 });
 

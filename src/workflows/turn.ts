@@ -79,7 +79,7 @@ export async function runTurn(
     if (options.admit && ledger) await releaseSlot(input.agent);
     throw error;
   });
-  await ledger?.recordRun({
+  const record = {
     agent: input.agent,
     ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
     model: loop.plan.model,
@@ -91,7 +91,9 @@ export async function runTurn(
     subRuns: loop.subRuns.length,
     toolCalls: loop.toolCallsByTool,
     release: options.admit?.release ?? false,
-  });
+  };
+  // Recorded also when the turn was cancelled (its parent stopped): a cancelled scope must not skip it.
+  if (ledger) await CancellationScope.nonCancellable(() => ledger.recordRun(record));
   const { stopReason, iterations, stopMessage } = outcome;
   // A structured run's output is the checked object (undefined when it stopped without one).
   const output = loop.answer ? outcome.value : outcome.output;

@@ -157,10 +157,19 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     });
   } catch (error) {
     await ownConnection?.close();
+    if (!options.usageStore) await usageStore.close?.();
     throw isNamespaceNotFound(error) ? namespaceNotFoundError(resolved.namespace, address) : error;
   }
   mcpPool.closeWhenStopped(worker);
+  // A ledger made here (beside the memory store) is closed here, when the worker stops.
+  if (!options.usageStore) closeWhenStopped(worker, usageStore);
   return ownConnection ? closingConnectionAfterRun(worker, ownConnection) : worker;
+}
+
+/** A worker whose `run()` closes the usage ledger `createAgentWorker` opened for it once it stops. */
+function closeWhenStopped(worker: Worker, store: UsageStore): void {
+  const run = worker.run.bind(worker);
+  worker.run = () => run().finally(() => store.close?.());
 }
 
 /** A worker whose `run()` closes the connection `createAgentWorker` opened for it once it stops. */

@@ -91,6 +91,10 @@ describe('quotas', () => {
       {
         spender: { llm: spender, tools: [new NoteTool()], maxIterations: 10 },
         chatty: { llm: countingModel(), quotas: { perTenant: { maxRunsPerMinute: 1 } } },
+        solo: {
+          llm: new ScriptedModel([{ text: 'never', delayMs: 120_000 }, { text: 'second run answered' }]),
+          quotas: { perTenant: { maxConcurrentRuns: 1 } },
+        },
         starter: {
           llm: countingModel(),
           quotas: { perTenant: { maxRunsPerMinute: 2 }, tenants: { vip: { maxRunsPerMinute: 5 } } },
@@ -192,6 +196,19 @@ describe('quotas', () => {
         /^trigger hook: event .* refused, nothing started: Tenant "thrifty" reached its quota maxTokensPerDay \(50\); it resets at /,
       );
     expect(spender.remaining).toBe(2);
+  });
+
+  it('frees the slot of a run that was terminated, when the next run of its tenant asks', async () => {
+    const first = await t.agents.start('solo', 'Take long', { tenant: 'one' });
+    await expect
+      .poll(async () => (await first.listEvents()).some((e) => e.type === 'step_started'), {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    // Terminated: it never frees its slot itself.
+    await first.workflow.terminate('test');
+    const second = await t.agents.run('solo', 'Go', { tenant: 'one' });
+    expect(second.output).toBe('second run answered');
   });
 });
 

@@ -3,7 +3,8 @@ import { loadOptionalConfig } from './config.ts';
 import { printJson, printTable, UsageError } from './output.ts';
 import { usageStoreFollowing } from '../usage/default-store.ts';
 import { usageFilter, type UsageQuery } from '../usage/query.ts';
-import { summarizeUsage, type UsageGroupBy, type UsageTotals } from '../usage/summary.ts';
+import { summarizeUsage, type UsageTotals } from '../usage/summary.ts';
+import type { UsageGroupBy } from '../usage/types.ts';
 
 interface UsageOptions {
   tenant?: string;
@@ -46,7 +47,7 @@ export function registerUsage(program: Command): void {
       const config = loaded?.config;
       const store = config?.usageStore ?? usageStoreFollowing(config?.memoryStore);
       try {
-        const report = summarizeUsage(await store.entries(filter), {
+        const report = summarizeUsage(await store.sums(filter, query.groupBy), {
           groupBy: query.groupBy!,
           ...(config?.pricing ? { pricing: config.pricing } : {}),
         });

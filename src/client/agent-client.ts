@@ -353,7 +353,7 @@ export class AgentClient {
   async usage(query: UsageQuery = {}): Promise<UsageReport> {
     const filter = usageFilter(query);
     this.#usageStore ??= usageStoreFollowing(undefined);
-    return summarizeUsage(await this.#usageStore.entries(filter), {
+    return summarizeUsage(await this.#usageStore.sums(filter, query.groupBy), {
       ...(query.groupBy ? { groupBy: query.groupBy } : {}),
       ...(query.pricing ? { pricing: query.pricing } : {}),
     });

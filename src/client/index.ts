@@ -23,9 +23,9 @@ export {
   type QuotaExceededDetails,
   type QuotaName,
 } from '../errors.ts';
-export type { Pricing, ModelPrice, UsageGroupBy, UsageReport, UsageTotals } from '../usage/summary.ts';
+export type { Pricing, ModelPrice, UsageReport, UsageTotals } from '../usage/summary.ts';
 export type { UsageQuery } from '../usage/query.ts';
-export type { UsageStore } from '../usage/types.ts';
+export type { UsageGroupBy, UsageStore } from '../usage/types.ts';
 export { eventStreamResponse, type EventStreamResponseOptions } from './event-stream-response.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
 export {

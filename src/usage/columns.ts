@@ -1,4 +1,5 @@
-import type { UsageEntry, UsageFilter } from './types.ts';
+import { emptySums, SUM_COLUMNS } from './sums.ts';
+import type { UsageEntry, UsageFilter, UsageGroupBy, UsageSums } from './types.ts';
 
 /** The ledger's columns, in the order the SQL stores write them. */
 export const ENTRY_COLUMNS = [
@@ -69,3 +70,35 @@ export function whereOf(
   if (filter.until) add('at <', filter.until.getTime());
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', values };
 }
+
+/** The SQL of a group (`'' ` without `groupBy`); `day` is the UTC date of `at`, as each database writes it. */
+export function groupSql(groupBy: UsageGroupBy | undefined, dialect: 'sqlite' | 'postgres'): string {
+  if (groupBy === undefined) return "''";
+  if (groupBy !== 'day') return groupBy;
+  return dialect === 'sqlite'
+    ? "strftime('%Y-%m-%d', at / 1000, 'unixepoch')"
+    : "to_char(to_timestamp(at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
+}
+
+/** Sums lines (tokens, runs) and tool lines, as rows of the two `sums` queries, into {@link UsageSums}. */
+export function sumsFromRows(
+  rows: Array<Record<string, unknown>>,
+  tools: Array<Record<string, unknown>>,
+): UsageSums[] {
+  const sums = rows.map((row) => {
+    const line = emptySums(String(row.grp), String(row.model));
+    for (const column of SUM_COLUMNS) line[column] = Number(row[column] ?? 0);
+    return line;
+  });
+  const byGroup = new Map<string, UsageSums>();
+  for (const row of tools) {
+    const group = String(row.grp);
+    const line = byGroup.get(group) ?? emptySums(group, '');
+    line.tool_calls[String(row.tool)] = Number(row.calls);
+    byGroup.set(group, line);
+  }
+  return [...sums, ...byGroup.values()];
+}
+
+/** The SELECT list of the sums query. */
+export const SUMS_SELECT = SUM_COLUMNS.map((column) => `SUM(${column}) AS ${column}`).join(', ');

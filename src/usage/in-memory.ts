@@ -1,7 +1,16 @@
 import { mayReplace, type WriteAttempt } from '../memory/types.ts';
 import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
 import { matches } from './filter.ts';
-import type { AdmissionCounts, AdmissionRequest, UsageEntry, UsageFilter, UsageStore } from './types.ts';
+import { sumEntries } from './sums.ts';
+import type {
+  AdmissionCounts,
+  AdmissionRequest,
+  UsageEntry,
+  UsageFilter,
+  UsageGroupBy,
+  UsageStore,
+  UsageSums,
+} from './types.ts';
 
 /** A usage ledger in this process: for tests and for a worker whose memory store is in memory too. */
 export class InMemoryUsageStore implements UsageStore {
@@ -19,6 +28,10 @@ export class InMemoryUsageStore implements UsageStore {
       .map(({ entry }) => structuredClone(entry))
       .filter((entry) => matches(entry, filter))
       .sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async sums(filter: UsageFilter, groupBy?: UsageGroupBy): Promise<UsageSums[]> {
+    return sumEntries(await this.entries(filter), groupBy);
   }
 
   async admit<R>(

@@ -1,9 +1,25 @@
 import type { WriteAttempt } from '../memory/types.ts';
 import type { PostgresPoolClient } from '../postgres/pool.ts';
 import { PostgresTable, type PostgresConnectionOptions } from '../postgres/table.ts';
-import { ENTRY_COLUMNS, entryFromRow, entryValues, whereOf } from './columns.ts';
+import {
+  ENTRY_COLUMNS,
+  entryFromRow,
+  entryValues,
+  groupSql,
+  sumsFromRows,
+  SUMS_SELECT,
+  whereOf,
+} from './columns.ts';
 import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
-import type { AdmissionCounts, AdmissionRequest, UsageEntry, UsageFilter, UsageStore } from './types.ts';
+import type {
+  AdmissionCounts,
+  AdmissionRequest,
+  UsageEntry,
+  UsageFilter,
+  UsageGroupBy,
+  UsageStore,
+  UsageSums,
+} from './types.ts';
 
 /** `table` default: `toolkit_usage` (its slots live in `<table>_slots`). */
 export type PostgresUsageStoreOptions = PostgresConnectionOptions;
@@ -72,6 +88,25 @@ export class PostgresUsageStore implements UsageStore {
       values,
     );
     return result.rows.map(entryFromRow);
+  }
+
+  async sums(filter: UsageFilter, groupBy?: UsageGroupBy): Promise<UsageSums[]> {
+    await this.#db.ready();
+    const { where, values } = whereOf(filter, (n) => `$${n}`);
+    const group = groupSql(groupBy, 'postgres');
+    const table = this.#table;
+    const [rows, tools] = await Promise.all([
+      this.#db.pool.query(
+        `SELECT ${group} AS grp, model, ${SUMS_SELECT} FROM ${table} ${where} GROUP BY 1, 2`,
+        values,
+      ),
+      this.#db.pool.query(
+        `SELECT ${group} AS grp, j.key AS tool, SUM(j.value::bigint) AS calls
+         FROM ${table} CROSS JOIN LATERAL jsonb_each_text(${table}.tool_calls) AS j ${where} GROUP BY 1, 2`,
+        values,
+      ),
+    ]);
+    return sumsFromRows(rows.rows, tools.rows);
   }
 
   async admit<R>(

@@ -1,6 +1,6 @@
 import { parseTimePoint } from './since.ts';
-import type { Pricing, UsageGroupBy } from './summary.ts';
-import type { UsageFilter } from './types.ts';
+import type { Pricing } from './summary.ts';
+import type { UsageFilter, UsageGroupBy } from './types.ts';
 
 /** What {@link AgentClient.usage} reads: whose usage, which time range, how grouped, at what prices. */
 export interface UsageQuery {

@@ -4,9 +4,25 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { privateDataDirFor } from '../paths.ts';
 import { privateFileSync } from '../fs/private-file.ts';
 import type { WriteAttempt } from '../memory/types.ts';
-import { ENTRY_COLUMNS, entryFromRow, entryValues, whereOf } from './columns.ts';
+import {
+  ENTRY_COLUMNS,
+  entryFromRow,
+  entryValues,
+  groupSql,
+  sumsFromRows,
+  SUMS_SELECT,
+  whereOf,
+} from './columns.ts';
 import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
-import type { AdmissionCounts, AdmissionRequest, UsageEntry, UsageFilter, UsageStore } from './types.ts';
+import type {
+  AdmissionCounts,
+  AdmissionRequest,
+  UsageEntry,
+  UsageFilter,
+  UsageGroupBy,
+  UsageStore,
+  UsageSums,
+} from './types.ts';
 
 const COLUMNS = ENTRY_COLUMNS.join(', ');
 const PLACEHOLDERS = ENTRY_COLUMNS.map(() => '?').join(', ');
@@ -66,6 +82,20 @@ export class SqliteUsageStore implements UsageStore {
       .prepare(`SELECT ${COLUMNS} FROM usage_ledger ${where} ORDER BY at, key`)
       .all(...values);
     return (rows as Array<Record<string, unknown>>).map(entryFromRow);
+  }
+
+  async sums(filter: UsageFilter, groupBy?: UsageGroupBy): Promise<UsageSums[]> {
+    const { where, values } = whereOf(filter, () => '?');
+    const group = groupSql(groupBy, 'sqlite');
+    const rows = this.#db
+      .prepare(`SELECT ${group} AS grp, model, ${SUMS_SELECT} FROM usage_ledger ${where} GROUP BY grp, model`)
+      .all(...values);
+    const tools = this.#db
+      .prepare(
+        `SELECT ${group} AS grp, j.key AS tool, SUM(j.value) AS calls FROM usage_ledger, json_each(usage_ledger.tool_calls) AS j ${where} GROUP BY grp, tool`,
+      )
+      .all(...values);
+    return sumsFromRows(rows, tools);
   }
 
   async admit<R>(

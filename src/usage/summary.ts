@@ -1,6 +1,5 @@
 import { providerAndModel } from '../telemetry/gen-ai.ts';
-import { utcDay } from './ledger-keys.ts';
-import type { UsageEntry } from './types.ts';
+import type { UsageGroupBy, UsageSums } from './types.ts';
 
 /** Dollars per million tokens of one model; `cachedInput` (cache reads) defaults to `input`. */
 export interface ModelPrice {
@@ -14,9 +13,6 @@ export interface ModelPrice {
  * the model id after the provider (`claude-sonnet-4-5`). Dollars per million tokens.
  */
 export type Pricing = Record<string, ModelPrice>;
-
-/** How {@link AgentClient.usage} groups its totals. */
-export type UsageGroupBy = 'tenant' | 'agent' | 'model' | 'day';
 
 /** Usage added up over ledger lines. */
 export interface UsageTotals {
@@ -70,7 +66,7 @@ function priceOf(pricing: Pricing, model: string): ModelPrice | undefined {
 }
 
 /** Dollars for one line's tokens (cache reads at `cachedInput`, the rest of the input at `input`). */
-function costOf(entry: UsageEntry, price: ModelPrice): number {
+function costOf(entry: UsageSums, price: ModelPrice): number {
   const cached = entry.cached_input_tokens;
   const fresh = entry.input_tokens - cached;
   return (
@@ -79,7 +75,7 @@ function costOf(entry: UsageEntry, price: ModelPrice): number {
   );
 }
 
-function add(totals: UsageTotals, entry: UsageEntry, cost: number | undefined): void {
+function add(totals: UsageTotals, entry: UsageSums, cost: number | undefined): void {
   totals.input_tokens += entry.input_tokens;
   totals.output_tokens += entry.output_tokens;
   totals.cached_input_tokens += entry.cached_input_tokens;
@@ -95,16 +91,12 @@ function add(totals: UsageTotals, entry: UsageEntry, cost: number | undefined): 
   if (cost !== undefined) totals.cost = (totals.cost ?? 0) + cost;
 }
 
-const GROUP_KEY: Record<UsageGroupBy, (entry: UsageEntry) => string> = {
-  tenant: (entry) => entry.tenant,
-  agent: (entry) => entry.agent,
-  model: (entry) => entry.model,
-  day: (entry) => utcDay(entry.at),
-};
-
-/** Adds up ledger lines: totals, and per group with `groupBy`; with `pricing`, cost too. */
+/**
+ * The report of what a store summed per group and model (`UsageStore.sums`): totals, and per group
+ * with `groupBy`; with `pricing`, cost too (prices are linear, so pricing sums is exact).
+ */
 export function summarizeUsage(
-  entries: UsageEntry[],
+  entries: UsageSums[],
   opts: { groupBy?: UsageGroupBy; pricing?: Pricing } = {},
 ): UsageReport {
   const totals = empty();
@@ -121,7 +113,7 @@ export function summarizeUsage(
     }
     add(totals, entry, cost);
     if (opts.groupBy) {
-      const key = GROUP_KEY[opts.groupBy](entry);
+      const key = entry.group;
       const group = groups.get(key) ?? { ...empty(), ...(opts.pricing ? { cost: 0 } : {}) };
       add(group, entry, cost);
       groups.set(key, group);

@@ -32,6 +32,27 @@ export interface UsageEntry {
   tool_calls: Record<string, number>;
 }
 
+/** How usage is grouped: by tenant, agent, model or UTC day (`YYYY-MM-DD`). */
+export type UsageGroupBy = 'tenant' | 'agent' | 'model' | 'day';
+
+/**
+ * Ledger lines added up per group and model (the store does the adding: a query reads sums, not
+ * every line). `group` is `''` without a `groupBy`. Tool calls come in lines of their own (no tokens, `model: ''`).
+ */
+export interface UsageSums {
+  group: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+  total_tokens: number;
+  runs: number;
+  sub_runs: number;
+  wall_ms: number;
+  tool_calls: Record<string, number>;
+}
+
 /** Which ledger lines a query reads. */
 export interface UsageFilter {
   tenant?: string;
@@ -71,6 +92,8 @@ export interface UsageStore {
   record(entry: UsageEntry, attempt?: WriteAttempt): Promise<void>;
   /** The lines that match `filter`, oldest first. */
   entries(filter?: UsageFilter): Promise<UsageEntry[]>;
+  /** The lines that match `filter`, added up per group (with `groupBy`) and model. */
+  sums(filter: UsageFilter, groupBy?: UsageGroupBy): Promise<UsageSums[]>;
   /**
    * Atomically (across every process that shares the store): counts the tenant's running runs,
    * recent starts and tokens today, asks `decide`, and when it answers `undefined` takes a

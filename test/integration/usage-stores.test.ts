@@ -81,7 +81,7 @@ describe.each(stores)('%s', (_name, make, skip) => {
         'w3/r1/step/w3/2',
       ]);
       const pricing = { 'gpt-test': { input: 2, output: 10, cachedInput: 0.5 } };
-      const byTenant = summarizeUsage(all, { groupBy: 'tenant', pricing });
+      const byTenant = summarizeUsage(await store.sums({}, 'tenant'), { groupBy: 'tenant', pricing });
       expect(byTenant.totals).toMatchObject({
         input_tokens: 157,
         output_tokens: 33,
@@ -100,22 +100,26 @@ describe.each(stores)('%s', (_name, make, skip) => {
         ['acme', 180, 1],
         ['globex', 10, 1],
       ]);
-      const byAgent = summarizeUsage(all, { groupBy: 'agent' });
+      const byAgent = summarizeUsage(await store.sums({}, 'agent'), { groupBy: 'agent' });
       expect(byAgent.groups?.map((g) => [g.key, g.total_tokens])).toEqual([
         ['support', 130],
         ['billing', 60],
       ]);
-      const byModel = summarizeUsage(all, { groupBy: 'model' });
+      const byModel = summarizeUsage(await store.sums({}, 'model'), { groupBy: 'model' });
       expect(byModel.groups?.map((g) => [g.key, g.total_tokens])).toEqual([
         ['openai:gpt-test', 130],
         ['local', 60],
       ]);
-      const byDay = summarizeUsage(all, { groupBy: 'day' });
+      const byDay = summarizeUsage(await store.sums({}, 'day'), { groupBy: 'day' });
       expect(byDay.groups?.map((g) => [g.key, g.total_tokens])).toEqual([
         ['2026-11-20', 180],
         ['2026-11-21', 10],
       ]);
 
+      // Without groupBy, one line per model (and one of tool calls); within since/until.
+      const plain = summarizeUsage(await store.sums({ tenant: 'acme', until: new Date(day2) }));
+      expect(plain.totals).toMatchObject({ total_tokens: 180, runs: 1, tools: { note: 2 } });
+      expect(plain.groups).toBeUndefined();
       const since = await store.entries({ since: new Date(day2) });
       expect(since.map((e) => e.tenant)).toEqual(['globex', 'globex']);
       const until = await store.entries({ until: new Date(day2) });

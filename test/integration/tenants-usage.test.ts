@@ -74,6 +74,19 @@ describe('the usage ledger and cost', () => {
     expect(acme.totals.total_tokens).toBe(report.groups?.find((g) => g.key === 'acme')?.total_tokens);
     expect((await t.agents.usage({ tenant: 'acme', until: '1h' })).totals.total_tokens).toBe(0);
   });
+
+  it('counts a deep run once, its phases and its tokens in its metadata.usage', async () => {
+    const result = await t.agents.run('counter', 'Plan, then do', { tenant: 'deepco', deep: {} });
+    const report = await t.agents.usage({ tenant: 'deepco' });
+    expect(report.totals.runs).toBe(1);
+    expect(report.totals.tools).toEqual({ note: 1 });
+    // Plan (one step) and execute (a tool call, then the answer).
+    expect(result.metadata.usage.total_tokens).toBeGreaterThan(
+      result.metadata.step_usage.reduce((n, u) => n + u.total_tokens, 0),
+    );
+    expect(report.totals.total_tokens).toBe(result.metadata.usage.total_tokens);
+    expect(report.totals.input_tokens).toBe(result.metadata.usage.input_tokens);
+  });
 });
 
 describe('quotas', () => {

@@ -1,7 +1,7 @@
 import type { ModelAdapter, ModelRequest, ModelResponse } from '../../src/models/model-adapter.ts';
 
 /**
- * A model for many concurrent runs: on a run's first step it calls `tool` (when given) once, then
+ * A model for many concurrent runs: on a run's first step it calls `tool` (when given and offered) once, then
  * answers. Its token counts come from what it was sent (input: characters of the conversation / 4,
  * output: a number of its own per step), so runs differ and a double count shows.
  */
@@ -20,7 +20,8 @@ export function countingModel(
       const output = 7 + (step % 11);
       const usage = { input_tokens: input, output_tokens: output, total_tokens: input + output };
       const called = request.messages.some((m) => m.role === 'tool');
-      if (opts.tool && !called)
+      const offered = request.tools.some((tool) => tool.function.name === opts.tool);
+      if (opts.tool && offered && !called)
         return {
           text: '',
           toolCalls: [{ id: `call-${step}`, name: opts.tool, args: { note: `n${step}` } }],

@@ -210,6 +210,8 @@ export interface QuotaExceededDetails {
   tenant: string;
   /** The quota's limit. */
   limit: number;
+  /** Set when it is a quota of this agent (`quotas` on the agent), counting only its runs. */
+  agent?: string;
   /** When the quota frees up again (ISO 8601); absent for `maxConcurrentRuns`, which frees when a run ends. */
   resetsAt?: string;
 }
@@ -223,24 +225,23 @@ export class QuotaExceededError extends ToolkitError {
   readonly quota: QuotaName;
   readonly tenant: string;
   readonly limit: number;
+  /** The agent whose own quota it is; undefined for the fleet's quotas (on `createAgentWorker`). */
+  readonly agent: string | undefined;
   /** When the quota frees up again; undefined for `maxConcurrentRuns` (when one of the tenant's runs ends). */
   readonly resetsAt: Date | undefined;
   /** The refused run, when known. */
   readonly workflowId: string | undefined;
 
   constructor(details: QuotaExceededDetails, options?: { cause?: unknown; workflowId?: string }) {
-    const who = details.tenant ? `Tenant "${details.tenant}"` : 'Runs without a tenant';
-    const when = details.resetsAt
-      ? `it resets at ${details.resetsAt}`
-      : 'it frees up when one of its running runs ends';
     // Not retryable as it stands: start the run again after `resetsAt`.
-    super('QUOTA_EXCEEDED', `${who} reached its quota ${details.quota} (${details.limit}); ${when}.`, {
+    super('QUOTA_EXCEEDED', quotaMessage(details), {
       ...(details.resetsAt ? { retryAfterMs: Math.max(0, Date.parse(details.resetsAt) - Date.now()) } : {}),
       cause: options?.cause,
     });
     this.quota = details.quota;
     this.tenant = details.tenant;
     this.limit = details.limit;
+    this.agent = details.agent;
     this.resetsAt = details.resetsAt ? new Date(details.resetsAt) : undefined;
     this.workflowId = options?.workflowId;
   }
@@ -251,7 +252,18 @@ export class QuotaExceededError extends ToolkitError {
       quota: this.quota,
       tenant: this.tenant,
       limit: this.limit,
+      ...(this.agent !== undefined ? { agent: this.agent } : {}),
       ...(this.resetsAt ? { resetsAt: this.resetsAt.toISOString() } : {}),
     };
   }
+}
+
+/** What a quota refusal says: whose quota, which, its limit and when it frees up. */
+export function quotaMessage(details: QuotaExceededDetails): string {
+  const who = details.tenant ? `Tenant "${details.tenant}"` : 'Runs without a tenant';
+  const scope = details.agent !== undefined ? ` for agent "${details.agent}"` : '';
+  const when = details.resetsAt
+    ? `it resets at ${details.resetsAt}`
+    : 'it frees up when one of its running runs ends';
+  return `${who} reached its quota ${details.quota} (${details.limit})${scope}; ${when}.`;
 }

@@ -40,8 +40,8 @@ export interface AgentDefinition extends SkillOptions {
   /** Where this agent's conversations live. Default: the worker's memory store. */
   memoryStore?: MemoryStore;
   /**
-   * Quotas for runs of this agent, per tenant (its fields win over the worker's `quotas`), checked
-   * against the worker's usage ledger. See docs/tenants.md.
+   * Quotas per tenant for runs of this agent: they count the tenant's runs of this agent, on top of
+   * the worker's `quotas` (which count all its runs); checked against the usage ledger. See docs/tenants.md.
    */
   quotas?: Quotas;
   systemPrompt?: string;

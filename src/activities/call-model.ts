@@ -45,7 +45,7 @@ export async function callModel(
   const overBudget = input.sendOverBudget ? undefined : view.overBudget();
   if (overBudget) return { text: '', toolCalls: [], overflow: overBudget, context: view.report() };
   // A tenant whose daily tokens are spent: the loop ends the run with `quota` (a non-retryable failure).
-  if (agent.usage) await checkTokenQuota(agent.usage, input.tenant);
+  if (agent.usage) await checkTokenQuota(agent.usage, input);
   // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
   const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   const interval = setInterval(() => context.heartbeat(), every);

@@ -14,6 +14,7 @@ import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
 import type {
   AdmissionCounts,
   AdmissionRequest,
+  AdmissionScopes,
   UsageEntry,
   UsageFilter,
   UsageGroupBy,
@@ -49,7 +50,7 @@ export class PostgresUsageStore implements UsageStore {
         'tool_calls jsonb NOT NULL, writer text, attempt integer',
       migrations: [
         'CREATE INDEX IF NOT EXISTS {table}_tenant_at ON {table} (tenant, at)',
-        'CREATE TABLE IF NOT EXISTS {table}_slots (workflow_id text PRIMARY KEY, tenant text NOT NULL, taken_at bigint NOT NULL)',
+        'CREATE TABLE IF NOT EXISTS {table}_slots (workflow_id text PRIMARY KEY, tenant text NOT NULL, agent text NOT NULL, taken_at bigint NOT NULL)',
       ],
     });
     this.#table = this.#db.name;
@@ -111,7 +112,7 @@ export class PostgresUsageStore implements UsageStore {
 
   async admit<R>(
     request: AdmissionRequest,
-    decide: (counts: AdmissionCounts) => R | undefined,
+    decide: (counts: AdmissionScopes) => R | undefined,
   ): Promise<R | undefined> {
     await this.#db.ready();
     const client = await this.#db.pool.connect();
@@ -133,39 +134,66 @@ export class PostgresUsageStore implements UsageStore {
   async #admit<R>(
     client: PostgresPoolClient,
     request: AdmissionRequest,
-    decide: (counts: AdmissionCounts) => R | undefined,
+    decide: (counts: AdmissionScopes) => R | undefined,
   ): Promise<R | undefined> {
-    const { tenant, workflowId, now } = request;
+    const { tenant, agent, workflowId, now } = request;
     const known = await client.query(
       `SELECT 1 FROM ${this.#slots} WHERE workflow_id = $1 UNION ALL SELECT 1 FROM ${this.#table} WHERE key = $2`,
       [workflowId, request.start.key],
     );
     if (known.rows.length === 0) {
-      const running = await client.query<{ workflow_id: string }>(
-        `SELECT workflow_id FROM ${this.#slots} WHERE tenant = $1`,
-        [tenant],
-      );
-      const starts = await client.query<{ at: string }>(
-        `SELECT at FROM ${this.#table} WHERE tenant = $1 AND runs > 0 AND at > $2 ORDER BY at`,
-        [tenant, now - MINUTE_MS],
-      );
-      const tokens = await client.query<{ n: string }>(
-        `SELECT COALESCE(SUM(total_tokens), 0) AS n FROM ${this.#table} WHERE tenant = $1 AND at >= $2`,
-        [tenant, startOfUtcDay(now)],
-      );
       const refused = decide({
-        running: running.rows.map((row) => row.workflow_id),
-        recentStarts: starts.rows.map((row) => Number(row.at)),
-        tokensToday: Number(tokens.rows[0]?.n ?? 0),
+        tenant: await this.#counts(client, tenant, undefined, now),
+        agent: await this.#counts(client, tenant, agent, now),
       });
       if (refused !== undefined) return refused;
       await this.#upsert(client, request.start, undefined);
     }
     await client.query(
-      `INSERT INTO ${this.#slots} (workflow_id, tenant, taken_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-      [workflowId, tenant, now],
+      `INSERT INTO ${this.#slots} (workflow_id, tenant, agent, taken_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [workflowId, tenant, agent, now],
     );
     return undefined;
+  }
+
+  /** The tenant's counts (of `agent`'s runs only, when given). */
+  async #counts(
+    client: PostgresPoolClient,
+    tenant: string,
+    agent: string | undefined,
+    now: number,
+  ): Promise<AdmissionCounts> {
+    const scope = agent === undefined ? 'tenant = $1' : 'tenant = $1 AND agent = $2';
+    const who = agent === undefined ? [tenant] : [tenant, agent];
+    const next = who.length + 1;
+    const running = await client.query<{ workflow_id: string }>(
+      `SELECT workflow_id FROM ${this.#slots} WHERE ${scope}`,
+      who,
+    );
+    const starts = await client.query<{ at: string }>(
+      `SELECT at FROM ${this.#table} WHERE ${scope} AND runs > 0 AND at > $${next} ORDER BY at`,
+      [...who, now - MINUTE_MS],
+    );
+    return {
+      running: running.rows.map((row) => row.workflow_id),
+      recentStarts: starts.rows.map((row) => Number(row.at)),
+      tokensToday: await this.#tokens(client, tenant, startOfUtcDay(now), agent),
+    };
+  }
+
+  async #tokens(
+    db: Pick<PostgresPoolClient, 'query'>,
+    tenant: string,
+    since: number,
+    agent: string | undefined,
+  ): Promise<number> {
+    const scope = agent === undefined ? 'tenant = $1' : 'tenant = $1 AND agent = $2';
+    const who = agent === undefined ? [tenant] : [tenant, agent];
+    const result = await db.query<{ n: string }>(
+      `SELECT COALESCE(SUM(total_tokens), 0) AS n FROM ${this.#table} WHERE ${scope} AND at >= $${who.length + 1}`,
+      [...who, since],
+    );
+    return Number(result.rows[0]?.n ?? 0);
   }
 
   async release(workflowId: string): Promise<void> {
@@ -173,13 +201,9 @@ export class PostgresUsageStore implements UsageStore {
     await this.#db.pool.query(`DELETE FROM ${this.#slots} WHERE workflow_id = $1`, [workflowId]);
   }
 
-  async tokensSince(tenant: string, since: Date): Promise<number> {
+  async tokensSince(tenant: string, since: Date, agent?: string): Promise<number> {
     await this.#db.ready();
-    const result = await this.#db.pool.query<{ n: string }>(
-      `SELECT COALESCE(SUM(total_tokens), 0) AS n FROM ${this.#table} WHERE tenant = $1 AND at >= $2`,
-      [tenant, since.getTime()],
-    );
-    return Number(result.rows[0]?.n ?? 0);
+    return this.#tokens(this.#db.pool, tenant, since.getTime(), agent);
   }
 
   async close(): Promise<void> {

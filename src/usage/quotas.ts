@@ -13,8 +13,8 @@ export interface QuotaLimits {
 }
 
 /**
- * Quotas on `createAgentWorker` (for the whole fleet) or on an agent (for runs of that agent; its
- * fields win over the fleet's). `perTenant` applies to every tenant (runs without a tenant count as
+ * Quotas on `createAgentWorker` (for the whole fleet: they count all of a tenant's runs) or on an
+ * agent (they count the tenant's runs of that agent; both apply). `perTenant` applies to every tenant (runs without a tenant count as
  * the tenant `''`); `tenants` overrides it for named tenants, field by field.
  *
  * @example
@@ -45,14 +45,9 @@ export function validateQuotas(where: string, quotas: Quotas | undefined): Quota
   return quotas;
 }
 
-/** The limits in force for `tenant`: the agent's over the fleet's, a named tenant's over `perTenant`. */
-export function limitsFor(tenant: string, fleet: Quotas | undefined, agent: Quotas | undefined): QuotaLimits {
-  return {
-    ...fleet?.perTenant,
-    ...fleet?.tenants?.[tenant],
-    ...agent?.perTenant,
-    ...agent?.tenants?.[tenant],
-  };
+/** The limits of `quotas` for `tenant`: a named tenant's over `perTenant`, field by field. */
+export function limitsFor(tenant: string, quotas: Quotas | undefined): QuotaLimits {
+  return { ...quotas?.perTenant, ...quotas?.tenants?.[tenant] };
 }
 
 /** Whether any limit is set (else the ledger is not asked before a run). */

@@ -1,13 +1,13 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { QuotaExceededDetails } from '../errors.ts';
+import { quotaMessage, type QuotaExceededDetails } from '../errors.ts';
 import type { Usage } from '../common/messages.ts';
 import { writeAttemptOf } from '../activities/write-attempt.ts';
 import { hasLimits, limitsFor, startRefusal, tokenRefusal, type Quotas } from './quotas.ts';
 import { startOfUtcDay } from './ledger-keys.ts';
 import { QUOTA_FAILURE_TYPE } from './failure-type.ts';
 import { runKey, stepKey, type RecordRunInput } from './run-input.ts';
-import type { UsageEntry, UsageStore } from './types.ts';
+import type { AdmissionScopes, UsageEntry, UsageStore } from './types.ts';
 
 /** What an agent on this worker knows of the ledger: where it is and the quotas in force. */
 export interface AgentUsage {
@@ -44,12 +44,8 @@ function entry(
 }
 
 function refused(details: QuotaExceededDetails): ApplicationFailure {
-  const who = details.tenant ? `Tenant "${details.tenant}"` : 'Runs without a tenant';
-  const when = details.resetsAt
-    ? `it resets at ${details.resetsAt}`
-    : 'it frees up when one of its running runs ends';
   return ApplicationFailure.create({
-    message: `${who} reached its quota ${details.quota} (${details.limit}); ${when}.`,
+    message: quotaMessage(details),
     type: QUOTA_FAILURE_TYPE,
     nonRetryable: true,
     // Expected, not a fault of the worker: logged at DEBUG, not as a failed activity.
@@ -83,20 +79,23 @@ export async function admitRun(
     },
     input.tenant,
   );
-  const limits = limitsFor(tenant, usage.fleet, usage.own);
-  if (!hasLimits(limits)) return usage.store.record(start);
-  const request = { tenant, workflowId, start, now };
-  let refusal = await usage.store.admit(request, (counts) => {
-    const details = startRefusal(tenant, limits, counts, now);
-    return details ? { details, running: counts.running } : undefined;
-  });
+  const fleet = limitsFor(tenant, usage.fleet);
+  const own = limitsFor(tenant, usage.own);
+  if (!hasLimits(fleet) && !hasLimits(own)) return usage.store.record(start);
+  const request = { tenant, agent: input.agent, workflowId, start, now };
+  // The fleet's quotas count all of the tenant's runs; the agent's own, its runs of this agent.
+  const decide = (counts: AdmissionScopes) => {
+    const at = Date.now();
+    const fleetRefusal = startRefusal(tenant, fleet, counts.tenant, at);
+    if (fleetRefusal) return { details: fleetRefusal, running: counts.tenant.running };
+    const ownRefusal = startRefusal(tenant, own, counts.agent, at);
+    if (ownRefusal) return { details: { ...ownRefusal, agent: input.agent }, running: counts.agent.running };
+    return undefined;
+  };
+  let refusal = await usage.store.admit(request, decide);
   if (refusal?.details.quota === 'maxConcurrentRuns') {
     const freed = await freeDeadSlots(usage.store, refusal.running, context);
-    if (freed)
-      refusal = await usage.store.admit(request, (counts) => {
-        const details = startRefusal(tenant, limits, counts, Date.now());
-        return details ? { details, running: counts.running } : undefined;
-      });
+    if (freed) refusal = await usage.store.admit(request, decide);
   }
   if (refusal) throw refused(refusal.details);
 }
@@ -121,13 +120,22 @@ async function freeDeadSlots(store: UsageStore, holders: string[], context: Cont
 }
 
 /** Before a model step: a tenant whose daily tokens are spent gets a non-retryable quota failure (the run stops with `quota`). */
-export async function checkTokenQuota(usage: AgentUsage, tenant: string | undefined): Promise<void> {
-  const limits = limitsFor(tenant ?? '', usage.fleet, usage.own);
-  if (limits.maxTokensPerDay === undefined) return;
+export async function checkTokenQuota(
+  usage: AgentUsage,
+  input: { agent: string; tenant?: string },
+): Promise<void> {
+  const tenant = input.tenant ?? '';
   const now = Date.now();
-  const spent = await usage.store.tokensSince(tenant ?? '', new Date(startOfUtcDay(now)));
-  const details = tokenRefusal(tenant ?? '', limits, spent, now);
-  if (details) throw refused(details);
+  const today = new Date(startOfUtcDay(now));
+  for (const [quotas, agent] of [
+    [usage.fleet, undefined],
+    [usage.own, input.agent],
+  ] as const) {
+    const limits = limitsFor(tenant, quotas);
+    if (limits.maxTokensPerDay === undefined) continue;
+    const details = tokenRefusal(tenant, limits, await usage.store.tokensSince(tenant, today, agent), now);
+    if (details) throw refused(agent === undefined ? details : { ...details, agent });
+  }
 }
 
 /** A model step's tokens, at the step's key (a retry writes the same line again). */

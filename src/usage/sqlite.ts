@@ -17,6 +17,7 @@ import { MINUTE_MS, startOfUtcDay } from './ledger-keys.ts';
 import type {
   AdmissionCounts,
   AdmissionRequest,
+  AdmissionScopes,
   UsageEntry,
   UsageFilter,
   UsageGroupBy,
@@ -60,7 +61,7 @@ export class SqliteUsageStore implements UsageStore {
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS usage_ledger_tenant_at ON usage_ledger (tenant, at);
       CREATE TABLE IF NOT EXISTS usage_slots (
-        workflow_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, taken_at INTEGER NOT NULL
+        workflow_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, agent TEXT NOT NULL, taken_at INTEGER NOT NULL
       ) WITHOUT ROWID;
     `);
     // A line is replaced unless a later attempt of the same writer stored it (see WriteAttempt).
@@ -100,7 +101,7 @@ export class SqliteUsageStore implements UsageStore {
 
   async admit<R>(
     request: AdmissionRequest,
-    decide: (counts: AdmissionCounts) => R | undefined,
+    decide: (counts: AdmissionScopes) => R | undefined,
   ): Promise<R | undefined> {
     this.#db.exec('BEGIN IMMEDIATE');
     try {
@@ -113,43 +114,56 @@ export class SqliteUsageStore implements UsageStore {
     }
   }
 
-  #admit<R>(request: AdmissionRequest, decide: (counts: AdmissionCounts) => R | undefined): R | undefined {
-    const { tenant, workflowId, now } = request;
+  #admit<R>(request: AdmissionRequest, decide: (counts: AdmissionScopes) => R | undefined): R | undefined {
+    const { tenant, agent, workflowId, now } = request;
     const slot = this.#db.prepare('SELECT 1 FROM usage_slots WHERE workflow_id = ?').get(workflowId);
     const started = this.#db.prepare('SELECT 1 FROM usage_ledger WHERE key = ?').get(request.start.key);
     if (!slot && !started) {
-      const running = this.#db
-        .prepare('SELECT workflow_id FROM usage_slots WHERE tenant = ?')
-        .all(tenant) as Array<{ workflow_id: string }>;
-      const starts = this.#db
-        .prepare('SELECT at FROM usage_ledger WHERE tenant = ? AND runs > 0 AND at > ? ORDER BY at')
-        .all(tenant, now - MINUTE_MS) as Array<{ at: number }>;
-      const tokens = this.#db
-        .prepare('SELECT COALESCE(SUM(total_tokens), 0) AS n FROM usage_ledger WHERE tenant = ? AND at >= ?')
-        .get(tenant, startOfUtcDay(now)) as { n: number };
       const refused = decide({
-        running: running.map((row) => row.workflow_id),
-        recentStarts: starts.map((row) => Number(row.at)),
-        tokensToday: Number(tokens.n),
+        tenant: this.#counts(tenant, undefined, now),
+        agent: this.#counts(tenant, agent, now),
       });
       if (refused !== undefined) return refused;
       this.#upsert.run(...entryValues(request.start), null, null);
     }
     this.#db
-      .prepare('INSERT OR IGNORE INTO usage_slots (workflow_id, tenant, taken_at) VALUES (?, ?, ?)')
-      .run(workflowId, tenant, now);
+      .prepare('INSERT OR IGNORE INTO usage_slots (workflow_id, tenant, agent, taken_at) VALUES (?, ?, ?, ?)')
+      .run(workflowId, tenant, agent, now);
     return undefined;
+  }
+
+  /** The tenant's counts (of `agent`'s runs only, when given). */
+  #counts(tenant: string, agent: string | undefined, now: number): AdmissionCounts {
+    const scope = agent === undefined ? 'tenant = ?' : 'tenant = ? AND agent = ?';
+    const who = agent === undefined ? [tenant] : [tenant, agent];
+    const running = this.#db
+      .prepare(`SELECT workflow_id FROM usage_slots WHERE ${scope}`)
+      .all(...who) as Array<{ workflow_id: string }>;
+    const starts = this.#db
+      .prepare(`SELECT at FROM usage_ledger WHERE ${scope} AND runs > 0 AND at > ? ORDER BY at`)
+      .all(...who, now - MINUTE_MS) as Array<{ at: number }>;
+    return {
+      running: running.map((row) => row.workflow_id),
+      recentStarts: starts.map((row) => Number(row.at)),
+      tokensToday: this.#tokens(tenant, startOfUtcDay(now), agent),
+    };
+  }
+
+  #tokens(tenant: string, since: number, agent: string | undefined): number {
+    const scope = agent === undefined ? 'tenant = ?' : 'tenant = ? AND agent = ?';
+    const who = agent === undefined ? [tenant] : [tenant, agent];
+    const row = this.#db
+      .prepare(`SELECT COALESCE(SUM(total_tokens), 0) AS n FROM usage_ledger WHERE ${scope} AND at >= ?`)
+      .get(...who, since) as { n: number };
+    return Number(row.n);
   }
 
   async release(workflowId: string): Promise<void> {
     this.#db.prepare('DELETE FROM usage_slots WHERE workflow_id = ?').run(workflowId);
   }
 
-  async tokensSince(tenant: string, since: Date): Promise<number> {
-    const row = this.#db
-      .prepare('SELECT COALESCE(SUM(total_tokens), 0) AS n FROM usage_ledger WHERE tenant = ? AND at >= ?')
-      .get(tenant, since.getTime()) as { n: number };
-    return Number(row.n);
+  async tokensSince(tenant: string, since: Date, agent?: string): Promise<number> {
+    return this.#tokens(tenant, since.getTime(), agent);
   }
 
   async close(): Promise<void> {

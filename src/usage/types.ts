@@ -73,9 +73,16 @@ export interface AdmissionCounts {
   tokensToday: number;
 }
 
+/** The counts of a tenant's runs, and of its runs of the asking agent (for the agent's own quotas). */
+export interface AdmissionScopes {
+  tenant: AdmissionCounts;
+  agent: AdmissionCounts;
+}
+
 /** A run asking to start: its slot and its start line are taken only when `decide` answers nothing. */
 export interface AdmissionRequest {
   tenant: string;
+  agent: string;
   workflowId: string;
   /** The run's start line, recorded when admitted. */
   start: UsageEntry;
@@ -96,17 +103,17 @@ export interface UsageStore {
   sums(filter: UsageFilter, groupBy?: UsageGroupBy): Promise<UsageSums[]>;
   /**
    * Atomically (across every process that shares the store): counts the tenant's running runs,
-   * recent starts and tokens today, asks `decide`, and when it answers `undefined` takes a
+   * recent starts and tokens today (all its runs, and its runs of the asking agent), asks `decide`, and when it answers `undefined` takes a
    * concurrency slot for `workflowId` and records the start line. A run already admitted (a retry)
    * is admitted again without counting. Answers what `decide` refused with.
    */
   admit<R>(
     request: AdmissionRequest,
-    decide: (counts: AdmissionCounts) => R | undefined,
+    decide: (counts: AdmissionScopes) => R | undefined,
   ): Promise<R | undefined>;
   /** Frees the concurrency slot of `workflowId` (a run that ended, or one found dead). */
   release(workflowId: string): Promise<void>;
-  /** Tokens `tenant` used from `since` on. */
-  tokensSince(tenant: string, since: Date): Promise<number>;
+  /** Tokens `tenant` used from `since` on (of `agent`'s runs only, when given). */
+  tokensSince(tenant: string, since: Date, agent?: string): Promise<number>;
   close?(): Promise<void>;
 }

@@ -148,11 +148,16 @@ describe('quotas', () => {
     const error = refused as QuotaExceededError;
     expect(error.quota).toBe('maxRunsPerMinute');
     expect(error.limit).toBe(2);
+    expect(error.agent).toBe('starter');
+    expect(error.message).toContain('for agent "starter"');
     // The first start leaves the window a minute after it was made.
     expect(error.resetsAt!.getTime()).toBeGreaterThanOrEqual(before + 60_000);
     expect(error.resetsAt!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
-    // A refused run starts nothing and is not counted.
+    // A refused run starts nothing and is not counted; the agent's quota leaves the tenant's other agents alone.
     expect((await t.agents.usage({ tenant: 'small' })).totals.runs).toBe(2);
+    expect((await t.agents.run('chatty', 'another agent', { tenant: 'small' })).metadata.stop_reason).toBe(
+      'completed',
+    );
     for (const prompt of ['a', 'b', 'c']) await t.agents.run('starter', prompt, { tenant: 'vip' });
     expect((await t.agents.usage({ tenant: 'vip' })).totals.runs).toBe(3);
   });

@@ -127,6 +127,7 @@ describe.each(stores)('%s', (_name, make, skip) => {
       expect(await store.entries({ tenant: 'acme', agent: 'billing' })).toHaveLength(1);
       expect(await store.tokensSince('acme', new Date(day1))).toBe(180);
       expect(await store.tokensSince('acme', new Date(day1 + 1))).toBe(0);
+      expect(await store.tokensSince('acme', new Date(day1), 'billing')).toBe(60);
     } finally {
       await store.close?.();
     }
@@ -150,15 +151,22 @@ describe.each(stores)('%s', (_name, make, skip) => {
   it.skipIf(skip)('admits while the counts allow it, takes one slot per run, and frees it', async () => {
     const store = make();
     const now = Date.now();
+    // Runs a and c are of agent x, b of agent y: the agent's counts see only its own.
+    const agentOf: Record<string, string> = { a: 'x', b: 'y', c: 'x' };
     const ask = (workflowId: string) =>
       store.admit(
         {
           tenant: 'acme',
+          agent: agentOf[workflowId]!,
           workflowId,
           now,
-          start: line(`${workflowId}/r/run/${workflowId}/0`, { at: now, runs: 1 }),
+          start: line(`${workflowId}/r/run/${workflowId}/0`, {
+            at: now,
+            runs: 1,
+            agent: agentOf[workflowId]!,
+          }),
         },
-        (counts) => (counts.running.length >= 2 ? counts : undefined),
+        (counts) => (counts.tenant.running.length >= 2 ? counts : undefined),
       );
     try {
       expect(await ask('a')).toBeUndefined();
@@ -166,8 +174,10 @@ describe.each(stores)('%s', (_name, make, skip) => {
       // A retry of an admitted run is admitted again without counting.
       expect(await ask('a')).toBeUndefined();
       const refused = await ask('c');
-      expect(refused?.running.sort()).toEqual(['a', 'b']);
-      expect(refused?.recentStarts).toHaveLength(2);
+      expect(refused?.tenant.running.sort()).toEqual(['a', 'b']);
+      expect(refused?.tenant.recentStarts).toHaveLength(2);
+      expect(refused?.agent.running).toEqual(['a']);
+      expect(refused?.agent.recentStarts).toHaveLength(1);
       await store.release('a');
       expect(await ask('c')).toBeUndefined();
       expect((await store.entries({ tenant: 'acme' })).filter((e) => e.runs === 1)).toHaveLength(3);

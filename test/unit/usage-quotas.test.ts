@@ -8,18 +8,14 @@ const now = Date.UTC(2026, 10, 26, 19, 30);
 const counts = { running: [] as string[], recentStarts: [] as number[], tokensToday: 0 };
 
 describe('quotas', () => {
-  it("takes a tenant's own limits over perTenant, and an agent's over the fleet's, field by field", () => {
+  it("takes a tenant's own limits over perTenant, field by field", () => {
     const fleet = {
       perTenant: { maxConcurrentRuns: 5, maxTokensPerDay: 1000 },
       tenants: { acme: { maxConcurrentRuns: 20 } },
     };
-    const agent = { perTenant: { maxRunsPerMinute: 3 }, tenants: { acme: { maxTokensPerDay: 50 } } };
-    expect(limitsFor('acme', fleet, agent)).toEqual({
-      maxConcurrentRuns: 20,
-      maxTokensPerDay: 50,
-      maxRunsPerMinute: 3,
-    });
-    expect(limitsFor('globex', fleet, undefined)).toEqual({ maxConcurrentRuns: 5, maxTokensPerDay: 1000 });
+    expect(limitsFor('acme', fleet)).toEqual({ maxConcurrentRuns: 20, maxTokensPerDay: 1000 });
+    expect(limitsFor('globex', fleet)).toEqual({ maxConcurrentRuns: 5, maxTokensPerDay: 1000 });
+    expect(limitsFor('globex', undefined)).toEqual({});
   });
 
   it('refuses a start with the quota, its limit and when it resets', () => {

@@ -14,7 +14,7 @@ export interface AgentUsage {
   store: UsageStore;
   /** The worker's quotas (the whole fleet). */
   fleet?: Quotas;
-  /** The agent's own quotas (win over the fleet's). */
+  /** The agent's own quotas (they count the tenant's runs of this agent). */
   own?: Quotas;
 }
 

@@ -9,6 +9,7 @@ export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts
 export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
 export type { DeepAgentResult, Verification } from './common/deep.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
+export type { FairnessOptions } from './fairness/types.ts';
 export { AgentChatSession, type ChatSessionOptions, type SendOptions } from './client/chat-session.ts';
 export type { InferOutput, JsonSchema, OutputSchema } from './output/schema.ts';
 export {
@@ -29,8 +30,11 @@ export type { ChatTurnResult, ChatSessionInput } from './common/chat.ts';
 export {
   createAgentWorker,
   DEFAULT_SHUTDOWN_GRACE_TIME,
+  DEFAULT_LONG_RETRY_AFTER_MS,
   type AgentWorkerOptions,
   type AgentDefinition,
+  type RateLimit,
+  type RateLimits,
 } from './worker.ts';
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 export {

@@ -29,6 +29,10 @@ import { usageStoreFollowing } from './usage/default-store.ts';
 import { validateQuotas, type Quotas } from './usage/quotas.ts';
 import type { UsageStore } from './usage/types.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
+import { rateLimitedQueues } from './rate-limits/queues.ts';
+import { withInlineSubAgents } from './subagents/definitions.ts';
+import type { RateLimits } from './rate-limits/types.ts';
+import { createRateLimitedWorkers, withRateLimitedWorkers } from './rate-limits/workers.ts';
 
 export type { AgentDefinition, SubAgentSpec } from './activities/agent-definition.ts';
 export {
@@ -39,6 +43,8 @@ export {
 export { buildAgentWorkflowBundle } from './workflow-bundle.ts';
 export type { Quotas, QuotaLimits } from './usage/quotas.ts';
 export type { UsageStore } from './usage/types.ts';
+export type { RateLimit, RateLimits } from './rate-limits/types.ts';
+export { DEFAULT_LONG_RETRY_AFTER_MS } from './rate-limits/types.ts';
 
 /** How long (ms) a stopping worker lets running activities finish before cancelling them. */
 export const DEFAULT_SHUTDOWN_GRACE_TIME = 10_000;
@@ -97,6 +103,14 @@ export interface AgentWorkerOptions {
    * installs the process's Temporal runtime (not after an application's own `Runtime.install`).
    */
   logLevel?: WorkerLogLevel;
+  /**
+   * Provider rate limits by credential key, e.g. `{ github: { perSecond: 5 } }`, enforced by Temporal
+   * across every worker of the task queue: the calls of tools reading a limited key run on a task
+   * queue of their own (`<taskQueue>@rate-limit:<key>`), polled by a worker this creates with a
+   * server-side dispatch rate. Agents may name theirs too (`AgentDefinition.rateLimits`); the lowest
+   * rate of a key wins. See docs/tenants-fairness.md.
+   */
+  rateLimits?: RateLimits;
   /** Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
 }
@@ -117,9 +131,17 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   installWorkerRuntime({ level: resolveLogLevel(options.logLevel, 'INFO') });
   const memoryStore = options.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
   const mcpPool = new McpConnectionPool({ idleTimeoutMs: options.mcpIdleTimeoutMs });
+  const queues = rateLimitedQueues(options.taskQueue, [
+    { where: 'createAgentWorker', limits: options.rateLimits },
+    // Inline sub-agent definitions are served here too: their limits count.
+    ...Object.entries(withInlineSubAgents(options.agents)).map(([name, agent]) => ({
+      where: `Agent "${name}"`,
+      limits: agent?.rateLimits,
+    })),
+  ]);
   const quotas = validateQuotas('createAgentWorker', options.quotas);
   const usageStore = options.usageStore ?? usageStoreFollowing(memoryStore);
-  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, {
+  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, queues, {
     store: usageStore,
     ...(quotas ? { fleet: quotas } : {}),
   });
@@ -141,20 +163,33 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   let worker: Worker;
   try {
     await ensureNamespace(connection, resolved.namespace, address);
-    worker = await Worker.create({
+    const { workflowBundle: _bundle, workflowsPath: _path, ...workerOptions } = options.workerOptions ?? {};
+    const telemetry = telemetryWorkerOptions(registry, options.telemetry, options.workerOptions);
+    const base = {
       shutdownGraceTime: options.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
       // Heartbeats carry cancellation to running activities: let one through at least every 2 s.
       maxHeartbeatThrottleInterval: '2 seconds',
       defaultHeartbeatThrottleInterval: '2 seconds',
-      ...options.workerOptions,
+      ...workerOptions,
       dataConverter,
       connection,
       namespace: resolved.namespace,
+      activities: createActivities(registry),
+      interceptors: telemetry.interceptors,
+    } as const;
+    worker = await Worker.create({
+      ...options.workerOptions,
+      ...base,
       taskQueue: options.taskQueue,
       workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle()),
-      activities: createActivities(registry),
-      ...telemetryWorkerOptions(registry, options.telemetry, options.workerOptions),
+      ...telemetry,
     });
+    // Activity-only workers: the workflow interceptors and sinks stay with the main worker.
+    const { workflowModules: _modules, ...activityInterceptors } = telemetry.interceptors;
+    worker = withRateLimitedWorkers(
+      worker,
+      await createRateLimitedWorkers(queues.values(), { ...base, interceptors: activityInterceptors }),
+    );
   } catch (error) {
     await ownConnection?.close();
     if (!options.usageStore) await usageStore.close?.();

@@ -10,6 +10,7 @@ import type { SkillOptions } from '../skills/options.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSchema } from '../output/schema.ts';
 import type { LiveTextOption } from './live-text.ts';
+import { DEFAULT_LONG_RETRY_AFTER_MS, type RateLimits } from '../rate-limits/types.ts';
 
 /**
  * A sub-agent of an agent (`subAgents`): a served agent by name (`agent`), or an inline `definition`
@@ -99,6 +100,12 @@ export interface AgentDefinition extends SkillOptions {
   maxSubAgentDepth?: number;
   /** Ask the user for a missing grant mid-run and wait for it (docs/control.md). */
   authorization?: AuthorizationOptions;
+  /**
+   * Provider rate limits by credential key, enforced by Temporal across every worker: the calls of
+   * tools reading a limited key go to a task queue of their own with that dispatch rate
+   * (docs/tenants-fairness.md). A key limited by several agents, or by the worker, gets the lowest rate.
+   */
+  rateLimits?: RateLimits;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 4;
@@ -114,4 +121,5 @@ export const DEFAULT_TIMEOUTS: RunTimeouts = {
   toolMaxAttempts: 3,
   storeStartToCloseMs: 10_000,
   storeMaxAttempts: 10,
+  longRetryAfterMs: DEFAULT_LONG_RETRY_AFTER_MS,
 };

@@ -6,6 +6,7 @@ import { requestAuthorization } from '../authorization/request.ts';
 import { capText } from '../common/text.ts';
 import { ToolInputError } from '../errors.ts';
 import { mcpToolFor } from '../mcp/run-tools.ts';
+import { longRateLimit } from '../rate-limits/retry-after.ts';
 import { SecretSet } from '../redaction.ts';
 import { LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
@@ -99,6 +100,13 @@ export async function invokeTool(
   } catch (error) {
     const asked = await authorizationOutcome(agent, input, error, secrets, context);
     if (asked) return asked;
+    const rateLimited = longRateLimit(error, agent.timeouts.longRetryAfterMs ?? Infinity, secrets);
+    if (rateLimited && !context.cancellationSignal.aborted) {
+      context.log.info(
+        `Tool ${call.name} was rate-limited for ${Math.round(rateLimited.retryAfterMs / 1000)} s: the run waits on a timer, then calls again`,
+      );
+      return { preview: '', chars: 0, truncated: false, rateLimited };
+    }
     throw cancelledOr(error, () => asToolAnswer(toApplicationFailure(error, secrets), call.name));
   }
 }

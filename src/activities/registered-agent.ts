@@ -71,6 +71,8 @@ export interface RegisteredAgent {
   maxSubAgentDepth?: number;
   /** Mid-run authorization: the helpers by key, the wait, what a timeout does. */
   authorization?: RegisteredAuthorization;
+  /** The task queue of each tool whose credential key is rate-limited; absent when none is. */
+  toolQueues?: Record<string, string>;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

@@ -26,12 +26,14 @@ export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
 import { validateQuotas, type Quotas } from '../usage/quotas.ts';
 import type { UsageStore } from '../usage/types.ts';
+import { toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
   agents: Record<string, AgentDefinition>,
   defaultMemoryStore: MemoryStore,
   mcpPool: McpConnectionPool = new McpConnectionPool(),
+  rateLimited?: ReadonlyMap<string, RateLimitedQueue>,
   usage?: { store: UsageStore; fleet?: Quotas },
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
@@ -83,6 +85,7 @@ export function buildAgentRegistry(
     const delegation = delegationTools(name, definition, schemas);
     for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
       initialTools.push(tool);
+    const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
     registry.set(name, {
       name,
       models,
@@ -121,6 +124,7 @@ export function buildAgentRegistry(
       context: definition.context,
       ...delegation,
       authorization: resolveAuthorization(name, definition.authorization),
+      ...(queues ? { toolQueues: queues } : {}),
     });
   }
   checkHandoffStores(registry);

@@ -83,6 +83,7 @@ export async function resolveRun(
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
     ...(agent.output ? { output: agent.output } : {}),
     ...(delegation(agent, input.noTools) ?? {}),
+    ...(agent.toolQueues && !input.noTools ? { toolQueues: agent.toolQueues } : {}),
   };
 }
 

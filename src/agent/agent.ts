@@ -41,6 +41,8 @@ import { stopOnInterrupt } from './interrupt.ts';
 import { LazyConnection } from './lazy-connection.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
+import type { FairnessOptions } from '../fairness/types.ts';
+import type { RateLimits } from '../rate-limits/types.ts';
 import {
   checkOutputRepairs,
   toOutputJsonSchema,
@@ -115,6 +117,13 @@ export interface AgentOptions extends SkillOptions {
    * `helpers` by credential key, `timeoutMs` (default 24 h), `onTimeout` (docs/control.md).
    */
   authorization?: AuthorizationOptions;
+  /**
+   * Provider rate limits by credential key, e.g. `{ github: { perSecond: 5 } }`, enforced by Temporal
+   * for every worker of the task queue (docs/tenants-fairness.md).
+   */
+  rateLimits?: RateLimits;
+  /** Fairness weights of the tenants whose runs this agent starts (docs/tenants-fairness.md). */
+  fairness?: FairnessOptions;
 }
 
 /**
@@ -123,7 +132,7 @@ export interface AgentOptions extends SkillOptions {
  */
 export type AgentRunOptions = Pick<
   StartRunOptions,
-  'timeoutMs' | 'limits' | 'tenant' | 'workflowId' | 'output' | 'outputRepairs'
+  'timeoutMs' | 'limits' | 'tenant' | 'workflowId' | 'output' | 'outputRepairs' | 'priority'
 >;
 
 interface Started {
@@ -403,6 +412,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
             handoffs: this.#options.handoffs,
             maxSubAgentDepth: this.#options.maxSubAgentDepth,
             authorization: this.#options.authorization,
+            rateLimits: this.#options.rateLimits,
           },
         },
       });
@@ -427,6 +437,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
           client,
           taskQueue,
           summaryIncludesPrompt: this.#options.summaryIncludesPrompt,
+          ...(this.#options.fairness ? { fairness: this.#options.fairness } : {}),
         }),
         client,
         namespace,

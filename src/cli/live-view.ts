@@ -90,6 +90,10 @@ export class LiveView {
       case 'warning':
         this.progress(`${paint('yellow', '!', process.stderr)} ${event.message}`);
         break;
+      case 'tool_waiting':
+        this.progress(`${paint('yellow', '!', process.stderr)} ${event.message}`);
+        this.#label = `${asText(payload.tool)} waits out a rate limit`;
+        break;
       case 'run_cancelled':
         this.#label = 'cancelled';
         break;

@@ -29,6 +29,8 @@ import { AgentPollers } from '../triggers/pollers.ts';
 import { AgentSchedules } from '../triggers/schedules.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
 import { checkedResult } from '../output/result.ts';
+import { checkFairness, runPriority } from '../fairness/priority.ts';
+import type { FairnessOptions } from '../fairness/types.ts';
 import {
   checkOutputRepairs,
   toOutputJsonSchema,
@@ -68,6 +70,11 @@ export interface StartRunOptions {
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back to the model. Default: the agent's, else 2. */
   outputRepairs?: number;
+  /**
+   * Temporal's priority key: 1 (first) to 5 (last); runs without one have 3. A backlog dispatches
+   * lower keys first, then shares the rest among tenants by their fairness weights.
+   */
+  priority?: number;
 }
 
 /**
@@ -170,6 +177,8 @@ export class AgentClient {
   readonly #summaryIncludesPrompt: boolean;
   #usageStore: UsageStore | undefined;
   readonly #ownsUsageStore: boolean;
+  /** How the runs this client starts share the fleet with other tenants' (their fairness weights). */
+  readonly fairness: FairnessOptions | undefined;
   #schedules: AgentSchedules | undefined;
   #pollers: AgentPollers | undefined;
 
@@ -181,9 +190,12 @@ export class AgentClient {
     summaryIncludesPrompt?: boolean;
     /** The workers' usage ledger, for {@link AgentClient.usage}. Default: the default SQLite file. */
     usageStore?: UsageStore;
+    /** Fairness weights per tenant (docs/tenants-fairness.md). Default: every tenant weighs 1. */
+    fairness?: FairnessOptions;
   }) {
     this.#usageStore = opts.usageStore;
     this.#ownsUsageStore = !opts.usageStore;
+    this.fairness = checkFairness(opts.fairness);
     this.client = opts.client;
     this.taskQueue = opts.taskQueue;
     this.#ownedConnection = opts.ownedConnection;
@@ -210,7 +222,13 @@ export class AgentClient {
      * e.g. the same `PostgresUsageStore`). Default: the default SQLite file, as a worker's default.
      */
     usageStore?: UsageStore;
+    /**
+     * Each run carries its `tenant` as Temporal's fairness key; `weights` give tenants a larger or
+     * smaller share of a busy fleet (docs/tenants-fairness.md). Default: every tenant weighs 1.
+     */
+    fairness?: FairnessOptions;
   }): Promise<AgentClient> {
+    checkFairness(opts.fairness);
     const resolved = resolveTemporalConnection({
       ...opts.temporal,
       ...(opts.address === undefined ? {} : { address: opts.address }),
@@ -230,6 +248,7 @@ export class AgentClient {
       ownedConnection: connection,
       summaryIncludesPrompt: opts.summaryIncludesPrompt,
       ...(opts.usageStore ? { usageStore: opts.usageStore } : {}),
+      ...(opts.fairness ? { fairness: opts.fairness } : {}),
     });
   }
 
@@ -258,6 +277,7 @@ export class AgentClient {
     const repairs = checkOutputRepairs(opts.outputRepairs, 'The run');
     if (repairs !== undefined) input.outputRepairs = repairs;
     const workflowId = opts.workflowId ?? `agent-${agent}-${randomUUID()}`;
+    const priority = runPriority(opts.tenant, this.fairness, opts.priority);
     const ui = runStartOptions({
       agent,
       tenant: opts.tenant,
@@ -271,6 +291,7 @@ export class AgentClient {
         workflowId,
         args: [input],
         ...(opts.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
+        ...(priority ? { priority } : {}),
         ...ui.options,
         ...(withSearchAttributes ? ui.searchAttributes : {}),
       }),
@@ -295,7 +316,7 @@ export class AgentClient {
   /** A chat session of the named agent, by id (a new one when no id is given); reachable from any process. */
   chatSession(agent: string, opts: ChatSessionOptions = {}): AgentChatSession {
     return new AgentChatSession(
-      async () => ({ client: this.client, taskQueue: this.taskQueue, agent }),
+      async () => ({ client: this.client, taskQueue: this.taskQueue, agent, fairness: this.fairness }),
       opts,
     );
   }
@@ -317,13 +338,13 @@ export class AgentClient {
    * `unpause`, `trigger`, `delete`.
    */
   get schedules(): AgentSchedules {
-    this.#schedules ??= new AgentSchedules(this.client, this.taskQueue);
+    this.#schedules ??= new AgentSchedules(this.client, this.taskQueue, this.fairness);
     return this.#schedules;
   }
 
   /** Pollers for sources without push (Gmail, Linear): `start`, `stop`, `list`. */
   get pollers(): AgentPollers {
-    this.#pollers ??= new AgentPollers(this.client, this.taskQueue);
+    this.#pollers ??= new AgentPollers(this.client, this.taskQueue, this.fairness);
     return this.#pollers;
   }
 

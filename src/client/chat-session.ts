@@ -22,6 +22,8 @@ import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import { runPriority } from '../fairness/priority.ts';
+import type { FairnessOptions } from '../fairness/types.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
 import { checkedResult } from '../output/result.ts';
 import {
@@ -73,6 +75,8 @@ export type ChatTarget = () => Promise<{
   taskQueue: string;
   agent: string;
   memoryStore?: MemoryStore;
+  /** The fairness weights of the client that made the session. */
+  fairness?: FairnessOptions | undefined;
 }>;
 
 /**
@@ -220,7 +224,7 @@ export class AgentChatSession extends ApprovalControls {
 
   async #prepare(prompt: string, opts: SendOptions = {}) {
     const { expectedTurn } = opts;
-    const { client, taskQueue, agent } = await this.#target();
+    const { client, taskQueue, agent, fairness } = await this.#target();
     const input: ChatSessionInput = { agent, sessionId: this.sessionId };
     const { tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits } = this.#options;
     Object.assign(
@@ -232,6 +236,7 @@ export class AgentChatSession extends ApprovalControls {
       ),
     );
     const ui = runStartOptions({ agent, tenant, kind: 'chat', model });
+    const priority = runPriority(tenant, fairness, undefined);
     // An operation is used once: a start retried without search attributes needs a new one.
     const operation = (withSearchAttributes: boolean) =>
       new WithStartWorkflowOperation('chatSession', {
@@ -239,6 +244,7 @@ export class AgentChatSession extends ApprovalControls {
         taskQueue,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
+        ...(priority ? { priority } : {}),
         ...ui.options,
         ...(withSearchAttributes ? ui.searchAttributes : {}),
       });

@@ -5,6 +5,7 @@
  */
 import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './agent-client.ts';
+export type { FairnessOptions } from '../fairness/types.ts';
 export type { AgentEvent, AgentEventType } from '../common/events.ts';
 export type { AgentResult, SubRunSummary } from '../common/run.ts';
 export { AgentChatSession, type ChatSessionOptions, type SendOptions } from './chat-session.ts';

@@ -20,7 +20,8 @@ export type AgentEventType =
   | 'handoff'
   | 'authorization_required'
   | 'authorization_granted'
-  | 'authorization_timed_out';
+  | 'authorization_timed_out'
+  | 'tool_waiting';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -33,7 +34,9 @@ export type AgentEventType =
  * (`[{ server, reason }]`: MCP servers the run goes on without); `handoff.from`, `.to` and
  * `.call_id`; `authorization_required.credential_key`, `.tenant`, `.url` (open it to grant),
  * `.scopes`, `.reason` and `.expires_at` (with `.call_id`, `.tool`); `authorization_granted` and
- * `authorization_timed_out` with `.credential_key`, `.call_id` and `.tool`. A sub-agent call's
+ * `authorization_timed_out` with `.credential_key`, `.call_id` and `.tool`; `tool_waiting` (a call the
+ * provider rate-limited, waiting on a timer) with `.tool`, `.call_id`, `.reason` (`'rate_limit'`),
+ * `.retry_after_ms`, `.resume_at` and `.wait` (its count). A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
  * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
  * `.sub_run` and `.depth`. No event ever carries a secret.

@@ -6,6 +6,7 @@ import type { ClosedRunEvents } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '../output/types.ts';
 import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
+import type { RateLimitedCall } from '../rate-limits/types.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -133,6 +134,12 @@ export interface RunTimeouts {
   /** Store writes the workflow decided on (a failed tool's error, refused calls): per attempt. */
   storeStartToCloseMs: number;
   storeMaxAttempts: number;
+  /**
+   * A tool's rate limit (429) whose Retry-After is longer than this waits on a durable workflow
+   * timer, holding no worker slot, then the call is made again. Default 10,000 (absent in plans of
+   * older workers: no such waits then).
+   */
+  longRetryAfterMs?: number;
 }
 
 export interface ResolveRunInput {
@@ -192,6 +199,8 @@ export interface ResolvedRun {
   output?: OutputSpec;
   /** Sub-agent and handoff tools, and the nesting cap; absent when the agent delegates to none. */
   delegation?: ResolvedDelegation;
+  /** The task queue of each tool whose credential key is rate-limited (`rateLimits`); absent when none is. */
+  toolQueues?: Record<string, string>;
 }
 
 export interface CallModelInput {
@@ -252,6 +261,8 @@ export interface ToolOutcome {
   loadedSkill?: { id: string; tools: string[]; unavailableTools: string[] };
   /** The call needs the user's grant first: nothing was stored, the call runs again once granted. */
   authorization?: AuthorizationRequest;
+  /** The provider rate-limited the call with a long Retry-After: nothing was stored, the call runs again after it. */
+  rateLimited?: RateLimitedCall;
 }
 
 export interface AppendMessagesInput {

@@ -40,11 +40,19 @@ export interface EmbeddedServerOptions {
  * The history service reads its task queues at most 20 times a second by default, which puts up to
  * 50 ms between a workflow task being scheduled and a worker receiving it: the largest cost of an
  * agent step on a local server. A dev server on one machine can afford to read them at once.
+ * `matching.enableFairness` turns on Temporal's fair dispatch (it implies the priority-aware
+ * matcher, `matching.useNewMatcher`): a backlog is shared among tenants by their fairness keys and
+ * weights, and priority keys go first (docs/tenants-fairness.md). One partition per task queue: a
+ * single-node server gains nothing from more, and a task queue's rate limit (`rateLimits`) is
+ * exact only on one (with four, each dispatches a quarter of the rate, in bursts).
  */
 export const EMBEDDED_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'history.timerProcessorMaxPollRPS': 1000,
   'history.visibilityProcessorMaxPollRPS': 1000,
+  'matching.enableFairness': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
 };
 
 /**

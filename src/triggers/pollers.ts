@@ -1,3 +1,5 @@
+import { runPriority } from '../fairness/priority.ts';
+import type { FairnessOptions } from '../fairness/types.ts';
 import type { Client } from '@temporalio/client';
 import { POLLER_WORKFLOW_PREFIX, type PollerInput, type PollSourceName } from '../common/poller.ts';
 import { ConfigurationError } from '../errors.ts';
@@ -38,21 +40,26 @@ export interface AgentPollerInfo {
 export class AgentPollers {
   readonly #client: Client;
   readonly #taskQueue: string;
+  readonly #fairness: FairnessOptions | undefined;
 
-  constructor(client: Client, taskQueue: string) {
+  constructor(client: Client, taskQueue: string, fairness?: FairnessOptions) {
     this.#client = client;
     this.#taskQueue = taskQueue;
+    this.#fairness = fairness;
   }
 
   /** Starts the poller; an id that is already polling is refused (WorkflowExecutionAlreadyStartedError). */
   async start(id: string, options: AgentPollerOptions): Promise<{ workflowId: string }> {
     const input = pollerInput(id, options);
     const workflowId = `${POLLER_WORKFLOW_PREFIX}${id}`;
+    // The poller's tasks and the runs it starts (child workflows inherit it) carry its tenant's fairness key.
+    const priority = runPriority(input.tenant, this.#fairness, undefined);
     await this.#client.workflow.start('agentPoller', {
       taskQueue: this.#taskQueue,
       workflowId,
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
+      ...(priority ? { priority } : {}),
       memo: { ...agentMemo(input.agent, input.tenant), poller: id, source: input.source },
       staticSummary: `${input.source} poller ${id} → ${input.session ? 'session' : 'runs'} of ${input.agent}`,
     });

@@ -3,6 +3,8 @@ import type { ChatSessionInput, SessionMessageInput } from '../common/chat.ts';
 import type { AgentRunInput } from '../common/run.ts';
 import { chatWorkflowId } from '../common/chat.ts';
 import { ConfigurationError } from '../errors.ts';
+import { runPriority } from '../fairness/priority.ts';
+import type { FairnessOptions } from '../fairness/types.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
 
@@ -59,10 +61,12 @@ const MEMO_AGENT = 'toolkitScheduleAgent';
 export class AgentSchedules {
   readonly #client: Client;
   readonly #taskQueue: string;
+  readonly #fairness: FairnessOptions | undefined;
 
-  constructor(client: Client, taskQueue: string) {
+  constructor(client: Client, taskQueue: string, fairness?: FairnessOptions) {
     this.#client = client;
     this.#taskQueue = taskQueue;
+    this.#fairness = fairness;
   }
 
   /** Creates the schedule; an id that exists already is refused (Temporal's `ScheduleAlreadyRunning`). */
@@ -150,6 +154,8 @@ export class AgentSchedules {
     },
     ui: ReturnType<typeof runStartOptions>['options'],
   ): ScheduleOptionsAction {
+    // The runs a schedule starts carry its tenant as their fairness key, as a client's runs do.
+    const priority = runPriority(options.tenant, this.#fairness, undefined);
     if (options.session) {
       const session: ChatSessionInput = {
         agent: options.agent,
@@ -165,6 +171,7 @@ export class AgentSchedules {
         args: [{ session, prompt: options.prompt } satisfies SessionMessageInput],
         memo: ui.memo,
         staticSummary: `${options.agent} schedule ${id} → session ${options.session}`,
+        ...(priority ? { priority } : {}),
       };
     }
     const input: AgentRunInput = {
@@ -178,6 +185,7 @@ export class AgentSchedules {
       workflowId: `schedule-${id}`,
       taskQueue: this.#taskQueue,
       args: [input],
+      ...(priority ? { priority } : {}),
       ...ui,
       ...searchAttributes,
     };

@@ -6,6 +6,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.ts';
 import type { RunTimeouts } from '../common/run.ts';
+import { runPriorityOption } from '../fairness/workflow-priority.ts';
 
 /** Short attempts, so a worker that dies in one is replaced in seconds, and enough of them that a few crashes in a row do not fail the run. */
 const QUICK = {
@@ -43,6 +44,7 @@ export function ledgerActivities(): typeof quickActivities | undefined {
 /** Store writes the workflow decided on, with the agent's `storeStartToCloseMs` and `storeMaxAttempts`. */
 export function storeActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
   return proxyActivities<AgentActivities>({
+    ...runPriorityOption(),
     // Plans from workers older than these settings lack them: the defaults then.
     startToCloseTimeout: timeouts.storeStartToCloseMs ?? 10_000,
     retry: { ...QUICK.retry, maximumAttempts: timeouts.storeMaxAttempts ?? QUICK.retry.maximumAttempts },
@@ -58,16 +60,22 @@ const STEP_RETRY = { initialInterval: '1 second', maximumInterval: '10 seconds' 
 export function modelActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
   return proxyActivities<AgentActivities>({
     ...STEP,
+    ...runPriorityOption(),
     startToCloseTimeout: timeouts.modelStartToCloseMs,
     heartbeatTimeout: timeouts.modelHeartbeatMs,
     retry: { ...STEP_RETRY, maximumAttempts: timeouts.modelMaxAttempts },
   });
 }
 
-/** Tool calls, with the agent's tool timeouts. */
-export function toolActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
+/** Tool calls, with the agent's tool timeouts; on `taskQueue` when the tool's provider is rate-limited. */
+export function toolActivities(
+  timeouts: RunTimeouts,
+  taskQueue?: string,
+): ReturnType<typeof proxyActivities<AgentActivities>> {
   return proxyActivities<AgentActivities>({
     ...STEP,
+    ...(taskQueue ? { taskQueue } : {}),
+    ...runPriorityOption(),
     startToCloseTimeout: timeouts.toolStartToCloseMs,
     // Older workers' plans have no toolHeartbeatMs: no heartbeat timeout then, as before.
     ...(timeouts.toolHeartbeatMs ? { heartbeatTimeout: timeouts.toolHeartbeatMs } : {}),

@@ -10,6 +10,7 @@ import { modelActivities, storeActivities, toolActivities } from './quick-activi
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
 import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorization-wait.ts';
+import { rateLimitAnswer, waitOutRateLimits } from '../rate-limits/workflow-wait.ts';
 import { showStep } from '../visibility/current-details.ts';
 import { StructuredAnswer } from '../output/structured-answer.ts';
 import type { OutputFailure, OutputSpec } from '../output/types.ts';
@@ -86,6 +87,8 @@ export class RunLoop implements ControlledLoop {
   #modelSeq: number | undefined;
   /** A structured run's answer (checks, repairs); undefined for a run that answers in text. */
   readonly answer: StructuredAnswer | undefined;
+  /** Tool calls on the rate-limited task queues (`rateLimits`), by queue. */
+  readonly #queuedToolActivities = new Map<string, ReturnType<typeof toolActivities>>();
 
   /** Added to the payload of every event: a chat turn's `turn_id`, a deep run's `phase`. */
   readonly #tags: Record<string, unknown>;
@@ -408,6 +411,18 @@ export class RunLoop implements ControlledLoop {
     };
   }
 
+  /** The tool's activities: on its rate-limited task queue when its credential key is limited. */
+  #toolActivitiesFor(tool: string): ReturnType<typeof toolActivities> {
+    const queue = this.plan.toolQueues?.[tool];
+    if (!queue) return this.#toolActivities;
+    let activities = this.#queuedToolActivities.get(queue);
+    if (!activities) {
+      activities = toolActivities(this.plan.timeouts, queue);
+      this.#queuedToolActivities.set(queue, activities);
+    }
+    return activities;
+  }
+
   async #runTool(call: ToolCall, seq: number): Promise<void> {
     const ids = { tool: call.name, call_id: call.id };
     const delegation = this.plan.delegation;
@@ -427,7 +442,7 @@ export class RunLoop implements ControlledLoop {
     this.#emit('tool_called', `Calling ${call.name}`, { ...ids, args: call.args });
     try {
       const invoke = () =>
-        this.#toolActivities.invokeTool({
+        this.#toolActivitiesFor(call.name).invokeTool({
           agent: this.agent,
           conversationId: this.conversationId,
           seq,
@@ -436,7 +451,20 @@ export class RunLoop implements ControlledLoop {
           ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
           model: this.plan.model,
         });
-      const outcome = await invokeUntilAuthorized(this.#authorizing(call), invoke);
+      const waiting = { call, deadlineAt: this.#control.deadlineAt, emit: this.#emit.bind(this) };
+      const outcome = await invokeUntilAuthorized(this.#authorizing(call), () =>
+        waitOutRateLimits(waiting, invoke),
+      );
+      if (!('notAuthorized' in outcome) && outcome.rateLimited) {
+        const message = rateLimitAnswer(outcome, this.#control.deadlineAt);
+        await this.#answer([{ call, seq }], `Error (RateLimitError): ${message}`);
+        this.#emit('tool_failed', `${call.name} failed: ${message}`, {
+          ...ids,
+          error: message,
+          error_type: 'RateLimitError',
+        });
+        return;
+      }
       if ('notAuthorized' in outcome) {
         await this.#answer([{ call, seq }], outcome.notAuthorized);
         this.#emit('tool_failed', `${call.name} failed: ${outcome.notAuthorized}`, {

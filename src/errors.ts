@@ -199,3 +199,71 @@ export class OutputValidationError extends ToolkitError {
     this.attempts = failure.attempts;
   }
 }
+
+/** Which quota a run met (see `quotas` on `createAgentWorker` and on an agent). */
+export type QuotaName = 'maxTokensPerDay' | 'maxRunsPerMinute' | 'maxConcurrentRuns';
+
+/** What a {@link QuotaExceededError} carries: plain data, so it crosses Temporal as a failure's detail. */
+export interface QuotaExceededDetails {
+  quota: QuotaName;
+  /** The tenant whose quota it is (`''`: runs without a tenant). */
+  tenant: string;
+  /** The quota's limit. */
+  limit: number;
+  /** Set when it is a quota of this agent (`quotas` on the agent), counting only its runs. */
+  agent?: string;
+  /** When the quota frees up again (ISO 8601); absent for `maxConcurrentRuns`, which frees when a run ends. */
+  resetsAt?: string;
+}
+
+/**
+ * A tenant's quota refused a run at its start (`maxRunsPerMinute`, `maxConcurrentRuns`, or
+ * `maxTokensPerDay` already spent): nothing ran. Names the quota and when it resets (`resetsAt`).
+ * `AgentClient.run()` and a handle's `result()` reject with it; triggers and schedules log it.
+ */
+export class QuotaExceededError extends ToolkitError {
+  readonly quota: QuotaName;
+  readonly tenant: string;
+  readonly limit: number;
+  /** The agent whose own quota it is; undefined for the fleet's quotas (on `createAgentWorker`). */
+  readonly agent: string | undefined;
+  /** When the quota frees up again; undefined for `maxConcurrentRuns` (when one of the tenant's runs ends). */
+  readonly resetsAt: Date | undefined;
+  /** The refused run, when known. */
+  readonly workflowId: string | undefined;
+
+  constructor(details: QuotaExceededDetails, options?: { cause?: unknown; workflowId?: string }) {
+    // Not retryable as it stands: start the run again after `resetsAt`.
+    super('QUOTA_EXCEEDED', quotaMessage(details), {
+      ...(details.resetsAt ? { retryAfterMs: Math.max(0, Date.parse(details.resetsAt) - Date.now()) } : {}),
+      cause: options?.cause,
+    });
+    this.quota = details.quota;
+    this.tenant = details.tenant;
+    this.limit = details.limit;
+    this.agent = details.agent;
+    this.resetsAt = details.resetsAt ? new Date(details.resetsAt) : undefined;
+    this.workflowId = options?.workflowId;
+  }
+
+  /** The data to send across Temporal (a failure's detail). */
+  toDetails(): QuotaExceededDetails {
+    return {
+      quota: this.quota,
+      tenant: this.tenant,
+      limit: this.limit,
+      ...(this.agent !== undefined ? { agent: this.agent } : {}),
+      ...(this.resetsAt ? { resetsAt: this.resetsAt.toISOString() } : {}),
+    };
+  }
+}
+
+/** What a quota refusal says: whose quota, which, its limit and when it frees up. */
+export function quotaMessage(details: QuotaExceededDetails): string {
+  const who = details.tenant ? `Tenant "${details.tenant}"` : 'Runs without a tenant';
+  const scope = details.agent !== undefined ? ` for agent "${details.agent}"` : '';
+  const when = details.resetsAt
+    ? `it resets at ${details.resetsAt}`
+    : 'it frees up when one of its running runs ends';
+  return `${who} reached its quota ${details.quota} (${details.limit})${scope}; ${when}.`;
+}

@@ -155,9 +155,27 @@ export {
   ControlRefusedError,
   ContextOverflowError,
   OutputValidationError,
+  QuotaExceededError,
+  type QuotaExceededDetails,
+  type QuotaName,
   type OutputValidationIssue,
   type AuthorizationNeed,
 } from './errors.ts';
+export type {
+  UsageStore,
+  UsageEntry,
+  UsageFilter,
+  UsageGroupBy,
+  UsageSums,
+  AdmissionCounts,
+  AdmissionRequest,
+} from './usage/types.ts';
+export { InMemoryUsageStore } from './usage/in-memory.ts';
+export { SqliteUsageStore } from './usage/sqlite.ts';
+export { PostgresUsageStore, type PostgresUsageStoreOptions } from './usage/postgres.ts';
+export type { Quotas, QuotaLimits } from './usage/quotas.ts';
+export type { Pricing, ModelPrice, UsageReport, UsageTotals } from './usage/summary.ts';
+export type { UsageQuery } from './usage/query.ts';
 export { MissingDependencyError } from './optional-dependency.ts';
 export type { PostgresPool, PostgresPoolClient } from './postgres/pool.ts';
 export {

@@ -7,3 +7,4 @@ import './node-version-check.ts'; // first: an unsupported Node.js stops here, w
 export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
 export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { InMemoryMemoryStore } from './memory/in-memory.ts';
+export { InMemoryUsageStore } from './usage/in-memory.ts';

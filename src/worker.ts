@@ -25,6 +25,9 @@ import { defaultMemoryPath } from './paths.ts';
 import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './runtime-log.ts';
 import { resolveTelemetry, type TelemetryOptions } from './telemetry/options.ts';
 import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
+import { usageStoreFollowing } from './usage/default-store.ts';
+import { validateQuotas, type Quotas } from './usage/quotas.ts';
+import type { UsageStore } from './usage/types.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 import { rateLimitedQueues } from './rate-limits/queues.ts';
 import { withInlineSubAgents } from './subagents/definitions.ts';
@@ -39,6 +42,8 @@ export {
   DEFAULT_TIMEOUTS,
 } from './activities/agent-definition.ts';
 export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
+export type { Quotas, QuotaLimits } from './usage/quotas.ts';
+export type { UsageStore } from './usage/types.ts';
 export type { RateLimit, RateLimits } from './rate-limits/types.ts';
 export { DEFAULT_LONG_RETRY_AFTER_MS } from './rate-limits/types.ts';
 
@@ -70,6 +75,14 @@ export interface AgentWorkerOptions {
    * machines need a store they share.
    */
   memoryStore?: MemoryStore;
+  /**
+   * The usage ledger (tokens, tool calls, runs per tenant; docs/tenants.md). Default: beside the
+   * memory store (in memory, the same SQLite file, or the same PostgreSQL database). Workers that
+   * share quotas must share it.
+   */
+  usageStore?: UsageStore;
+  /** Quotas per tenant for the whole fleet, checked against the usage ledger (docs/tenants.md). */
+  quotas?: Quotas;
   /** A prebuilt workflow bundle (see `buildAgentWorkflowBundle`); default: built or found once per process. */
   workflowBundle?: WorkflowBundleOption;
   /**
@@ -96,7 +109,7 @@ export interface AgentWorkerOptions {
    * across every worker of the task queue: the calls of tools reading a limited key run on a task
    * queue of their own (`<taskQueue>@rate-limit:<key>`), polled by a worker this creates with a
    * server-side dispatch rate. Agents may name theirs too (`AgentDefinition.rateLimits`); the lowest
-   * rate of a key wins. See docs/tenants-fairness.md.
+   * rate of a key wins. See docs/tenants.md.
    */
   rateLimits?: RateLimits;
   /**
@@ -130,7 +143,12 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       limits: agent?.rateLimits,
     })),
   ]);
-  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, queues);
+  const quotas = validateQuotas('createAgentWorker', options.quotas);
+  const usageStore = options.usageStore ?? usageStoreFollowing(memoryStore);
+  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, queues, {
+    store: usageStore,
+    ...(quotas ? { fleet: quotas } : {}),
+  });
   const resolved = resolveTemporalConnection({
     ...options.temporal,
     ...(options.address === undefined ? {} : { address: options.address }),
@@ -182,10 +200,19 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     );
   } catch (error) {
     await ownConnection?.close();
+    if (!options.usageStore) await usageStore.close?.();
     throw isNamespaceNotFound(error) ? namespaceNotFoundError(resolved.namespace, address) : error;
   }
   mcpPool.closeWhenStopped(worker);
+  // A ledger made here (beside the memory store) is closed here, when the worker stops.
+  if (!options.usageStore) closeWhenStopped(worker, usageStore);
   return ownConnection ? closingConnectionAfterRun(worker, ownConnection) : worker;
+}
+
+/** A worker whose `run()` closes the usage ledger `createAgentWorker` opened for it once it stops. */
+function closeWhenStopped(worker: Worker, store: UsageStore): void {
+  const run = worker.run.bind(worker);
+  worker.run = () => run().finally(() => store.close?.());
 }
 
 /** A worker whose `run()` closes the connection `createAgentWorker` opened for it once it stops. */

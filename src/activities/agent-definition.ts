@@ -3,6 +3,7 @@ import type { AuthorizationOptions } from '../authorization/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpServers } from '../mcp/options.ts';
+import type { Quotas } from '../usage/quotas.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { LlmOption } from '../models/to-adapter.ts';
 import type { SkillOptions } from '../skills/options.ts';
@@ -45,6 +46,11 @@ export interface AgentDefinition extends SkillOptions {
   credentialStore?: CredentialStore;
   /** Where this agent's conversations live. Default: the worker's memory store. */
   memoryStore?: MemoryStore;
+  /**
+   * Quotas per tenant for runs of this agent: they count the tenant's runs of this agent, on top of
+   * the worker's `quotas` (which count all its runs); checked against the usage ledger. See docs/tenants.md.
+   */
+  quotas?: Quotas;
   systemPrompt?: string;
   /** Model iterations per run. Default 4. */
   maxIterations?: number;
@@ -103,7 +109,7 @@ export interface AgentDefinition extends SkillOptions {
   /**
    * Provider rate limits by credential key, enforced by Temporal across every worker: the calls of
    * tools reading a limited key go to a task queue of their own with that dispatch rate
-   * (docs/tenants-fairness.md). A key limited by several agents, or by the worker, gets the lowest rate.
+   * (docs/tenants.md). A key limited by several agents, or by the worker, gets the lowest rate.
    */
   rateLimits?: RateLimits;
 }

@@ -9,6 +9,7 @@ import { TextDeltaBatcher } from './live-text.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
+import { checkTokenQuota, recordStep } from '../usage/recorder.ts';
 
 /**
  * One model step: builds what the model sees from the conversation before `seq` in the memory store
@@ -43,6 +44,8 @@ export async function callModel(
   });
   const overBudget = input.sendOverBudget ? undefined : view.overBudget();
   if (overBudget) return { text: '', toolCalls: [], overflow: overBudget, context: view.report() };
+  // A tenant whose daily tokens are spent: the loop ends the run with `quota` (a non-retryable failure).
+  if (agent.usage) await checkTokenQuota(agent.usage, input);
   // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
   const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   const interval = setInterval(() => context.heartbeat(), every);
@@ -98,6 +101,7 @@ export async function callModel(
       ],
       writeAttemptOf(context),
     );
+    if (agent.usage) await recordStep(agent.usage, input, response.usage, context);
     await view.settle(response.usage);
     const checked =
       output && response.toolCalls.length === 0 ? checkAnswer(response.text, output.schema) : undefined;

@@ -23,6 +23,8 @@ import type { AgentRegistry } from './registered-agent.ts';
 import { lookupAgent } from './registry.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
+import { recordRun } from '../usage/recorder.ts';
+import type { RecordRunInput } from '../usage/run-input.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -79,6 +81,21 @@ export function createActivities(registry: AgentRegistry) {
     /** One poll of a poller's source (Gmail, Linear): the new items and where the next poll starts. */
     pollSource: (input: PollSourceInput): Promise<PollResult> =>
       atBoundary(() => pollSource(lookupAgent(registry, input.agent), input, Context.current())),
+
+    /** The end of a run or chat turn in the usage ledger (and its concurrency slot freed when `release`). */
+    recordRun: (input: RecordRunInput): Promise<void> =>
+      atBoundary(async () => {
+        const { usage } = lookupAgent(registry, input.agent);
+        if (usage) await recordRun(usage, input, Context.current());
+      }),
+
+    /** Frees the concurrency slot of a run that failed or was cancelled. */
+    releaseRun: (input: { agent: string }): Promise<void> =>
+      atBoundary(async () => {
+        const { usage } = lookupAgent(registry, input.agent);
+        const workflowId = Context.current().info.workflowExecution?.workflowId;
+        if (usage && workflowId) await usage.store.release(workflowId);
+      }),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>

@@ -4,6 +4,7 @@ import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpAgentTools } from '../mcp/agent-tools.ts';
 import type { MemoryStore } from '../memory/types.ts';
+import type { AgentUsage } from '../usage/recorder.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import type { SkillActivation } from '../skills/options.ts';
 import type { FileSkillRegistry } from '../skills/registry.ts';
@@ -45,6 +46,8 @@ export interface RegisteredAgent {
   builtinTools: Map<string, BaseConnectorTool>;
   credentialStore: CredentialStore | undefined;
   memoryStore: MemoryStore;
+  /** The usage ledger and the quotas in force; undefined when the worker keeps no ledger. */
+  usage?: AgentUsage;
   systemPrompt: string | undefined;
   /** The limit the definition set, if it set one. */
   maxIterations: number | undefined;

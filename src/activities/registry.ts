@@ -24,6 +24,8 @@ import { delegationTools, withInlineSubAgents } from '../subagents/definitions.t
 
 export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
+import { validateQuotas, type Quotas } from '../usage/quotas.ts';
+import type { UsageStore } from '../usage/types.ts';
 import { toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 import { resolveFastTools } from '../fast-tools/resolve.ts';
 
@@ -33,6 +35,7 @@ export function buildAgentRegistry(
   defaultMemoryStore: MemoryStore,
   mcpPool: McpConnectionPool = new McpConnectionPool(),
   rateLimited?: ReadonlyMap<string, RateLimitedQueue>,
+  usage?: { store: UsageStore; fleet?: Quotas },
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(withInlineSubAgents(agents))) {
@@ -95,6 +98,15 @@ export function buildAgentRegistry(
       fastTools: resolveFastTools(name, definition.fastTools, tools, builtinTools),
       credentialStore: definition.credentialStore,
       memoryStore: definition.memoryStore ?? defaultMemoryStore,
+      ...(usage
+        ? {
+            usage: {
+              store: usage.store,
+              ...(usage.fleet ? { fleet: usage.fleet } : {}),
+              ...(definition.quotas ? { own: validateQuotas(`Agent "${name}"`, definition.quotas) } : {}),
+            },
+          }
+        : {}),
       systemPrompt: definition.systemPrompt,
       maxIterations,
       skills,

@@ -8,6 +8,7 @@ import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
+import { admitRun } from '../usage/recorder.ts';
 
 /** A session's system message when the agent has no system prompt and no skill is active. */
 export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -27,6 +28,10 @@ export async function resolveRun(
   const attempt = writeAttemptOf(context);
   const model = input.model ?? agent.defaultModel;
   lookupModel(agent, model); // an unknown name fails the run here, clearly
+  // A run or chat turn from outside: refused here, before anything runs, when a start quota is reached.
+  if (input.admit && agent.usage) {
+    await admitRun(agent.usage, { ...input, model, startSeq: input.startSeq ?? 0 }, context);
+  }
   const skills = await resolveSkills(agent, input.prompt, input.skills, { listing: !input.noTools });
   const mcp = input.noTools ? undefined : await mcpToolsForRun(agent, skills.skills, input.tenant);
   const skillTools = [...skills.tools, ...(mcp?.skillTools ?? [])];

@@ -124,10 +124,10 @@ export interface AgentOptions extends SkillOptions {
   authorization?: AuthorizationOptions;
   /**
    * Provider rate limits by credential key, e.g. `{ github: { perSecond: 5 } }`, enforced by Temporal
-   * for every worker of the task queue (docs/tenants-fairness.md).
+   * for every worker of the task queue (docs/tenants.md).
    */
   rateLimits?: RateLimits;
-  /** Fairness weights of the tenants whose runs this agent starts (docs/tenants-fairness.md). */
+  /** Fairness weights of the tenants whose runs this agent starts (docs/tenants.md). */
   fairness?: FairnessOptions;
 }
 

@@ -7,6 +7,9 @@ import { FileCredentialStore } from '../credentials/file-store.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import type { TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import type { CredentialStore } from '../credentials/types.ts';
+import type { Quotas } from '../usage/quotas.ts';
+import type { Pricing } from '../usage/summary.ts';
+import type { UsageStore } from '../usage/types.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { Trigger } from '../triggers/types.ts';
 import type { OAuthEndpoints } from '../oauth/config.ts';
@@ -36,6 +39,12 @@ export interface ToolkitAgentConfig {
   credentialStore?: CredentialStore;
   /** Where conversations live. Default: `~/.toolkit-agent/memory.sqlite`. */
   memoryStore?: MemoryStore;
+  /** The usage ledger the worker writes and `toolkit-agent usage` reads. Default: beside the memory store. */
+  usageStore?: UsageStore;
+  /** Quotas per tenant for the worker (docs/tenants.md). */
+  quotas?: Quotas;
+  /** Dollars per million tokens by model: `toolkit-agent usage` then shows cost. */
+  pricing?: Pricing;
   /**
    * A cluster to use instead of the local server: a `temporal.toml` profile, or address, namespace,
    * API key and TLS. `taskQueue` defaults to one named after the config's folder, so that `worker`

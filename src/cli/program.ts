@@ -13,6 +13,7 @@ import { registerSchedules } from './schedules.ts';
 import { registerServer } from './server.ts';
 import { registerSkills } from './skills.ts';
 import { registerTriggers } from './triggers.ts';
+import { registerUsage } from './usage.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -42,5 +43,6 @@ export function createProgram(): Command {
   registerSchedules(program);
   registerMcp(program);
   registerModel(program);
+  registerUsage(program);
   return program;
 }

@@ -39,7 +39,14 @@ export function cancelOnInterrupt(cancel: () => Promise<void>): () => void {
 }
 
 /** Stop reasons that make `run` exit with 1: the run did not get to answer. */
-const FAILED_STOPS = new Set(['cancelled', 'deadline', 'budget', 'invalid_output', 'authorization_timeout']);
+const FAILED_STOPS = new Set([
+  'cancelled',
+  'deadline',
+  'budget',
+  'invalid_output',
+  'authorization_timeout',
+  'quota',
+]);
 
 /** The JSON Schema in `path`, for `--output-schema`. */
 export async function readOutputSchema(path: string): Promise<Record<string, unknown>> {

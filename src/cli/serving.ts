@@ -61,6 +61,8 @@ export async function serve(
         ...(loaded.config.encryption ? { encryption: loaded.config.encryption } : {}),
         taskQueue,
         memoryStore,
+        ...(loaded.config.usageStore ? { usageStore: loaded.config.usageStore } : {}),
+        ...(loaded.config.quotas ? { quotas: loaded.config.quotas } : {}),
         agents: Object.fromEntries(
           Object.entries(loaded.config.agents).map(([name, agent]) => [
             name,

@@ -8,6 +8,11 @@ import { closedRunEvents, eventsAfter, EVENTS_QUERY, type AgentEvent } from '../
 import type { DeepAgentRunInput } from '../common/deep.ts';
 import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
+import { quotaExceededIn } from '../usage/refusal.ts';
+import { usageFilter, type UsageQuery } from '../usage/query.ts';
+import { summarizeUsage, type UsageReport } from '../usage/summary.ts';
+import { usageStoreFollowing } from '../usage/default-store.ts';
+import type { UsageStore } from '../usage/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import type { RunLimits } from '../common/control.ts';
@@ -170,6 +175,8 @@ export class AgentClient {
   readonly taskQueue: string;
   readonly #ownedConnection: Connection | undefined;
   readonly #summaryIncludesPrompt: boolean;
+  #usageStore: UsageStore | undefined;
+  readonly #ownsUsageStore: boolean;
   /** How the runs this client starts share the fleet with other tenants' (their fairness weights). */
   readonly fairness: FairnessOptions | undefined;
   #schedules: AgentSchedules | undefined;
@@ -181,9 +188,13 @@ export class AgentClient {
     ownedConnection?: Connection;
     /** Show each prompt's first line in the Temporal UI's run summary (default off: prompts stay out of listings). */
     summaryIncludesPrompt?: boolean;
-    /** Fairness weights per tenant (docs/tenants-fairness.md). Default: every tenant weighs 1. */
+    /** The workers' usage ledger, for {@link AgentClient.usage}. Default: the default SQLite file. */
+    usageStore?: UsageStore;
+    /** Fairness weights per tenant (docs/tenants.md). Default: every tenant weighs 1. */
     fairness?: FairnessOptions;
   }) {
+    this.#usageStore = opts.usageStore;
+    this.#ownsUsageStore = !opts.usageStore;
     this.fairness = checkFairness(opts.fairness);
     this.client = opts.client;
     this.taskQueue = opts.taskQueue;
@@ -207,8 +218,13 @@ export class AgentClient {
     /** OpenTelemetry: carry the caller's trace into the runs it starts. Default: the global provider, if any. */
     telemetry?: TelemetryOptions;
     /**
+     * The workers' usage ledger, read by {@link AgentClient.usage} (give the store the workers use,
+     * e.g. the same `PostgresUsageStore`). Default: the default SQLite file, as a worker's default.
+     */
+    usageStore?: UsageStore;
+    /**
      * Each run carries its `tenant` as Temporal's fairness key; `weights` give tenants a larger or
-     * smaller share of a busy fleet (docs/tenants-fairness.md). Default: every tenant weighs 1.
+     * smaller share of a busy fleet (docs/tenants.md). Default: every tenant weighs 1.
      */
     fairness?: FairnessOptions;
   }): Promise<AgentClient> {
@@ -231,6 +247,7 @@ export class AgentClient {
       taskQueue: opts.taskQueue,
       ownedConnection: connection,
       summaryIncludesPrompt: opts.summaryIncludesPrompt,
+      ...(opts.usageStore ? { usageStore: opts.usageStore } : {}),
       ...(opts.fairness ? { fairness: opts.fairness } : {}),
     });
   }
@@ -346,7 +363,25 @@ export class AgentClient {
     return new AgentRunHandle<T>(this.client.workflow.getHandle(workflowId));
   }
 
+  /**
+   * What the workers' runs and chat turns used, from the usage ledger: tokens (input, output,
+   * cached input, reasoning), runs, sub-runs, tool calls by tool and wall time, for a tenant or an
+   * agent over a time range, in total and grouped; with `pricing`, in dollars too.
+   *
+   * @example
+   * const { totals, groups } = await agents.usage({ since: '7d', groupBy: 'tenant', pricing: { 'gpt-5': { input: 1.25, output: 10 } } });
+   */
+  async usage(query: UsageQuery = {}): Promise<UsageReport> {
+    const filter = usageFilter(query);
+    this.#usageStore ??= usageStoreFollowing(undefined);
+    return summarizeUsage(await this.#usageStore.sums(filter, query.groupBy), {
+      ...(query.groupBy ? { groupBy: query.groupBy } : {}),
+      ...(query.pricing ? { pricing: query.pricing } : {}),
+    });
+  }
+
   async close(): Promise<void> {
+    if (this.#ownsUsageStore) await this.#usageStore?.close?.();
     await this.#ownedConnection?.close();
   }
 }
@@ -358,9 +393,14 @@ function checkedTimeout(timeoutMs: number): number {
   return timeoutMs;
 }
 
-/** Temporal wraps a run's failure in layers (workflow → activity → application); name the innermost. */
+/**
+ * Temporal wraps a run's failure in layers (workflow → activity → application); name the innermost.
+ * A run a quota refused rejects with a {@link QuotaExceededError}.
+ */
 function asRunFailure(workflowId: string, error: unknown): unknown {
   if (!(error instanceof WorkflowFailedError)) return error;
+  const quota = quotaExceededIn(error, workflowId);
+  if (quota) return quota;
   let root: unknown = error;
   while (root instanceof Error && root.cause instanceof Error) root = root.cause;
   const reason = root instanceof Error ? root.message : String(root);

@@ -14,6 +14,7 @@ import {
 } from '../common/chat.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError, RunFailedError } from '../errors.ts';
+import { quotaExceededIn } from '../usage/refusal.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from '../common/control.ts';
@@ -264,6 +265,9 @@ export class AgentChatSession extends ApprovalControls {
 
   #failure(error: unknown): unknown {
     if (!(error instanceof WorkflowUpdateFailedError)) return error;
+    // A turn its tenant's quota refused: the session goes on, the caller may send again later.
+    const quota = quotaExceededIn(error, this.workflowId);
+    if (quota) return quota;
     let root: unknown = error;
     while (root instanceof Error && root.cause instanceof Error) root = root.cause;
     return new RunFailedError(this.workflowId, root instanceof Error ? root.message : String(root), {

@@ -18,9 +18,15 @@ export type { AuthorizationRequest, PendingAuthorization } from '../common/autho
 export {
   ControlRefusedError,
   OutputValidationError,
+  QuotaExceededError,
   RunFailedError,
   type OutputValidationIssue,
+  type QuotaExceededDetails,
+  type QuotaName,
 } from '../errors.ts';
+export type { Pricing, ModelPrice, UsageReport, UsageTotals } from '../usage/summary.ts';
+export type { UsageQuery } from '../usage/query.ts';
+export type { UsageGroupBy, UsageStore } from '../usage/types.ts';
 export { eventStreamResponse, type EventStreamResponseOptions } from './event-stream-response.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
 export {

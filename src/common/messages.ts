@@ -44,4 +44,8 @@ export interface Usage {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** Input tokens read from the provider's prompt cache (part of `input_tokens`), when it says. */
+  cached_input_tokens?: number;
+  /** Output tokens spent on reasoning (part of `output_tokens`), when the provider says. */
+  reasoning_tokens?: number;
 }

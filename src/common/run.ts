@@ -40,7 +40,8 @@ export interface AgentRunInput {
 
 /**
  * Why a run ended: it answered, hit `maxIterations`, was cancelled from outside, passed its
- * `timeoutMs`, or would have passed one of its `limits`.
+ * `timeoutMs`, would have passed one of its `limits`, or its tenant's daily token quota was spent
+ * (`quota`, see `quotas` on `createAgentWorker`).
  */
 export type StopReason =
   | 'completed'
@@ -49,7 +50,8 @@ export type StopReason =
   | 'deadline'
   | 'budget'
   | 'invalid_output'
-  | 'authorization_timeout';
+  | 'authorization_timeout'
+  | 'quota';
 
 /**
  * What a run returns. `output` is the answer's text, or in a structured run (`output` option) the
@@ -168,6 +170,8 @@ export interface ResolveRunInput {
   handoff?: { from: string; call: ToolCall; seq: number };
   /** A DeepAgent's plan or execute phase: the agent's sub-agents are named for planning and delegation. */
   deepPhase?: 'plan' | 'execute';
+  /** The start of a run or chat turn from outside: checked against the tenant's start quotas and recorded in the usage ledger. */
+  admit?: boolean;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */

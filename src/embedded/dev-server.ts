@@ -42,7 +42,7 @@ export interface EmbeddedServerOptions {
  * agent step on a local server. A dev server on one machine can afford to read them at once.
  * `matching.enableFairness` turns on Temporal's fair dispatch (it implies the priority-aware
  * matcher, `matching.useNewMatcher`): a backlog is shared among tenants by their fairness keys and
- * weights, and priority keys go first (docs/tenants-fairness.md). One partition per task queue: a
+ * weights, and priority keys go first (docs/tenants.md). One partition per task queue: a
  * single-node server gains nothing from more, and a task queue's rate limit (`rateLimits`) is
  * exact only on one (with four, each dispatches a quarter of the rate, in bursts).
  */

@@ -1,5 +1,5 @@
 /**
- * How runs of many tenants share a task queue (docs/tenants-fairness.md). Each run carries its
+ * How runs of many tenants share a task queue (docs/tenants.md). Each run carries its
  * `tenant` as Temporal's fairness key, so the server dispatches the tasks of a backlog to tenants
  * in proportion to their weights instead of first come, first served.
  */

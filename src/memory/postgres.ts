@@ -13,8 +13,10 @@ export type PostgresMemoryStoreOptions = PostgresConnectionOptions;
 export class PostgresMemoryStore implements MemoryStore {
   readonly #db: PostgresTable;
   readonly #table: string;
+  readonly #options: PostgresMemoryStoreOptions;
 
   constructor(options: PostgresMemoryStoreOptions) {
+    this.#options = options;
     this.#db = new PostgresTable('PostgresMemoryStore', options, {
       table: 'toolkit_messages',
       max: 5,
@@ -74,6 +76,12 @@ export class PostgresMemoryStore implements MemoryStore {
             [conversationId, opts.before],
           );
     return result.rows.map((row) => row.body);
+  }
+
+  /** The same database (its connection string or pool), for another store beside this one (the usage ledger). */
+  sameDatabase(): PostgresConnectionOptions {
+    const { table: _, ...connection } = this.#options;
+    return connection;
   }
 
   async close(): Promise<void> {

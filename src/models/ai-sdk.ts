@@ -235,5 +235,15 @@ function toUsage(usage: unknown): Usage | undefined {
   const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };
   const input = read(inputTokens);
   const output = read(outputTokens);
-  return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+  // v4/v3: inputTokens.cacheRead and outputTokens.reasoning; v2: cachedInputTokens and reasoningTokens.
+  const flat = usage as { cachedInputTokens?: unknown; reasoningTokens?: unknown };
+  const cached = (inputTokens as { cacheRead?: unknown } | undefined)?.cacheRead ?? flat.cachedInputTokens;
+  const reasoning = (outputTokens as { reasoning?: unknown } | undefined)?.reasoning ?? flat.reasoningTokens;
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: input + output,
+    ...(typeof cached === 'number' && cached > 0 ? { cached_input_tokens: cached } : {}),
+    ...(typeof reasoning === 'number' && reasoning > 0 ? { reasoning_tokens: reasoning } : {}),
+  };
 }

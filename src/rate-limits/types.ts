@@ -7,7 +7,7 @@ export interface RateLimit {
 /**
  * Provider rate limits by credential key (the `credentialKey` of a tool): the calls of tools that
  * read a limited key run on a task queue of their own whose dispatch rate Temporal enforces for
- * every worker that polls it (docs/tenants-fairness.md).
+ * every worker that polls it (docs/tenants.md).
  */
 export type RateLimits = Record<string, RateLimit>;
 

@@ -10,6 +10,7 @@ export const GEN_AI = {
   responseFinishReasons: 'gen_ai.response.finish_reasons',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
+  tokenType: 'gen_ai.token.type',
   agentName: 'gen_ai.agent.name',
   conversationId: 'gen_ai.conversation.id',
   toolName: 'gen_ai.tool.name',

@@ -4,6 +4,7 @@ import {
   propagation,
   ProxyTracerProvider,
   trace,
+  type MeterProvider,
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
@@ -25,6 +26,11 @@ export interface TelemetryOptions {
    * spans then carry names, ids, models and token counts only.
    */
   recordContent?: boolean;
+  /**
+   * Where metrics go: each model step's tokens on the `gen_ai.client.token.usage` histogram. Default:
+   * the global meter provider of `@opentelemetry/api` when one is registered, else no metrics.
+   */
+  meterProvider?: MeterProvider;
 }
 
 /** Telemetry that is on: the provider, our tracer, and whether content is recorded. */

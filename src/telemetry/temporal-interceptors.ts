@@ -7,6 +7,7 @@ import {
 import type { WorkerInterceptors, WorkerOptions } from '@temporalio/worker';
 import { genAiActivitySpans, type SpanAgents } from './activity-spans.ts';
 import { resolveTelemetry, type TelemetryOptions } from './options.ts';
+import { genAiTokenMetrics, resolveMeterProvider } from './token-metrics.ts';
 import { workflowSpanSinks } from './workflow-span-sink.ts';
 
 /** The tracer name of the spans Temporal's interceptors make (`StartWorkflow`, `RunActivity`, ...). */
@@ -41,13 +42,23 @@ export function telemetryWorkerOptions(
   const telemetry = resolveTelemetry(options);
   const warn = (message: string) => process.emitWarning(message, { code: 'TOOLKIT_AGENT_TELEMETRY' });
   const sinks = { ...base.sinks, ...workflowSpanSinks(telemetry, warn) };
-  if (!telemetry) return { interceptors: base.interceptors ?? {}, sinks };
+  const meterProvider = resolveMeterProvider(options?.meterProvider);
+  const tokenMetrics = meterProvider ? [genAiTokenMetrics(registry, meterProvider)] : [];
+  if (!telemetry) {
+    const interceptors = base.interceptors ?? {};
+    if (!tokenMetrics.length) return { interceptors, sinks };
+    return {
+      interceptors: { ...interceptors, activity: [...(interceptors.activity ?? []), ...tokenMetrics] },
+      sinks,
+    };
+  }
   const tracer = telemetry.provider.getTracer(TEMPORAL_TRACER);
   return {
     interceptors: {
       ...base.interceptors,
       activity: [
         ...(base.interceptors?.activity ?? []),
+        ...tokenMetrics,
         (ctx) => ({
           inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
           outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),

@@ -7,6 +7,7 @@ import { ConfigurationError } from '../errors.ts';
 import { idPart } from '../common/ids.ts';
 import { dataDir } from '../paths.ts';
 import { defaultPrompt } from './prompt.ts';
+import { logQuotaRefusal } from './quota-log.ts';
 import type { Trigger, TriggerEvent, VerifiedDelivery } from './types.ts';
 import { TriggerRejection, verifyDelivery } from './verify.ts';
 
@@ -135,12 +136,13 @@ async function dispatch(
   if (trigger.run) {
     const tenant = valueOf(trigger.run.tenant, event);
     try {
-      await client.start(trigger.run.agent, trigger.run.prompt(event), {
+      const handle = await client.start(trigger.run.agent, trigger.run.prompt(event), {
         ...trigger.run.options,
         workflowId: messageId,
         once: true,
         ...(tenant !== undefined ? { tenant } : {}),
       });
+      logQuotaRefusal(client, handle, log, `trigger ${trigger.name}: event ${event.eventId}`);
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       log(`trigger ${trigger.name}: event ${event.eventId} already started ${messageId}`);

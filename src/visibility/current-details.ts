@@ -18,6 +18,7 @@ const ENDINGS: Record<StopReason, string> = {
   budget: 'Stopped: over budget',
   invalid_output: 'Stopped: the answer never matched the output schema',
   authorization_timeout: 'Stopped: no authorization in time',
+  quota: "Stopped: the tenant's daily token quota is spent",
 };
 
 /** Shows that a tool call waits for the user's grant: "waiting for authorization of mail". */

@@ -22,6 +22,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   events.emit('run_started', `Run started: agent "${input.agent}"`, { agent: input.agent });
   const { messageCount, ...result } = await runTurn(input, input.conversationId ?? workflowId, events, {
     control,
+    // A sub-agent run counts in its parent's run: only runs started from outside take a slot.
+    ...(input.parent ? {} : { admit: { release: true } }),
   }).catch((error: unknown) => {
     // A failed run's events travel in its failure, as a completed run's travel in its result.
     throw failedWithEvents(error, events);

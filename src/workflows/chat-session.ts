@@ -85,6 +85,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
           startSeq: state.messageCount,
           tags: { turn_id: turnId },
           control,
+          admit: { release: true },
           ...(state.agent !== undefined ? { labelAgent: true } : {}),
         },
       );

@@ -1,5 +1,7 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunOutput } from '../common/run.ts';
+import type { Usage } from '../common/messages.ts';
+import { addUsage } from '../subagents/workflow-limits.ts';
 import {
   parseVerdict,
   PLAN_PROMPT,
@@ -12,7 +14,7 @@ import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
-import { runTurn } from './turn.ts';
+import { releaseSlot, runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 
 /**
@@ -31,6 +33,8 @@ export async function deepAgentRun(
   } catch (error) {
     // A failed run's events travel in its failure, as a completed run's travel in its result.
     throw failedWithEvents(error, events);
+  } finally {
+    if (!input.parent) await releaseSlot(input.agent);
   }
 }
 
@@ -54,14 +58,24 @@ async function deepRun(
       noTools: true,
       tags: { phase: 'plan' },
       control,
+      // The deep run counts once, from its first phase; its slot is freed when the whole run ends.
+      ...(input.parent ? {} : { admit: { release: false } }),
     },
   );
   const plan = String(planned.output).trim();
+  // The deep run's usage is that of all its phases (as the usage ledger counts it).
+  const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  const spend = <T extends AgentResult<unknown>>(phase: T): T => {
+    addUsage(usage, phase.metadata.usage);
+    return phase;
+  };
+  spend(planned);
   // A stop (cancel, deadline) ends the whole deep run after the phase it stopped.
   const stopped = async (
     answer: AgentResult<unknown> & { messageCount: number },
   ): Promise<AgentRunOutput<DeepAgentResult<unknown>>> => {
     const { messageCount, ...result } = answer;
+    if (answer !== planned) spend(answer);
     const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
     events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {
       reason: control.stopRequest?.message,
@@ -71,7 +85,11 @@ async function deepRun(
     control.finish();
     events.finish();
     await condition(allHandlersFinished);
-    return { ...result, metadata: { ...result.metadata, plan, verification }, events: events.closed() };
+    return {
+      ...result,
+      metadata: { ...result.metadata, usage, plan, verification },
+      events: events.closed(),
+    };
   };
   if (control.stopRequest) return stopped(planned);
 
@@ -83,6 +101,7 @@ async function deepRun(
     control,
   });
   if (control.stopRequest) return stopped(result);
+  spend(result);
   let verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
 
   // A structured answer that never matched its schema ends the run: there is nothing to check.
@@ -98,6 +117,7 @@ async function deepRun(
       { noTools: true, tags: { phase: 'verify' }, control },
     );
     if (control.stopRequest) return stopped(check);
+    spend(check);
     const verdict = parseVerdict(String(check.output));
     verification = { verdict: verdict.pass ? 'pass' : 'fail', feedback: verdict.feedback, revised: false };
     if (!verdict.pass) {
@@ -111,6 +131,7 @@ async function deepRun(
         { startSeq: result.messageCount, tags: { phase: 'revise' }, control },
       );
       if (control.stopRequest) return stopped(result);
+      spend(result);
       verification.revised = true;
     }
   }
@@ -127,7 +148,7 @@ async function deepRun(
   control.finish();
   events.finish();
   await condition(allHandlersFinished);
-  return { ...answer, metadata: { ...answer.metadata, plan, verification }, events: events.closed() };
+  return { ...answer, metadata: { ...answer.metadata, usage, plan, verification }, events: events.closed() };
 }
 
 /** The answer as the model wrote it: a structured answer's JSON text, else the output. */

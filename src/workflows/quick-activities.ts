@@ -33,6 +33,14 @@ export function resolveRunActivities(): typeof quickActivities {
   return patched(RESOLVE_RUN_LOCALLY) ? localQuickActivities : quickActivities;
 }
 
+/** Marks histories that record runs in the usage ledger; older histories replay without those steps. */
+export const USAGE_LEDGER = 'usage-ledger';
+
+/** The ledger's local activities (`recordRun`, `releaseRun`), or undefined when replaying a history from before the ledger. */
+export function ledgerActivities(): typeof quickActivities | undefined {
+  return patched(USAGE_LEDGER) ? localQuickActivities : undefined;
+}
+
 /** Store writes the workflow decided on, with the agent's `storeStartToCloseMs` and `storeMaxAttempts`. */
 export function storeActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
   return proxyActivities<AgentActivities>({

@@ -18,6 +18,7 @@ import { runSubAgent, type SubAgentCaller } from '../subagents/workflow-child.ts
 import { MAX_HANDOFFS_PER_TURN, resolveHandoff, type PendingHandoff } from '../subagents/workflow-handoff.ts';
 import { FastToolCalls } from '../fast-tools/workflow-fast-call.ts';
 import { addUsage, childLimits, limitsLeft } from '../subagents/workflow-limits.ts';
+import { quotaFailureMessage } from '../usage/failure-type.ts';
 import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from '../subagents/types.ts';
 
 /** How one turn's loop ended. */
@@ -63,6 +64,8 @@ export class RunLoop implements ControlledLoop {
   readonly handoffs: string[] = [];
   /** The sub-agent runs this loop started. */
   readonly subRuns: SubRunSummary[] = [];
+  /** This loop's own tool calls by tool (its sub-agents count theirs), for the usage ledger. */
+  readonly toolCallsByTool: Record<string, number> = {};
   readonly conversationId: string;
   readonly events: EventLog;
   readonly #control: RunControl;
@@ -182,7 +185,12 @@ export class RunLoop implements ControlledLoop {
         iteration,
       });
       showStep(iteration, this.plan.maxIterations, this.#tags);
-      const step = await this.#callModel();
+      const step = await this.#callModel().catch((error: unknown) => {
+        const quota = quotaFailureMessage(error);
+        if (quota === undefined) throw error;
+        return quota;
+      });
+      if (typeof step === 'string') return this.#ended('quota', step);
       if (step.toolCalls.length === 0) {
         const ended = await this.#answered(step);
         if (ended) return ended;
@@ -204,6 +212,8 @@ export class RunLoop implements ControlledLoop {
         return this.#ended('budget', over);
       }
       this.#toolCalls += calls.length;
+      for (const { call } of calls)
+        this.toolCallsByTool[call.name] = (this.toolCallsByTool[call.name] ?? 0) + 1;
       for (const entry of calls) this.#unanswered.set(entry.call.id, entry);
       const settled = await Promise.allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
       const failed = settled.find((outcome) => outcome.status === 'rejected');

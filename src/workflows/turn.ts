@@ -1,7 +1,8 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunInput } from '../common/run.ts';
 import type { EventLog } from './event-log.ts';
-import { resolveRunActivities } from './quick-activities.ts';
+import { isQuotaFailure } from '../usage/failure-type.ts';
+import { ledgerActivities, resolveRunActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop } from './run-loop.ts';
 import { showEnd, showFailure } from '../visibility/current-details.ts';
@@ -18,6 +19,11 @@ export interface TurnOptions {
   control?: RunControl;
   /** Store the answering agent with each answer (a chat session whose conversation was handed off). */
   labelAgent?: boolean;
+  /**
+   * A run or chat turn started from outside: checked against the tenant's start quotas and counted
+   * as a run in the usage ledger. With `release` (its last turn), its concurrency slot is freed at the end.
+   */
+  admit?: { release: boolean };
 }
 
 /**
@@ -34,18 +40,27 @@ export async function runTurn(
 ): Promise<AgentResult<unknown> & { messageCount: number }> {
   const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
-  const plan = await resolveRunActivities().resolveRun({
-    agent: input.agent,
-    conversationId,
-    prompt: input.prompt,
-    maxIterations: input.maxIterations,
-    skills: input.skills,
-    model: input.model,
-    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
-    ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
-    ...(options.noTools ? { noTools: true } : {}),
-    ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
-  });
+  const ledger = ledgerActivities();
+  const startedAt = Date.now();
+  const plan = await resolveRunActivities()
+    .resolveRun({
+      agent: input.agent,
+      conversationId,
+      prompt: input.prompt,
+      maxIterations: input.maxIterations,
+      skills: input.skills,
+      model: input.model,
+      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+      ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
+      ...(options.noTools ? { noTools: true } : {}),
+      ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
+      ...(options.admit && ledger ? { admit: true } : {}),
+    })
+    .catch(async (error: unknown) => {
+      // Admitted, then failed further on (an unknown skill): free the slot. A refused run holds none.
+      if (options.admit && ledger && !isQuotaFailure(error)) await releaseSlot(input.agent);
+      throw error;
+    });
   if (plan.unavailable_mcps?.length) {
     // Said at the start: the run goes on without these servers' tools, and the reader knows why.
     const which = plan.unavailable_mcps.map(({ server, reason }) => `"${server}" (${reason})`).join('; ');
@@ -59,10 +74,26 @@ export async function runTurn(
   control.watchDeadline(inheritedDeadline(input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt));
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
   const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
-  const outcome = await loop.run().catch((error: unknown) => {
+  const outcome = await loop.run().catch(async (error: unknown) => {
     showFailure(error, loop.iterations, tags);
+    if (options.admit && ledger) await releaseSlot(input.agent);
     throw error;
   });
+  const record = {
+    agent: input.agent,
+    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+    model: loop.plan.model,
+    conversationId,
+    startSeq: options.startSeq ?? 0,
+    startedAt,
+    endedAt: Date.now(),
+    counted: options.admit !== undefined,
+    subRuns: loop.subRuns.length,
+    toolCalls: loop.toolCallsByTool,
+    release: options.admit?.release ?? false,
+  };
+  // Recorded also when the turn was cancelled (its parent stopped): a cancelled scope must not skip it.
+  if (ledger) await CancellationScope.nonCancellable(() => ledger.recordRun(record));
   const { stopReason, iterations, stopMessage } = outcome;
   // A structured run's output is the checked object (undefined when it stopped without one).
   const output = loop.answer ? outcome.value : outcome.output;
@@ -120,6 +151,16 @@ export async function runTurn(
       ...structured,
     },
   };
+}
+
+/**
+ * Frees the concurrency slot of a run that failed or was cancelled (not cancellable itself, so a
+ * cancelled run still frees it). A crashed or terminated run's slot is freed by the next admission
+ * that finds it no longer running.
+ */
+export async function releaseSlot(agent: string): Promise<void> {
+  const ledger = ledgerActivities();
+  if (ledger) await CancellationScope.nonCancellable(() => ledger.releaseRun({ agent }));
 }
 
 /**

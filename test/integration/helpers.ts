@@ -9,6 +9,8 @@ import type { MemoryStore } from '../../src/memory/types.ts';
 import type { TelemetryOptions } from '../../src/telemetry/options.ts';
 import { telemetryClientInterceptors } from '../../src/telemetry/temporal-interceptors.ts';
 import { createAgentWorker, type AgentDefinition } from '../../src/worker.ts';
+import type { Quotas } from '../../src/usage/quotas.ts';
+import type { UsageStore } from '../../src/usage/types.ts';
 
 export interface TestWorker {
   agents: AgentClient;
@@ -24,7 +26,12 @@ export interface TestWorker {
 /** A real worker on the shared dev server, on a task queue of its own. */
 export async function startTestWorker(
   agents: Record<string, AgentDefinition>,
-  opts: { memoryStore?: MemoryStore; telemetry?: TelemetryOptions } = {},
+  opts: {
+    memoryStore?: MemoryStore;
+    telemetry?: TelemetryOptions;
+    usageStore?: UsageStore;
+    quotas?: Quotas;
+  } = {},
 ): Promise<TestWorker> {
   const address = inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
@@ -37,12 +44,18 @@ export async function startTestWorker(
     memoryStore,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     ...(opts.telemetry ? { telemetry: opts.telemetry } : {}),
+    ...(opts.usageStore ? { usageStore: opts.usageStore } : {}),
+    ...(opts.quotas ? { quotas: opts.quotas } : {}),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, interceptors: telemetryClientInterceptors(opts.telemetry) });
   return {
-    agents: new AgentClient({ client, taskQueue }),
+    agents: new AgentClient({
+      client,
+      taskQueue,
+      ...(opts.usageStore ? { usageStore: opts.usageStore } : {}),
+    }),
     client,
     worker,
     taskQueue,

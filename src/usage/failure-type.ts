@@ -1,0 +1,15 @@
+/** The failure type of a refused run or model step (workflow-safe): the client turns it back into a `QuotaExceededError`. */
+export const QUOTA_FAILURE_TYPE = 'QuotaExceededError';
+
+/** Whether `error` (a failure, or an activity failure around one) is a quota refusal. */
+export function isQuotaFailure(error: unknown): boolean {
+  return quotaFailureMessage(error) !== undefined;
+}
+
+/** The message of a quota refusal in `error` or its causes; undefined when it is something else. */
+export function quotaFailureMessage(error: unknown): string | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if ((e as { type?: unknown }).type === QUOTA_FAILURE_TYPE) return e.message;
+  }
+  return undefined;
+}

@@ -1,0 +1,191 @@
+import type { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { quotaMessage, type QuotaExceededDetails } from '../errors.ts';
+import type { Usage } from '../common/messages.ts';
+import { writeAttemptOf } from '../activities/write-attempt.ts';
+import { hasLimits, limitsFor, startRefusal, tokenRefusal, type Quotas } from './quotas.ts';
+import { startOfUtcDay } from './ledger-keys.ts';
+import { QUOTA_FAILURE_TYPE } from './failure-type.ts';
+import { runKey, stepKey, type RecordRunInput } from './run-input.ts';
+import type { AdmissionScopes, UsageEntry, UsageStore } from './types.ts';
+
+/** What an agent on this worker knows of the ledger: where it is and the quotas in force. */
+export interface AgentUsage {
+  store: UsageStore;
+  /** The worker's quotas (the whole fleet). */
+  fleet?: Quotas;
+  /** The agent's own quotas (they count the tenant's runs of this agent). */
+  own?: Quotas;
+}
+
+/** A run's identity in the activity's context. */
+function runIds(context: Context): { workflowId: string; runId: string } {
+  const execution = context.info.workflowExecution;
+  return { workflowId: execution?.workflowId ?? '', runId: execution?.runId ?? '' };
+}
+
+function entry(
+  fields: Partial<UsageEntry> & Pick<UsageEntry, 'key' | 'at' | 'agent' | 'model' | 'workflow_id'>,
+  tenant?: string,
+): UsageEntry {
+  return {
+    tenant: tenant ?? '',
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_input_tokens: 0,
+    reasoning_tokens: 0,
+    total_tokens: 0,
+    runs: 0,
+    sub_runs: 0,
+    wall_ms: 0,
+    tool_calls: {},
+    ...fields,
+  };
+}
+
+function refused(details: QuotaExceededDetails): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: quotaMessage(details),
+    type: QUOTA_FAILURE_TYPE,
+    nonRetryable: true,
+    // Expected, not a fault of the worker: logged at DEBUG, not as a failed activity.
+    category: ApplicationFailureCategory.BENIGN,
+    details: [details],
+  });
+}
+
+/**
+ * The start of a run or chat turn: checks the start quotas against the ledger and, when they
+ * allow it, takes a concurrency slot and records the start line, atomically. Slots of runs that
+ * are no longer running (terminated, or on a worker that crashed) are freed and the check made once
+ * more. Throws a non-retryable `QuotaExceededError` failure when refused.
+ */
+export async function admitRun(
+  usage: AgentUsage,
+  input: { agent: string; tenant?: string; model: string; conversationId: string; startSeq: number },
+  context: Context,
+): Promise<void> {
+  const { workflowId, runId } = runIds(context);
+  const tenant = input.tenant ?? '';
+  const now = Date.now();
+  const start = entry(
+    {
+      key: runKey(workflowId, runId, input.conversationId, input.startSeq),
+      at: now,
+      agent: input.agent,
+      model: input.model,
+      workflow_id: workflowId,
+      runs: 1,
+    },
+    input.tenant,
+  );
+  const fleet = limitsFor(tenant, usage.fleet);
+  const own = limitsFor(tenant, usage.own);
+  if (!hasLimits(fleet) && !hasLimits(own)) return usage.store.record(start);
+  const request = { tenant, agent: input.agent, workflowId, start, now };
+  // The fleet's quotas count all of the tenant's runs; the agent's own, its runs of this agent.
+  const decide = (counts: AdmissionScopes) => {
+    const at = Date.now();
+    const fleetRefusal = startRefusal(tenant, fleet, counts.tenant, at);
+    if (fleetRefusal) return { details: fleetRefusal, running: counts.tenant.running };
+    const ownRefusal = startRefusal(tenant, own, counts.agent, at);
+    if (ownRefusal) return { details: { ...ownRefusal, agent: input.agent }, running: counts.agent.running };
+    return undefined;
+  };
+  let refusal = await usage.store.admit(request, decide);
+  if (refusal?.details.quota === 'maxConcurrentRuns') {
+    const freed = await freeDeadSlots(usage.store, refusal.running, context);
+    if (freed) refusal = await usage.store.admit(request, decide);
+  }
+  if (refusal) throw refused(refusal.details);
+}
+
+/** Frees the slots of runs that no longer run; answers whether it freed any. */
+async function freeDeadSlots(store: UsageStore, holders: string[], context: Context): Promise<boolean> {
+  let freed = false;
+  for (const workflowId of holders) {
+    const running = await context.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        (description) => description.status.name === 'RUNNING',
+        (error: unknown) => ((error as { name?: string }).name === 'WorkflowNotFoundError' ? false : true),
+      );
+    if (!running) {
+      await store.release(workflowId);
+      freed = true;
+    }
+  }
+  return freed;
+}
+
+/** Before a model step: a tenant whose daily tokens are spent gets a non-retryable quota failure (the run stops with `quota`). */
+export async function checkTokenQuota(
+  usage: AgentUsage,
+  input: { agent: string; tenant?: string },
+): Promise<void> {
+  const tenant = input.tenant ?? '';
+  const now = Date.now();
+  const today = new Date(startOfUtcDay(now));
+  for (const [quotas, agent] of [
+    [usage.fleet, undefined],
+    [usage.own, input.agent],
+  ] as const) {
+    const limits = limitsFor(tenant, quotas);
+    if (limits.maxTokensPerDay === undefined) continue;
+    const details = tokenRefusal(tenant, limits, await usage.store.tokensSince(tenant, today, agent), now);
+    if (details) throw refused(agent === undefined ? details : { ...details, agent });
+  }
+}
+
+/** A model step's tokens, at the step's key (a retry writes the same line again). */
+export async function recordStep(
+  usage: AgentUsage,
+  input: { agent: string; tenant?: string; model: string; conversationId: string; seq: number },
+  tokens: Usage | undefined,
+  context: Context,
+): Promise<void> {
+  if (!tokens) return;
+  const { workflowId, runId } = runIds(context);
+  await usage.store.record(
+    entry(
+      {
+        key: stepKey(workflowId, runId, input.conversationId, input.seq),
+        at: Date.now(),
+        agent: input.agent,
+        model: input.model,
+        workflow_id: workflowId,
+        input_tokens: tokens.input_tokens,
+        output_tokens: tokens.output_tokens,
+        cached_input_tokens: tokens.cached_input_tokens ?? 0,
+        reasoning_tokens: tokens.reasoning_tokens ?? 0,
+        total_tokens: tokens.total_tokens,
+      },
+      input.tenant,
+    ),
+    writeAttemptOf(context),
+  );
+}
+
+/** The end of a run or chat turn: its line (tool calls by tool, sub-runs, wall time), and its slot freed when it was the last turn. */
+export async function recordRun(usage: AgentUsage, input: RecordRunInput, context: Context): Promise<void> {
+  const { workflowId, runId } = runIds(context);
+  await usage.store.record(
+    entry(
+      {
+        key: runKey(workflowId, runId, input.conversationId, input.startSeq),
+        at: input.startedAt,
+        agent: input.agent,
+        model: input.model,
+        workflow_id: workflowId,
+        runs: input.counted ? 1 : 0,
+        sub_runs: input.subRuns,
+        wall_ms: Math.max(0, input.endedAt - input.startedAt),
+        tool_calls: input.toolCalls,
+      },
+      input.tenant,
+    ),
+    writeAttemptOf(context),
+  );
+  if (input.release) await usage.store.release(workflowId);
+}

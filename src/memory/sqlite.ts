@@ -1,9 +1,6 @@
-import { createRequire } from 'node:module';
-import type * as NodeSqlite from 'node:sqlite';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Message } from '../common/messages.ts';
-import { privateFileSync } from '../fs/private-file.ts';
-import { privateDataDirFor } from '../paths.ts';
+import { openSharedSqlite } from '../fs/sqlite-file.ts';
 import type { MemoryStore, WriteAttempt } from './types.ts';
 
 /**
@@ -20,14 +17,8 @@ export class SqliteMemoryStore implements MemoryStore {
   constructor(opts: { path: string }) {
     this.path = opts.path;
     // Whole conversations: a file (and folder) only the owner can read.
-    if (opts.path !== ':memory:') {
-      privateDataDirFor(opts.path);
-      privateFileSync(opts.path);
-    }
-    this.#db = new (sqlite().DatabaseSync)(opts.path);
+    this.#db = openSharedSqlite(opts.path);
     this.#db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA busy_timeout = 5000;
       CREATE TABLE IF NOT EXISTS messages (
         conversation TEXT NOT NULL,
         seq INTEGER NOT NULL,
@@ -97,12 +88,4 @@ export class SqliteMemoryStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
   }
-}
-
-/**
- * `node:sqlite`, loaded when a store is made rather than when the package is imported: a Node.js
- * without it (before 22.13) then gets the version check's message, not a failed import.
- */
-function sqlite(): typeof NodeSqlite {
-  return createRequire(import.meta.url)('node:sqlite') as typeof NodeSqlite;
 }

@@ -1,8 +1,5 @@
-import { createRequire } from 'node:module';
-import type * as NodeSqlite from 'node:sqlite';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { privateDataDirFor } from '../paths.ts';
-import { privateFileSync } from '../fs/private-file.ts';
+import { openSharedSqlite } from '../fs/sqlite-file.ts';
 import type { WriteAttempt } from '../memory/types.ts';
 import {
   ENTRY_COLUMNS,
@@ -43,14 +40,8 @@ export class SqliteUsageStore implements UsageStore {
 
   constructor(opts: { path: string }) {
     this.path = opts.path;
-    if (opts.path !== ':memory:') {
-      privateDataDirFor(opts.path);
-      privateFileSync(opts.path);
-    }
-    this.#db = new (sqlite().DatabaseSync)(opts.path);
+    this.#db = openSharedSqlite(opts.path);
     this.#db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA busy_timeout = 5000;
       CREATE TABLE IF NOT EXISTS usage_ledger (
         key TEXT PRIMARY KEY, at INTEGER NOT NULL, tenant TEXT NOT NULL, agent TEXT NOT NULL,
         model TEXT NOT NULL, workflow_id TEXT NOT NULL,
@@ -169,9 +160,4 @@ export class SqliteUsageStore implements UsageStore {
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
   }
-}
-
-/** `node:sqlite`, loaded when a store is made (see the memory store's note). */
-function sqlite(): typeof NodeSqlite {
-  return createRequire(import.meta.url)('node:sqlite') as typeof NodeSqlite;
 }

@@ -181,6 +181,8 @@ export class AgentClient {
   readonly fairness: FairnessOptions | undefined;
   #schedules: AgentSchedules | undefined;
   #pollers: AgentPollers | undefined;
+  /** Aborted by {@link AgentClient.close}: ends the calls this client makes in the background. */
+  readonly #closing = new AbortController();
 
   constructor(opts: {
     client: Client;
@@ -380,7 +382,19 @@ export class AgentClient {
     });
   }
 
+  /**
+   * Runs `call` (Temporal client calls) in the background for at most `ms`: it is aborted when this
+   * client closes, before the connection does, so no call of it is left to retry on a closed channel.
+   *
+   * @internal
+   */
+  inBackground<T>(ms: number, call: () => Promise<T>): Promise<T> {
+    const signal = AbortSignal.any([AbortSignal.timeout(ms), this.#closing.signal]);
+    return this.client.withAbortSignal(signal, call);
+  }
+
   async close(): Promise<void> {
+    this.#closing.abort();
     if (this.#ownsUsageStore) await this.#usageStore?.close?.();
     await this.#ownedConnection?.close();
   }

@@ -7,7 +7,7 @@ export const QUOTA_WATCH_MS = 30_000;
 /**
  * Logs the refusal of a run a trigger started, if its tenant's quota refuses it: the run then does
  * nothing, and the log line names the quota and when it resets. Watches in the background for at
- * most `watchMs` (the webhook is answered at once), then lets go of the run.
+ * most `watchMs` (the webhook is answered at once), or until the client closes, then lets go of the run.
  */
 export function logQuotaRefusal(
   client: AgentClient,
@@ -16,8 +16,8 @@ export function logQuotaRefusal(
   prefix: string,
   watchMs: number = QUOTA_WATCH_MS,
 ): void {
-  void client.client
-    .withAbortSignal(AbortSignal.timeout(watchMs), () => handle.result())
+  void client
+    .inBackground(watchMs, () => handle.result())
     .then(undefined, (error: unknown) => {
       if (error instanceof QuotaExceededError) log(`${prefix} refused, nothing started: ${error.message}`);
     });

@@ -24,6 +24,10 @@ export function activitySummary(activityType: string, args: readonly unknown[]):
       return 'store messages';
     case 'loadSession':
       return 'load session';
+    case 'recordRun':
+      return 'record usage';
+    case 'releaseRun':
+      return 'free run slot';
     default:
       return undefined;
   }

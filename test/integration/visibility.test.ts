@@ -104,7 +104,13 @@ describe('runs in the Temporal UI and in listings', () => {
           event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
       )
       .map((event) => defaultPayloadConverter.fromPayload<string>(event.userMetadata!.summary!));
-    expect(summaries).toEqual(['resolve run', 'model scripted', 'tool add', 'model scripted']);
+    expect(summaries).toEqual([
+      'resolve run',
+      'model scripted',
+      'tool add',
+      'model scripted',
+      'record usage',
+    ]);
 
     const metadata = await handle.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toBe('**Completed** after 2 steps');

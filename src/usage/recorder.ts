@@ -24,7 +24,8 @@ function runIds(context: Context): { workflowId: string; runId: string } {
   return { workflowId: execution?.workflowId ?? '', runId: execution?.runId ?? '' };
 }
 
-function entry(
+/** A ledger line: zeros where `fields` say nothing, the tenant `''` when there is none. */
+export function usageEntry(
   fields: Partial<UsageEntry> & Pick<UsageEntry, 'key' | 'at' | 'agent' | 'model' | 'workflow_id'>,
   tenant?: string,
 ): UsageEntry {
@@ -68,7 +69,7 @@ export async function admitRun(
   const { workflowId, runId } = runIds(context);
   const tenant = input.tenant ?? '';
   const now = Date.now();
-  const start = entry(
+  const start = usageEntry(
     {
       key: runKey(workflowId, runId, input.conversationId, input.startSeq),
       at: now,
@@ -148,7 +149,7 @@ export async function recordStep(
   if (!tokens) return;
   const { workflowId, runId } = runIds(context);
   await usage.store.record(
-    entry(
+    usageEntry(
       {
         key: stepKey(workflowId, runId, input.conversationId, input.seq),
         at: Date.now(),
@@ -171,7 +172,7 @@ export async function recordStep(
 export async function recordRun(usage: AgentUsage, input: RecordRunInput, context: Context): Promise<void> {
   const { workflowId, runId } = runIds(context);
   await usage.store.record(
-    entry(
+    usageEntry(
       {
         key: runKey(workflowId, runId, input.conversationId, input.startSeq),
         at: input.startedAt,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
 import { PostgresUsageStore } from '../../src/usage/postgres.ts';
+import { usageEntry } from '../../src/usage/recorder.ts';
 import { SqliteUsageStore } from '../../src/usage/sqlite.ts';
 import { summarizeUsage } from '../../src/usage/summary.ts';
 import type { UsageEntry, UsageStore } from '../../src/usage/types.ts';
@@ -15,24 +16,8 @@ const day1 = Date.UTC(2026, 10, 20, 10);
 const day2 = day1 + DAY;
 
 function line(key: string, fields: Partial<UsageEntry>): UsageEntry {
-  return {
-    key,
-    at: day1,
-    tenant: 'acme',
-    agent: 'support',
-    model: 'openai:gpt-test',
-    workflow_id: key.split('/')[0]!,
-    input_tokens: 0,
-    output_tokens: 0,
-    cached_input_tokens: 0,
-    reasoning_tokens: 0,
-    total_tokens: 0,
-    runs: 0,
-    sub_runs: 0,
-    wall_ms: 0,
-    tool_calls: {},
-    ...fields,
-  };
+  const base = { key, at: day1, agent: 'support', model: 'openai:gpt-test', workflow_id: key.split('/')[0]! };
+  return usageEntry({ ...base, ...fields }, fields.tenant ?? 'acme');
 }
 
 const tokens = (input: number, output: number, cached = 0) => ({

@@ -16,7 +16,7 @@ import { StructuredAnswer } from '../output/structured-answer.ts';
 import type { OutputFailure, OutputSpec } from '../output/types.ts';
 import { runSubAgent, type SubAgentCaller } from '../subagents/workflow-child.ts';
 import { MAX_HANDOFFS_PER_TURN, resolveHandoff, type PendingHandoff } from '../subagents/workflow-handoff.ts';
-import { FastToolCalls } from '../fast-tools/workflow-fast-call.ts';
+import { ToolCallRoutes } from './tool-call-routes.ts';
 import { addUsage, childLimits, limitsLeft } from '../subagents/workflow-limits.ts';
 import { quotaFailureMessage } from '../usage/failure-type.ts';
 import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from '../subagents/types.ts';
@@ -51,10 +51,9 @@ export class RunLoop implements ControlledLoop {
   /** The run's skills: those chosen at the start and those the model loads. */
   skills: RunSkills;
   readonly #modelActivities: ReturnType<typeof toolActivities>;
-  readonly #toolActivities: ReturnType<typeof toolActivities>;
   readonly #storeActivities: ReturnType<typeof toolActivities>;
-  /** Calls of the plan's fast tools, as local activities. */
-  #fastCalls: FastToolCalls;
+  /** Where each tool call runs: its rate-limited queue, locally (fast tools), or as an activity. */
+  readonly #routes: ToolCallRoutes;
   readonly input: AgentRunInput;
   /** The turn's plan: replaced when the conversation is handed to another agent. */
   plan: ResolvedRun;
@@ -90,8 +89,6 @@ export class RunLoop implements ControlledLoop {
   #modelSeq: number | undefined;
   /** A structured run's answer (checks, repairs); undefined for a run that answers in text. */
   readonly answer: StructuredAnswer | undefined;
-  /** Tool calls on the rate-limited task queues (`rateLimits`), by queue. */
-  readonly #queuedToolActivities = new Map<string, ReturnType<typeof toolActivities>>();
 
   /** Added to the payload of every event: a chat turn's `turn_id`, a deep run's `phase`. */
   readonly #tags: Record<string, unknown>;
@@ -124,8 +121,7 @@ export class RunLoop implements ControlledLoop {
     this.context = new ContextKeeper(this.#modelActivities, (type, message, payload) =>
       this.#emit(type, message, payload),
     );
-    this.#toolActivities = toolActivities(timeouts);
-    this.#fastCalls = new FastToolCalls(timeouts, this.#toolActivities);
+    this.#routes = new ToolCallRoutes(plan, toolActivities(timeouts));
     this.#storeActivities = storeActivities(timeouts);
   }
 
@@ -212,9 +208,10 @@ export class RunLoop implements ControlledLoop {
         return this.#ended('budget', over);
       }
       this.#toolCalls += calls.length;
-      for (const { call } of calls)
-        this.toolCallsByTool[call.name] = (this.toolCallsByTool[call.name] ?? 0) + 1;
-      for (const entry of calls) this.#unanswered.set(entry.call.id, entry);
+      for (const entry of calls) {
+        this.#unanswered.set(entry.call.id, entry);
+        this.toolCallsByTool[entry.call.name] = (this.toolCallsByTool[entry.call.name] ?? 0) + 1;
+      }
       const settled = await Promise.allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
       const failed = settled.find((outcome) => outcome.status === 'rejected');
       if (failed) throw failed.reason;
@@ -234,21 +231,14 @@ export class RunLoop implements ControlledLoop {
       const failed = error instanceof ActivityFailure || error instanceof ApplicationFailure;
       if (!failed || isCancellation(error)) throw error;
       const message = (error instanceof ActivityFailure ? error.cause?.message : undefined) ?? error.message;
-      await this.#answer([{ call: handoff.call, seq: handoff.seq }], `Not transferred: ${message}`);
-      this.#emit('tool_failed', `${handoff.call.name} failed: ${message}`, {
-        tool: handoff.call.name,
-        call_id: handoff.call.id,
-        error: message,
-        error_type: 'Handoff',
-      });
-      return;
+      return this.#failed(handoff.call, handoff.seq, `Not transferred: ${message}`, message, 'Handoff');
     }
     this.#unanswered.delete(handoff.call.id);
     this.agent = handoff.target;
     this.handoffs.push(handoff.target);
     this.#tools = [...this.plan.tools];
     this.skills = new RunSkills(this.plan);
-    this.#fastCalls = new FastToolCalls(this.plan.timeouts, this.#toolActivities);
+    this.#routes.use(this.plan);
     this.#iterationBase = iteration;
     this.#emit('handoff', `${from} handed the conversation to ${handoff.target}`, {
       from,
@@ -416,18 +406,6 @@ export class RunLoop implements ControlledLoop {
     };
   }
 
-  /** The tool's activities: on its rate-limited task queue when its credential key is limited. */
-  #toolActivitiesFor(tool: string): ReturnType<typeof toolActivities> {
-    const queue = this.plan.toolQueues?.[tool];
-    if (!queue) return this.#toolActivities;
-    let activities = this.#queuedToolActivities.get(queue);
-    if (!activities) {
-      activities = toolActivities(this.plan.timeouts, queue);
-      this.#queuedToolActivities.set(queue, activities);
-    }
-    return activities;
-  }
-
   async #runTool(call: ToolCall, seq: number): Promise<void> {
     const ids = { tool: call.name, call_id: call.id };
     const delegation = this.plan.delegation;
@@ -455,32 +433,18 @@ export class RunLoop implements ControlledLoop {
         ...(this.skills.tools.length ? { skillTools: [...this.skills.tools] } : {}),
         model: this.plan.model,
       };
-      // A rate-limited tool always runs on its own queue, where Temporal paces it: never locally.
-      const fast = this.plan.fastTools?.includes(call.name) && !this.plan.toolQueues?.[call.name];
-      const invoke = () =>
-        fast ? this.#fastCalls.invoke(input) : this.#toolActivitiesFor(call.name).invokeTool(input);
+      const invoke = () => this.#routes.invoke(input);
       const waiting = { call, deadlineAt: this.#control.deadlineAt, emit: this.#emit.bind(this) };
       const outcome = await invokeUntilAuthorized(this.#authorizing(call), () =>
         waitOutRateLimits(waiting, invoke),
       );
       if (!('notAuthorized' in outcome) && outcome.rateLimited) {
         const message = rateLimitAnswer(outcome, this.#control.deadlineAt);
-        await this.#answer([{ call, seq }], `Error (RateLimitError): ${message}`);
-        this.#emit('tool_failed', `${call.name} failed: ${message}`, {
-          ...ids,
-          error: message,
-          error_type: 'RateLimitError',
-        });
-        return;
+        return this.#failed(call, seq, `Error (RateLimitError): ${message}`, message, 'RateLimitError');
       }
       if ('notAuthorized' in outcome) {
-        await this.#answer([{ call, seq }], outcome.notAuthorized);
-        this.#emit('tool_failed', `${call.name} failed: ${outcome.notAuthorized}`, {
-          ...ids,
-          error: outcome.notAuthorized,
-          error_type: 'AuthorizationTimeout',
-        });
-        return;
+        const why = outcome.notAuthorized;
+        return this.#failed(call, seq, why, why, 'AuthorizationTimeout');
       }
       for (const name of [...(outcome.loadTools ?? []), ...this.skills.absorb(outcome)])
         if (!this.#tools.includes(name)) this.#tools.push(name);
@@ -501,19 +465,25 @@ export class RunLoop implements ControlledLoop {
       const cause = error.cause;
       const message = cause?.message ?? error.message;
       const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
-      await this.#storeActivities.appendMessages({
-        agent: this.agent,
-        conversationId: this.conversationId,
-        seq,
-        messages: [toolMessage(call, `Error (${errorType}): ${message}`, true)],
-      });
-      this.#emit('tool_failed', `${call.name} failed: ${message}`, {
-        ...ids,
-        error: message,
-        error_type: errorType,
-      });
-      this.#unanswered.delete(call.id);
+      await this.#failed(call, seq, `Error (${errorType}): ${message}`, message, errorType);
     }
+  }
+
+  /** A call that failed for good: `content` is its result for the model, and `tool_failed` says why. */
+  async #failed(
+    call: ToolCall,
+    seq: number,
+    content: string,
+    error: string,
+    errorType: string,
+  ): Promise<void> {
+    await this.#answer([{ call, seq }], content);
+    this.#emit('tool_failed', `${call.name} failed: ${error}`, {
+      tool: call.name,
+      call_id: call.id,
+      error,
+      error_type: errorType,
+    });
   }
 }
 

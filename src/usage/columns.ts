@@ -9,14 +9,7 @@ export const ENTRY_COLUMNS = [
   'agent',
   'model',
   'workflow_id',
-  'input_tokens',
-  'output_tokens',
-  'cached_input_tokens',
-  'reasoning_tokens',
-  'total_tokens',
-  'runs',
-  'sub_runs',
-  'wall_ms',
+  ...SUM_COLUMNS,
   'tool_calls',
 ] as const;
 

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowFailedError, type Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import { connectClientConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from '../connection/temporal-options.ts';
-import { closedRunEvents, eventsAfter, EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
 import type { DeepAgentRunInput } from '../common/deep.ts';
-import type { AgentResult, AgentRunOutput } from '../common/run.ts';
-import { RunFailedError } from '../errors.ts';
-import { quotaExceededIn } from '../usage/refusal.ts';
+import type { AgentEvent } from '../common/events.ts';
+import type { AgentResult } from '../common/run.ts';
 import { usageFilter, type UsageQuery } from '../usage/query.ts';
 import { summarizeUsage, type UsageReport } from '../usage/summary.ts';
 import { usageStoreFollowing } from '../usage/default-store.ts';
@@ -16,10 +14,7 @@ import type { UsageStore } from '../usage/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import type { RunLimits } from '../common/control.ts';
-import { streamRunEvents } from './event-stream.ts';
-import { failedRunEvents } from './failed-run.ts';
-import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
-import { ApprovalControls, RunControls } from './run-controls.ts';
+import { AgentRunHandle } from './run-handle.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
@@ -28,7 +23,6 @@ import type { TelemetryOptions } from '../telemetry/options.ts';
 import { AgentPollers } from '../triggers/pollers.ts';
 import { AgentSchedules } from '../triggers/schedules.ts';
 import { telemetryClientInterceptors } from '../telemetry/temporal-interceptors.ts';
-import { checkedResult } from '../output/result.ts';
 import { checkFairness, runPriority } from '../fairness/priority.ts';
 import type { FairnessOptions } from '../fairness/types.ts';
 import {
@@ -37,6 +31,8 @@ import {
   type OutputSchema,
   type ResultOutput,
 } from '../output/schema.ts';
+
+export { AgentRunHandle };
 
 export interface StartRunOptions {
   /** Default: `agent-<name>-<uuid>`. */
@@ -75,91 +71,6 @@ export interface StartRunOptions {
    * lower keys first, then shares the rest among tenants by their fairness weights.
    */
   priority?: number;
-}
-
-/**
- * A run started through {@link AgentClient}: its result, its events and its controls (cancel,
- * approve, reject, pendingApprovals), from any process. `T` is the type of `result().output`: text,
- * or the object of a structured run (inferred from its `output` schema).
- */
-export class AgentRunHandle<T = string> extends ApprovalControls {
-  readonly workflow: WorkflowHandle;
-  protected readonly controls: RunControls;
-
-  constructor(workflow: WorkflowHandle) {
-    super();
-    this.workflow = workflow;
-    this.controls = new RunControls(async () => workflow);
-  }
-
-  /**
-   * Stops the run: in-flight model and tool calls are cancelled (their `AbortSignal` fires), calls
-   * that did not finish are answered "Cancelled: <reason>" in the stored conversation, the last
-   * event is `run_cancelled`, and {@link AgentRunHandle.result} resolves with `stop_reason: 'cancelled'`.
-   * Refused ({@link ControlRefusedError}) when the run has already ended or is stopping.
-   */
-  cancel(reason?: string): Promise<void> {
-    return this.controls.cancel(reason);
-  }
-
-  get workflowId(): string {
-    return this.workflow.workflowId;
-  }
-
-  /**
-   * Waits for the run to finish. Rejects with a {@link RunFailedError} naming the root cause when it
-   * failed, and with an {@link OutputValidationError} when a structured run ended with `invalid_output`.
-   */
-  async result(): Promise<AgentResult<T>> {
-    let result: AgentResult<unknown>;
-    try {
-      const { events, ...rest } = (await this.workflow.result()) as AgentRunOutput;
-      result = rest;
-    } catch (error) {
-      throw asRunFailure(this.workflowId, error);
-    }
-    return checkedResult<T>(this.workflowId, result);
-  }
-
-  /**
-   * The run's events after `afterSeq`, as they happen, ending after `run_completed`. The events of
-   * its sub-agent runs come in between, tagged `{ agent, sub_run, depth }` (those of children that
-   * started after `afterSeq`).
-   */
-  async *events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
-    try {
-      yield* withChildEvents(
-        streamRunEvents(this.workflow, opts.afterSeq ?? 0),
-        childEventsOf(this.workflow),
-      );
-    } catch (error) {
-      throw asRunFailure(this.workflowId, error);
-    }
-  }
-
-  /**
-   * The run's events after `afterSeq` that exist now (without waiting for more). A closed run's are
-   * read from its result, with no worker; a running run's (and one of an earlier version, or one
-   * that failed) by the events query, which a worker answers.
-   */
-  async listEvents(opts: { afterSeq?: number } = {}): Promise<AgentEvent[]> {
-    const afterSeq = opts.afterSeq ?? 0;
-    const closed = await this.closedEvents(afterSeq);
-    return closed ?? this.workflow.query<AgentEvent[], [number]>(EVENTS_QUERY, afterSeq);
-  }
-
-  /**
-   * The events after `afterSeq` of a run that has closed with its events in its result or failure
-   * (every run of this version that completed, stopped or failed); `undefined` while it runs, when it
-   * was terminated or timed out, ran on an earlier version, or when what it carries does not reach
-   * back to `afterSeq` (read those with the query).
-   */
-  async closedEvents(afterSeq = 0): Promise<AgentEvent[] | undefined> {
-    const description = await this.workflow.describe();
-    if (description.status.name !== 'COMPLETED' && description.status.name !== 'FAILED') return undefined;
-    const log = await this.workflow.result().then(closedRunEvents, failedRunEvents);
-    return eventsAfter(log, afterSeq);
-  }
 }
 
 /**
@@ -405,18 +316,4 @@ function checkedTimeout(timeoutMs: number): number {
     throw new TypeError(`timeoutMs must be a number of milliseconds above 0 (got ${String(timeoutMs)}).`);
   }
   return timeoutMs;
-}
-
-/**
- * Temporal wraps a run's failure in layers (workflow → activity → application); name the innermost.
- * A run a quota refused rejects with a {@link QuotaExceededError}.
- */
-function asRunFailure(workflowId: string, error: unknown): unknown {
-  if (!(error instanceof WorkflowFailedError)) return error;
-  const quota = quotaExceededIn(error, workflowId);
-  if (quota) return quota;
-  let root: unknown = error;
-  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-  const reason = root instanceof Error ? root.message : String(root);
-  return new RunFailedError(workflowId, reason, { cause: error });
 }

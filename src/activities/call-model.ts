@@ -9,7 +9,7 @@ import { TextDeltaBatcher } from './live-text.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
-import { checkTokenQuota, recordStep } from '../usage/recorder.ts';
+import { checkTokenQuota, recordRun, recordStep } from '../usage/recorder.ts';
 
 /**
  * One model step: builds what the model sees from the conversation before `seq` in the memory store
@@ -105,12 +105,20 @@ export async function callModel(
     await view.settle(response.usage);
     const checked =
       output && response.toolCalls.length === 0 ? checkAnswer(response.text, output.schema) : undefined;
+    // An answer ends the turn: its ledger line is written now, which spares the turn a local activity at its end.
+    const answered = response.toolCalls.length === 0 && (checked === undefined || checked.ok);
+    let runRecorded = false;
+    if (answered && agent.usage && input.runLine) {
+      await recordRun(agent.usage, { ...input.runLine, endedAt: Date.now() }, context);
+      runRecorded = true;
+    }
     return {
       text: response.text,
       toolCalls: response.toolCalls,
       ...(checked ? { output: checked } : {}),
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
       ...(response.usage ? { usage: response.usage } : {}),
+      ...(runRecorded ? { runRecorded } : {}),
       context: view.report(),
     };
   } finally {

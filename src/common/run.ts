@@ -7,6 +7,7 @@ import type { Message, ToolCall, Usage } from './messages.ts';
 import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '../output/types.ts';
 import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
 import type { RateLimitedCall } from '../rate-limits/types.ts';
+import type { RecordRunInput } from '../usage/run-input.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -227,7 +228,15 @@ export interface CallModelInput {
   output?: { schema: JsonSchemaObject };
   /** Store the answering agent's name with the assistant message (conversations that are handed off). */
   labelAgent?: boolean;
+  /**
+   * The turn's usage-ledger line so far: a step that answers (no tool calls, its output accepted)
+   * writes it, ended now, so the turn needs no `recordRun` at its end (`ModelStep.runRecorded`).
+   */
+  runLine?: RunLineSoFar;
 }
+
+/** A turn's ledger line before it has ended (see {@link CallModelInput.runLine}). */
+export type RunLineSoFar = Omit<RecordRunInput, 'endedAt'>;
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */
 export interface ModelStep {
@@ -241,6 +250,8 @@ export interface ModelStep {
   overflow?: ContextOverflow;
   /** A structured run's answer (no tool calls), checked against the schema in the activity. */
   output?: OutputCheck;
+  /** The step answered and wrote the turn's ledger line (and freed its slot when asked to). */
+  runRecorded?: boolean;
 }
 
 export interface InvokeToolInput {

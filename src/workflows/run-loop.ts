@@ -1,7 +1,14 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Message, ToolCall, Usage } from '../common/messages.ts';
-import type { AgentRunInput, ModelStep, ResolvedRun, StopReason, SubRunSummary } from '../common/run.ts';
+import type {
+  AgentRunInput,
+  ModelStep,
+  ResolvedRun,
+  RunLineSoFar,
+  StopReason,
+  SubRunSummary,
+} from '../common/run.ts';
 import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
@@ -65,6 +72,10 @@ export class RunLoop implements ControlledLoop {
   readonly subRuns: SubRunSummary[] = [];
   /** This loop's own tool calls by tool (its sub-agents count theirs), for the usage ledger. */
   readonly toolCallsByTool: Record<string, number> = {};
+  /** The turn's ledger line, less what the loop counts: each model step carries it, and the answering step writes it. */
+  runLine: Omit<RunLineSoFar, 'model' | 'subRuns' | 'toolCalls'> | undefined;
+  /** Whether the last model step answered and wrote the turn's ledger line. */
+  runRecorded = false;
   readonly conversationId: string;
   readonly events: EventLog;
   readonly #control: RunControl;
@@ -314,10 +325,21 @@ export class RunLoop implements ControlledLoop {
         ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
         ...(this.plan.textDeltaBatchMs ? { textDeltaBatchMs: this.plan.textDeltaBatchMs } : {}),
         ...(this.answer ? { output: { schema: this.answer.spec.schema } } : {}),
+        ...(this.runLine
+          ? {
+              runLine: {
+                ...this.runLine,
+                model: this.plan.model,
+                subRuns: this.subRuns.length,
+                toolCalls: { ...this.toolCallsByTool },
+              },
+            }
+          : {}),
       })
       .finally(() => {
         this.#modelSeq = undefined;
       });
+    this.runRecorded = step.runRecorded === true;
     this.#seq += 1;
     this.#lastText = step.text;
     if (step.reasoning) {

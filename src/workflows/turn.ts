@@ -74,26 +74,33 @@ export async function runTurn(
   control.watchDeadline(inheritedDeadline(input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt));
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
   const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
+  const line = {
+    agent: input.agent,
+    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+    conversationId,
+    startSeq: options.startSeq ?? 0,
+    startedAt,
+    counted: options.admit !== undefined,
+    release: options.admit?.release ?? false,
+  };
+  if (ledger) loop.runLine = line;
   const outcome = await loop.run().catch(async (error: unknown) => {
     showFailure(error, loop.iterations, tags);
     if (options.admit && ledger) await releaseSlot(input.agent);
     throw error;
   });
-  const record = {
-    agent: input.agent,
-    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
-    model: loop.plan.model,
-    conversationId,
-    startSeq: options.startSeq ?? 0,
-    startedAt,
-    endedAt: Date.now(),
-    counted: options.admit !== undefined,
-    subRuns: loop.subRuns.length,
-    toolCalls: loop.toolCallsByTool,
-    release: options.admit?.release ?? false,
-  };
-  // Recorded also when the turn was cancelled (its parent stopped): a cancelled scope must not skip it.
-  if (ledger) await CancellationScope.nonCancellable(() => ledger.recordRun(record));
+  // Written by the answering model step (the common end), else here, at the end.
+  if (ledger && !loop.runRecorded) {
+    const record = {
+      ...line,
+      model: loop.plan.model,
+      endedAt: Date.now(),
+      subRuns: loop.subRuns.length,
+      toolCalls: loop.toolCallsByTool,
+    };
+    // Recorded also when the turn was cancelled (its parent stopped): a cancelled scope must not skip it.
+    await CancellationScope.nonCancellable(() => ledger.recordRun(record));
+  }
   const { stopReason, iterations, stopMessage } = outcome;
   // A structured run's output is the checked object (undefined when it stopped without one).
   const output = loop.answer ? outcome.value : outcome.output;

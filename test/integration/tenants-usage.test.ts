@@ -1,4 +1,5 @@
 import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import type { WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,19 @@ const usage = (input: number, output: number) => ({
   output_tokens: output,
   total_tokens: input + output,
 });
+
+/** The activity types of a run's local activities, in the order its history recorded them. */
+async function localActivities(workflow: WorkflowHandle): Promise<string[]> {
+  const { events } = await workflow.fetchHistory();
+  return (events ?? []).flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    const data =
+      marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+    return data
+      ? [(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type]
+      : [];
+  });
+}
 
 describe('the usage ledger and cost', () => {
   let t: TestWorker;
@@ -73,6 +87,20 @@ describe('the usage ledger and cost', () => {
     const acme = await t.agents.usage({ tenant: 'acme', since: '1h' });
     expect(acme.totals.total_tokens).toBe(report.groups?.find((g) => g.key === 'acme')?.total_tokens);
     expect((await t.agents.usage({ tenant: 'acme', until: '1h' })).totals.total_tokens).toBe(0);
+  });
+
+  it('has the answering step write the run line, and the end write it when the run stops without an answer', async () => {
+    const answered = await t.agents.start('counter', 'Take a note', { tenant: 'lineco' });
+    await answered.result();
+    expect(await localActivities(answered.workflow)).toEqual(['resolveRun']);
+    const lines = await t.agents.usage({ tenant: 'lineco' });
+    expect(lines.totals).toMatchObject({ runs: 1, tools: { note: 1 } });
+    expect(lines.totals.wall_ms).toBeGreaterThan(0);
+
+    const stopped = await t.agents.start('counter', 'Take a note', { tenant: 'limitco', maxIterations: 1 });
+    expect((await stopped.result()).metadata.stop_reason).toBe('max_iterations');
+    expect(await localActivities(stopped.workflow)).toEqual(['resolveRun', 'recordRun']);
+    expect((await t.agents.usage({ tenant: 'limitco' })).totals.runs).toBe(1);
   });
 
   it('counts a deep run once, its phases and its tokens in its metadata.usage', async () => {

@@ -3,6 +3,7 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.ts';
 import type { RunTimeouts } from '../common/run.ts';
@@ -28,13 +29,21 @@ const localQuickActivities = proxyLocalActivities<AgentActivities>(QUICK);
 /** Marks histories whose `resolveRun` is a local activity; older histories replay the activity they recorded. */
 export const RESOLVE_RUN_LOCALLY = 'resolve-run-as-local-activity';
 
-/** Where this turn's `resolveRun` runs: locally, unless the history being replayed scheduled it as an activity. */
-export function resolveRunActivities(): typeof quickActivities {
-  return patched(RESOLVE_RUN_LOCALLY) ? localQuickActivities : quickActivities;
-}
-
 /** Marks histories that record runs in the usage ledger; older histories replay without those steps. */
 export const USAGE_LEDGER = 'usage-ledger';
+
+/**
+ * Where this turn's `resolveRun` runs: locally, unless the history being replayed scheduled it as an
+ * activity. The ledger came after local `resolveRun`, so a history with the ledger's marker resolves
+ * locally too, and a new run records that one marker, not two (each costs a history event and a
+ * search-attribute write). Histories recorded with both markers must see both asked for while they
+ * replay; asked while replaying, `patched` only matches a recorded marker and writes nothing.
+ */
+export function resolveRunActivities(): typeof quickActivities {
+  if (!patched(USAGE_LEDGER)) return patched(RESOLVE_RUN_LOCALLY) ? localQuickActivities : quickActivities;
+  if (workflowInfo().unsafe.isReplaying) patched(RESOLVE_RUN_LOCALLY);
+  return localQuickActivities;
+}
 
 /** The ledger's local activities (`recordRun`, `releaseRun`), or undefined when replaying a history from before the ledger. */
 export function ledgerActivities(): typeof quickActivities | undefined {

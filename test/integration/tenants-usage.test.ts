@@ -28,17 +28,21 @@ const usage = (input: number, output: number) => ({
   total_tokens: input + output,
 });
 
-/** The activity types of a run's local activities, in the order its history recorded them. */
-async function localActivities(workflow: WorkflowHandle): Promise<string[]> {
+/** A run's markers, in history order: its local activities by type, its patches by id. */
+async function markers(workflow: WorkflowHandle): Promise<{ local: string[]; patches: string[] }> {
   const { events } = await workflow.fetchHistory();
-  return (events ?? []).flatMap((event) => {
+  const local: string[] = [];
+  const patches: string[] = [];
+  for (const event of events ?? []) {
     const marker = event.markerRecordedEventAttributes;
-    const data =
-      marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
-    return data
-      ? [(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type]
-      : [];
-  });
+    const read = (key: string): Record<string, unknown> => {
+      const data = marker?.details?.[key]?.payloads?.[0]?.data;
+      return data ? (JSON.parse(Buffer.from(data).toString()) as Record<string, unknown>) : {};
+    };
+    if (marker?.markerName === 'core_local_activity') local.push(String(read('data').activity_type));
+    if (marker?.markerName === 'core_patch') patches.push(String(read('patch-data').id));
+  }
+  return { local, patches };
 }
 
 describe('the usage ledger and cost', () => {
@@ -92,14 +96,15 @@ describe('the usage ledger and cost', () => {
   it('has the answering step write the run line, and the end write it when the run stops without an answer', async () => {
     const answered = await t.agents.start('counter', 'Take a note', { tenant: 'lineco' });
     await answered.result();
-    expect(await localActivities(answered.workflow)).toEqual(['resolveRun']);
+    // One patch marker (each also writes a search attribute), and no local activity at the end.
+    expect(await markers(answered.workflow)).toEqual({ local: ['resolveRun'], patches: ['usage-ledger'] });
     const lines = await t.agents.usage({ tenant: 'lineco' });
     expect(lines.totals).toMatchObject({ runs: 1, tools: { note: 1 } });
     expect(lines.totals.wall_ms).toBeGreaterThan(0);
 
     const stopped = await t.agents.start('counter', 'Take a note', { tenant: 'limitco', maxIterations: 1 });
     expect((await stopped.result()).metadata.stop_reason).toBe('max_iterations');
-    expect(await localActivities(stopped.workflow)).toEqual(['resolveRun', 'recordRun']);
+    expect((await markers(stopped.workflow)).local).toEqual(['resolveRun', 'recordRun']);
     expect((await t.agents.usage({ tenant: 'limitco' })).totals.runs).toBe(1);
   });
 

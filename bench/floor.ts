@@ -2,11 +2,14 @@
  * Benchmark (not a test): agent runs against the floor of Temporal itself, in one run on one
  * embedded dev server, as medians of interleaved repeats (so noise hits every variant alike).
  * 1. A 4-model + 3-fast-tool run (instant model, no-op tool) against a workflow of 8 plain no-op
- *    activities (the same number of steps) and `@temporalio/ai-sdk`'s loop over the same steps.
+ *    activities (the same number of steps), Temporal's own floor for the shape (4 plain activities
+ *    with a local no-op activity between each) and `@temporalio/ai-sdk`'s loop over the same steps.
  * 2. 200 concurrent runs of 2 model steps of 200 ms and one tool call: ours (fast tool, and the tool
- *    as a normal activity) against plain Temporal with three activities per workflow and the AI SDK loop.
- * Our worker runs with createAgentWorker's defaults; the baselines' workers get 1000 activity slots
- * and a 1000-run cache. Writes bench/results/floor.json and .md. FLOOR_REPEATS and FLOOR_RUNS shorten it.
+ *    as a normal activity) against plain Temporal with three activities per workflow, the same with
+ *    the tool as a local activity, and the AI SDK loop.
+ * Our worker runs with createAgentWorker's defaults; the baselines' workers (plain, and the AI SDK's
+ * own) get 1000 activity and local-activity slots and a 1000-run cache. Writes
+ * bench/results/floor.json and .md. FLOOR_REPEATS and FLOOR_RUNS shorten it.
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -72,39 +75,59 @@ try {
   );
   const agents = new AgentClient({ client, taskQueue: agentQueue });
 
-  // The baselines: plain activities and the AI SDK loop, on one worker tuned for the load.
-  const baseQueue = `floor-base-${randomUUID()}`;
+  // The baselines, each on a worker tuned for the load: plain activities (Temporal's floor), and
+  // the AI SDK loop on a worker of its own (its plugin weighs on no other baseline).
+  const tuned = {
+    connection: nativeConnection,
+    activities: floorActivities,
+    maxConcurrentActivityTaskExecutions: 1000,
+    maxConcurrentLocalActivityExecutions: 1000,
+    maxCachedWorkflows: 1000,
+  };
+  const plainQueue = `floor-plain-${randomUUID()}`;
   await serve(
     await Worker.create({
-      connection: nativeConnection,
-      taskQueue: baseQueue,
+      ...tuned,
+      taskQueue: plainQueue,
       workflowsPath: fileURLToPath(new URL('./floor/workflows.ts', import.meta.url)),
-      activities: floorActivities,
-      plugins: [new AiSdkPlugin({ modelProvider: loopProvider(SLOW_MODEL_MS) })],
-      maxConcurrentActivityTaskExecutions: 1000,
-      maxCachedWorkflows: 1000,
     }),
   );
-  const execute = (workflow: string, args: unknown[]) =>
-    client.workflow.execute(workflow, { taskQueue: baseQueue, workflowId: `floor-${randomUUID()}`, args });
+  const aiSdkQueue = `floor-ai-sdk-${randomUUID()}`;
+  await serve(
+    await Worker.create({
+      ...tuned,
+      taskQueue: aiSdkQueue,
+      workflowsPath: fileURLToPath(new URL('./floor/ai-sdk-workflows.ts', import.meta.url)),
+      plugins: [new AiSdkPlugin({ modelProvider: loopProvider(SLOW_MODEL_MS) })],
+    }),
+  );
+  const execute = (workflow: string, args: unknown[], taskQueue = plainQueue) =>
+    client.workflow.execute(workflow, { taskQueue, workflowId: `floor-${randomUUID()}`, args });
 
   const sequential = {
     ours: () => agents.run('instant', 'go'),
     plain8: () => execute('plainActivities', [2 * ITERATIONS]),
-    aiSdk: () => execute('aiSdkLoop', [`loop-${ITERATIONS}`, ITERATIONS]),
+    plainLocal: () => execute('plainWithLocalTools', [ITERATIONS]),
+    aiSdk: () => execute('aiSdkLoop', [`loop-${ITERATIONS}`, ITERATIONS], aiSdkQueue),
   };
   const concurrent = {
     ours: () => agents.run('slow', 'go'),
     oursToolAsActivity: () => agents.run('slowActivity', 'go'),
     plain: () => execute('plainAgentShape', [SLOW_MODEL_MS]),
-    aiSdk: () => execute('aiSdkLoop', ['slow-2', 2]),
+    plainLocal: () => execute('plainAgentShapeLocalTool', [SLOW_MODEL_MS]),
+    aiSdk: () => execute('aiSdkLoop', ['slow-2', 2], aiSdkQueue),
   };
 
   // Warm-up: every variant once, and a small burst.
   for (const run of [...Object.values(sequential), ...Object.values(concurrent)]) await run();
   for (const run of Object.values(concurrent)) await Promise.all(Array.from({ length: 20 }, run));
 
-  const seq = { ours: [] as number[], plain8: [] as number[], aiSdk: [] as number[] };
+  const seq = {
+    ours: [] as number[],
+    plain8: [] as number[],
+    plainLocal: [] as number[],
+    aiSdk: [] as number[],
+  };
   for (let i = 0; i < RUNS; i++)
     for (const [name, run] of Object.entries(sequential))
       seq[name as keyof typeof seq].push(await timed(run));
@@ -113,6 +136,7 @@ try {
     ours: [] as number[],
     oursToolAsActivity: [] as number[],
     plain: [] as number[],
+    plainLocal: [] as number[],
     aiSdk: [] as number[],
   };
   for (let r = 0; r < REPEATS; r++)
@@ -121,11 +145,17 @@ try {
         await timed(() => Promise.all(Array.from({ length: CONCURRENT_RUNS }, run))),
       );
 
-  const s = { ours: median(seq.ours), plain8: median(seq.plain8), aiSdk: median(seq.aiSdk) };
+  const s = {
+    ours: median(seq.ours),
+    plain8: median(seq.plain8),
+    plainLocal: median(seq.plainLocal),
+    aiSdk: median(seq.aiSdk),
+  };
   const c = {
     ours: median(conc.ours),
     oursToolAsActivity: median(conc.oursToolAsActivity),
     plain: median(conc.plain),
+    plainLocal: median(conc.plainLocal),
     aiSdk: median(conc.aiSdk),
   };
   const results = {
@@ -138,6 +168,8 @@ try {
       median_ms: s,
       ratio_to_8_plain_activities: s.ours / s.plain8,
       ratio_to_ai_sdk: s.ours / s.aiSdk,
+      ratio_to_plain_with_local_tools: s.ours / s.plainLocal,
+      plain_with_local_tools_ratio_to_8_plain_activities: s.plainLocal / s.plain8,
       targets: { ratio_to_8_plain_activities: 0.7, ratio_to_ai_sdk: 0.6 },
     },
     concurrent: {
@@ -149,6 +181,7 @@ try {
       ratio_to_plain: c.ours / c.plain,
       ratio_to_ai_sdk: c.ours / c.aiSdk,
       tool_as_activity_ratio_to_plain: c.oursToolAsActivity / c.plain,
+      ratio_to_plain_with_local_tool: c.ours / c.plainLocal,
       targets: { ratio_to_plain: 1.05, ratio_to_ai_sdk: 0.65 },
     },
   };
@@ -158,21 +191,25 @@ try {
     '',
     `Measured ${results.date} on Node ${results.node}, embedded Temporal dev server, workers in process.`,
     `Medians of interleaved repeats: ${RUNS} runs of each variant in turns; ${REPEATS} bursts of each in turns.`,
-    'Ours runs on `createAgentWorker` defaults; the baselines get 1000 activity slots and a 1000-run cache.',
+    'Ours runs on `createAgentWorker` defaults; the baselines get 1000 activity and local-activity slots and a 1000-run cache (the AI SDK loop on a worker of its own).',
     '',
     '| measure | value |',
     '| --- | --- |',
     `| ${ITERATIONS}-model + ${ITERATIONS - 1}-fast-tool run, ours, median | ${f(s.ours)} ms |`,
     `| ${2 * ITERATIONS} plain no-op activities, median | ${f(s.plain8)} ms |`,
+    `| ${ITERATIONS} plain activities with a local no-op activity between each (Temporal's floor for fast tools), median | ${f(s.plainLocal)} ms |`,
     `| \`@temporalio/ai-sdk\` loop, same steps, median | ${f(s.aiSdk)} ms |`,
     `| ours / ${2 * ITERATIONS} plain activities | ${f(s.ours / s.plain8)}× (target ≤ 0.70) |`,
     `| ours / AI SDK loop | ${f(s.ours / s.aiSdk)}× (target ≤ 0.60) |`,
+    `| ours / Temporal's floor for fast tools | ${f(s.ours / s.plainLocal)}× (that floor / ${2 * ITERATIONS} plain activities: ${f(s.plainLocal / s.plain8)}×) |`,
     `| ${CONCURRENT_RUNS} concurrent runs (2 × ${SLOW_MODEL_MS} ms model, 1 fast tool), ours | ${f(c.ours)} ms wall |`,
     `| the same, the tool as a normal activity | ${f(c.oursToolAsActivity)} ms wall |`,
     `| plain Temporal, 3 activities per workflow | ${f(c.plain)} ms wall |`,
+    `| plain Temporal, the tool as a local activity | ${f(c.plainLocal)} ms wall |`,
     `| \`@temporalio/ai-sdk\` loop, same shape | ${f(c.aiSdk)} ms wall |`,
     `| ours / plain Temporal | ${f(c.ours / c.plain)}× (target ≤ 1.05; tool as activity ${f(c.oursToolAsActivity / c.plain)}×) |`,
     `| ours / AI SDK loop | ${f(c.ours / c.aiSdk)}× (target ≤ 0.65) |`,
+    `| ours / plain Temporal with the tool local | ${f(c.ours / c.plainLocal)}× |`,
     '',
   ].join('\n');
   await writeResults('floor', results, table);

@@ -109,7 +109,24 @@ export async function callModel(
     const answered = response.toolCalls.length === 0 && (checked === undefined || checked.ok);
     let runRecorded = false;
     if (answered && agent.usage && input.runLine) {
-      await recordRun(agent.usage, { ...input.runLine, endedAt: Date.now() }, context);
+      const line = input.runLine;
+      await recordRun(
+        agent.usage,
+        {
+          agent: line.agent ?? input.agent,
+          ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+          model: input.model,
+          conversationId: input.conversationId,
+          startSeq: line.startSeq ?? 0,
+          startedAt: line.startedAt,
+          endedAt: Date.now(),
+          counted: line.counted ?? false,
+          subRuns: line.subRuns ?? 0,
+          toolCalls: line.toolCalls ?? {},
+          release: line.release ?? false,
+        },
+        context,
+      );
       runRecorded = true;
     }
     return {

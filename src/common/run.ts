@@ -235,8 +235,14 @@ export interface CallModelInput {
   runLine?: RunLineSoFar;
 }
 
-/** A turn's ledger line before it has ended (see {@link CallModelInput.runLine}). */
-export type RunLineSoFar = Omit<RecordRunInput, 'endedAt'>;
+/**
+ * A turn's ledger line before it has ended (see {@link CallModelInput.runLine}), as short as it can
+ * be (it travels with every step): what is left out is the default (no sub-runs, no tool calls,
+ * `startSeq` 0, not counted, not released), and the step's own tenant, model and conversation are
+ * the line's, and so is its agent unless the conversation was handed off.
+ */
+export type RunLineSoFar = Pick<RecordRunInput, 'startedAt'> &
+  Partial<Pick<RecordRunInput, 'startSeq' | 'counted' | 'release' | 'subRuns' | 'toolCalls' | 'agent'>>;
 
 /** The small delta a model step adds to history: the conversation itself stays in the store. */
 export interface ModelStep {

@@ -73,7 +73,7 @@ export class RunLoop implements ControlledLoop {
   /** This loop's own tool calls by tool (its sub-agents count theirs), for the usage ledger. */
   readonly toolCallsByTool: Record<string, number> = {};
   /** The turn's ledger line, less what the loop counts: each model step carries it, and the answering step writes it. */
-  runLine: Omit<RunLineSoFar, 'model' | 'subRuns' | 'toolCalls'> | undefined;
+  runLine: Omit<RunLineSoFar, 'agent' | 'subRuns' | 'toolCalls'> | undefined;
   /** Whether the last model step answered and wrote the turn's ledger line. */
   runRecorded = false;
   readonly conversationId: string;
@@ -329,9 +329,9 @@ export class RunLoop implements ControlledLoop {
           ? {
               runLine: {
                 ...this.runLine,
-                model: this.plan.model,
-                subRuns: this.subRuns.length,
-                toolCalls: { ...this.toolCallsByTool },
+                ...(this.agent !== this.input.agent ? { agent: this.input.agent } : {}),
+                ...(this.subRuns.length ? { subRuns: this.subRuns.length } : {}),
+                ...(this.#toolCalls ? { toolCalls: { ...this.toolCallsByTool } } : {}),
               },
             }
           : {}),

@@ -75,15 +75,19 @@ export async function runTurn(
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
   const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
   const line = {
-    agent: input.agent,
-    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
-    conversationId,
     startSeq: options.startSeq ?? 0,
     startedAt,
     counted: options.admit !== undefined,
     release: options.admit?.release ?? false,
   };
-  if (ledger) loop.runLine = line;
+  // Each model step carries what is not the default, so the answering step can write the line.
+  if (ledger)
+    loop.runLine = {
+      startedAt,
+      ...(line.startSeq ? { startSeq: line.startSeq } : {}),
+      ...(line.counted ? { counted: true } : {}),
+      ...(line.release ? { release: true } : {}),
+    };
   const outcome = await loop.run().catch(async (error: unknown) => {
     showFailure(error, loop.iterations, tags);
     if (options.admit && ledger) await releaseSlot(input.agent);
@@ -93,6 +97,9 @@ export async function runTurn(
   if (ledger && !loop.runRecorded) {
     const record = {
       ...line,
+      agent: input.agent,
+      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+      conversationId,
       model: loop.plan.model,
       endedAt: Date.now(),
       subRuns: loop.subRuns.length,

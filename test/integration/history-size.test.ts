@@ -67,6 +67,8 @@ describe('history size of a long conversation', () => {
     // Each step adds a capped preview, never the conversation so far.
     expect(Math.max(...perIteration)).toBeLessThan(OUTPUT_CHARS / 2);
     expect(conversationChars).toBeGreaterThan((ITERATIONS - 1) * OUTPUT_CHARS);
-    expect(sizes.at(-1)!).toBeLessThan(conversationChars / 3);
+    // A third of the conversation, give or take: each step also carries its turn's ledger line (about
+    // 80 bytes, so the answering step can record it), which is why this is not / 3.
+    expect(sizes.at(-1)!).toBeLessThan(conversationChars / 2.5);
   });
 });

@@ -41,7 +41,6 @@ export async function* streamRunEvents(
 ): AsyncGenerator<AgentEvent> {
   const include = options.include ?? (() => true);
   let seq = afterSeq;
-  let ended = false;
   let tail: ClosedRunEvents | undefined;
   let tailKnown = false;
   const tailed = (options.tail ?? new Promise<never>(() => undefined)).then((log) => {
@@ -50,7 +49,7 @@ export async function* streamRunEvents(
   });
   const stopWaiting = new AbortController();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
-    const work = retried(handle.client, call, () => ended);
+    const work = retried(handle.client, call, stopWaiting.signal);
     // A read dropped for the run's result (or an abort) must not leave an unhandled rejection behind.
     work.catch(() => undefined);
     return options.abort ? Promise.race([work, options.abort]) : work;
@@ -116,7 +115,8 @@ export async function* streamRunEvents(
       await Promise.race(waits);
     }
   } finally {
-    ended = true; // a retry still waiting stops asking
+    // A read still in flight (dropped for the run's result) is cancelled, and a retry stops asking:
+    // none may outlive the stream (and its client's connection, which may close next).
     stopWaiting.abort();
   }
 }
@@ -182,20 +182,23 @@ async function runEnd(run: WorkflowHandle, signal: AbortSignal): Promise<RunEnd>
 
 /**
  * `call`, each attempt bounded by {@link CALL_DEADLINE_MS}, asked again after a failure (a worker
- * that died, a server restarting) with a back-off of up to a second, until `stopped()`. Only answers
- * that cannot change by asking again are thrown: no such run, no such query, a rejected query.
+ * that died, a server restarting) with a back-off of up to a second, until `stop` aborts (which also
+ * cancels the attempt in flight). Only answers that cannot change by asking again are thrown: no
+ * such run, no such query, a rejected query.
  */
 async function retried<T>(
   client: WorkflowHandle['client'],
   call: () => Promise<T>,
-  stopped: () => boolean,
+  stop: AbortSignal,
 ): Promise<T> {
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      return await client.withDeadline(Date.now() + CALL_DEADLINE_MS, call);
+      return await cancelledOn(stop, (signal) =>
+        client.withAbortSignal(signal, () => client.withDeadline(Date.now() + CALL_DEADLINE_MS, call)),
+      );
     } catch (error) {
       if (
-        stopped() ||
+        stop.aborted ||
         error instanceof WorkflowNotFoundError ||
         error instanceof QueryNotRegisteredError ||
         error instanceof QueryRejectedError
@@ -203,5 +206,21 @@ async function retried<T>(
         throw error;
       await sleep(delay);
     }
+  }
+}
+
+/**
+ * `work` with a signal of its own that `stop` aborts: Temporal's connection adds an abort listener
+ * per call and never removes it, so each call gets a fresh signal, and `stop` holds one listener at a time.
+ */
+async function cancelledOn<T>(stop: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const attempt = new AbortController();
+  const cancel = () => attempt.abort();
+  if (stop.aborted) cancel();
+  stop.addEventListener('abort', cancel, { once: true });
+  try {
+    return await work(attempt.signal);
+  } finally {
+    stop.removeEventListener('abort', cancel);
   }
 }

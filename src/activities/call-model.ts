@@ -10,6 +10,7 @@ import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { checkTokenQuota, recordRun, recordStep } from '../usage/recorder.ts';
+import { completeRunLine } from '../usage/run-line.ts';
 
 /**
  * One model step: builds what the model sees from the conversation before `seq` in the memory store
@@ -109,24 +110,7 @@ export async function callModel(
     const answered = response.toolCalls.length === 0 && (checked === undefined || checked.ok);
     let runRecorded = false;
     if (answered && agent.usage && input.runLine) {
-      const line = input.runLine;
-      await recordRun(
-        agent.usage,
-        {
-          agent: line.agent ?? input.agent,
-          ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
-          model: input.model,
-          conversationId: input.conversationId,
-          startSeq: line.startSeq ?? 0,
-          startedAt: line.startedAt,
-          endedAt: Date.now(),
-          counted: line.counted ?? false,
-          subRuns: line.subRuns ?? 0,
-          toolCalls: line.toolCalls ?? {},
-          release: line.release ?? false,
-        },
-        context,
-      );
+      await recordRun(agent.usage, completeRunLine(input.runLine, input, Date.now()), context);
       runRecorded = true;
     }
     return {

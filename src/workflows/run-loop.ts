@@ -1,14 +1,8 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Message, ToolCall, Usage } from '../common/messages.ts';
-import type {
-  AgentRunInput,
-  ModelStep,
-  ResolvedRun,
-  RunLineSoFar,
-  StopReason,
-  SubRunSummary,
-} from '../common/run.ts';
+import type { AgentRunInput, ModelStep, ResolvedRun, StopReason, SubRunSummary } from '../common/run.ts';
+import { runLineSoFar, type RunLineCounts, type RunLineStart } from '../usage/run-line.ts';
 import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
@@ -72,8 +66,8 @@ export class RunLoop implements ControlledLoop {
   readonly subRuns: SubRunSummary[] = [];
   /** This loop's own tool calls by tool (its sub-agents count theirs), for the usage ledger. */
   readonly toolCallsByTool: Record<string, number> = {};
-  /** The turn's ledger line, less what the loop counts: each model step carries it, and the answering step writes it. */
-  runLine: Omit<RunLineSoFar, 'agent' | 'subRuns' | 'toolCalls'> | undefined;
+  /** The start of the turn's ledger line: with what the loop counts, each model step carries it, and the answering step writes it. */
+  runLine: RunLineStart | undefined;
   /** Whether the last model step answered and wrote the turn's ledger line. */
   runRecorded = false;
   readonly conversationId: string;
@@ -134,6 +128,15 @@ export class RunLoop implements ControlledLoop {
     );
     this.#routes = new ToolCallRoutes(plan, toolActivities(timeouts));
     this.#storeActivities = storeActivities(timeouts);
+  }
+
+  /** What the turn's ledger line counts so far (see src/usage/run-line.ts). */
+  get runLineCounts(): RunLineCounts {
+    return {
+      ...(this.agent !== this.input.agent ? { handedOffFrom: this.input.agent } : {}),
+      subRuns: this.subRuns.length,
+      toolCalls: this.toolCallsByTool,
+    };
   }
 
   /** Model steps taken so far. */
@@ -325,16 +328,7 @@ export class RunLoop implements ControlledLoop {
         ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
         ...(this.plan.textDeltaBatchMs ? { textDeltaBatchMs: this.plan.textDeltaBatchMs } : {}),
         ...(this.answer ? { output: { schema: this.answer.spec.schema } } : {}),
-        ...(this.runLine
-          ? {
-              runLine: {
-                ...this.runLine,
-                ...(this.agent !== this.input.agent ? { agent: this.input.agent } : {}),
-                ...(this.subRuns.length ? { subRuns: this.subRuns.length } : {}),
-                ...(this.#toolCalls ? { toolCalls: { ...this.toolCallsByTool } } : {}),
-              },
-            }
-          : {}),
+        ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
       })
       .finally(() => {
         this.#modelSeq = undefined;

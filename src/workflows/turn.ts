@@ -5,6 +5,7 @@ import { isQuotaFailure } from '../usage/failure-type.ts';
 import { ledgerActivities, resolveRunActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop } from './run-loop.ts';
+import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
 import { showEnd, showFailure } from '../visibility/current-details.ts';
 import { DEFAULT_OUTPUT_REPAIRS, type OutputSpec } from '../output/types.ts';
 
@@ -74,20 +75,14 @@ export async function runTurn(
   control.watchDeadline(inheritedDeadline(input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt));
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
   const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
+  // Each model step carries the line so far, so the answering step can write it.
   const line = {
     startSeq: options.startSeq ?? 0,
     startedAt,
     counted: options.admit !== undefined,
     release: options.admit?.release ?? false,
   };
-  // Each model step carries what is not the default, so the answering step can write the line.
-  if (ledger)
-    loop.runLine = {
-      startedAt,
-      ...(line.startSeq ? { startSeq: line.startSeq } : {}),
-      ...(line.counted ? { counted: true } : {}),
-      ...(line.release ? { release: true } : {}),
-    };
+  if (ledger) loop.runLine = line;
   const outcome = await loop.run().catch(async (error: unknown) => {
     showFailure(error, loop.iterations, tags);
     if (options.admit && ledger) await releaseSlot(input.agent);
@@ -95,16 +90,11 @@ export async function runTurn(
   });
   // Written by the answering model step (the common end), else here, at the end.
   if (ledger && !loop.runRecorded) {
-    const record = {
-      ...line,
-      agent: input.agent,
-      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
-      conversationId,
-      model: loop.plan.model,
-      endedAt: Date.now(),
-      subRuns: loop.subRuns.length,
-      toolCalls: loop.toolCallsByTool,
-    };
+    const record = completeRunLine(
+      runLineSoFar(line, loop.runLineCounts),
+      { agent: input.agent, tenant: input.tenant, model: loop.plan.model, conversationId },
+      Date.now(),
+    );
     // Recorded also when the turn was cancelled (its parent stopped): a cancelled scope must not skip it.
     await CancellationScope.nonCancellable(() => ledger.recordRun(record));
   }

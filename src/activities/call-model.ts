@@ -1,5 +1,6 @@
 import type { Context } from '@temporalio/activity';
-import type { CallModelInput, ModelStep, ToolSchema } from '../common/index.ts';
+import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ToolSchema } from '../common/index.ts';
+import { carriedNeedWorkflow, runCarriedCalls } from '../fast-tools/carried-calls.ts';
 import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
@@ -27,6 +28,51 @@ export async function callModel(
   input: CallModelInput,
   context: Context,
 ): Promise<ModelStep> {
+  // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
+  const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
+  const interval = setInterval(() => context.heartbeat(), every);
+  try {
+    if (!input.carried) return await askModel(agent, input, context);
+    return await carryingStep(agent, input, input.carried, context);
+  } finally {
+    clearInterval(interval);
+  }
+}
+
+/**
+ * A step that carries the fast calls of the step before: they run first, then the model is asked.
+ * Once they have run, their outcomes are returned whatever happens next: when one needs the
+ * workflow, the run was stopped or the model step failed, the step is `notTaken` and the workflow
+ * takes it again as a step of its own (with its own retries), so no call runs twice for the model's sake.
+ */
+async function carryingStep(
+  agent: RegisteredAgent,
+  input: CallModelInput,
+  carried: CarriedCalls,
+  context: Context,
+): Promise<ModelStep> {
+  const outcomes = await runCarriedCalls(agent, input, carried, context);
+  const notTaken: ModelStep = { text: '', toolCalls: [], carried: outcomes, notTaken: true };
+  if (carriedNeedWorkflow(outcomes) || context.cancellationSignal.aborted) return notTaken;
+  try {
+    return { ...(await askModel(agent, input, context, outcomes)), carried: outcomes };
+  } catch (error) {
+    context.log.info(
+      `The model step after ${outcomes.length} fast call(s) failed; the run takes it again as a step of its own: ${
+        error instanceof Error ? error.message.split('\n')[0] : String(error)
+      }`,
+    );
+    return notTaken;
+  }
+}
+
+/** The model's part of a step; `settled`: what became of the calls it carried, for the first live-text batch. */
+async function askModel(
+  agent: RegisteredAgent,
+  input: CallModelInput,
+  context: Context,
+  settled?: CarriedOutcome[],
+): Promise<ModelStep> {
   const mcp = await mcpSchemas(agent, input.tools, input.tenant);
   const tools = input.tools
     .map((name) => agent.schemas.get(name) ?? mcp.get(name))
@@ -47,14 +93,12 @@ export async function callModel(
   if (overBudget) return { text: '', toolCalls: [], overflow: overBudget, context: view.report() };
   // A tenant whose daily tokens are spent: the loop ends the run with `quota` (a non-retryable failure).
   if (agent.usage) await checkTokenQuota(agent.usage, input);
-  // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
-  const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
-  const interval = setInterval(() => context.heartbeat(), every);
   const deltas = input.textDeltaBatchMs
     ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs, {
         structured: output !== undefined,
       })
     : undefined;
+  if (settled) deltas?.settle(settled);
   try {
     const generated = await model
       .generate({
@@ -123,7 +167,6 @@ export async function callModel(
       context: view.report(),
     };
   } finally {
-    clearInterval(interval);
     void deltas?.close();
   }
 }

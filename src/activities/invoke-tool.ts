@@ -16,6 +16,12 @@ import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 
+/**
+ * What a call needs of its activity: a tool call's own, or the model step's that carries it
+ * (src/fast-tools/carried-calls.ts), with the call's own budget in its signal.
+ */
+export type ToolCallContext = Pick<Context, 'info' | 'cancellationSignal' | 'heartbeat' | 'log'>;
+
 const PREVIEW_CHARS = 2_000;
 const MAX_EVENT_METADATA_CHARS = 4_000;
 /** Heartbeats carry cancellation to the activity; the worker throttles what reaches the server. */
@@ -30,7 +36,7 @@ const HEARTBEAT_EVERY_MS = 1_000;
 export async function invokeTool(
   agent: RegisteredAgent,
   input: InvokeToolInput,
-  context: Context,
+  context: ToolCallContext,
 ): Promise<ToolOutcome> {
   const secrets = new SecretSet();
   const { call } = input;
@@ -123,7 +129,7 @@ async function authorizationOutcome(
   input: InvokeToolInput,
   error: unknown,
   secrets: SecretSet,
-  context: Context,
+  context: ToolCallContext,
 ): Promise<ToolOutcome | undefined> {
   const need = authorizationNeedOf(error);
   if (!need || !agent.authorization || context.cancellationSignal.aborted) return undefined;
@@ -142,7 +148,7 @@ async function authorizationOutcome(
  * tool itself never heartbeats) and ends as soon as the activity is cancelled: the signal fires,
  * the tool is told through it, and its late result is never stored.
  */
-async function untilCancelled<T>(work: Promise<T>, context: Context): Promise<T> {
+async function untilCancelled<T>(work: Promise<T>, context: ToolCallContext): Promise<T> {
   const signal = context.cancellationSignal;
   const beat = setInterval(() => beatUnlessLocal(context), HEARTBEAT_EVERY_MS);
   let onAbort: (() => void) | undefined;
@@ -166,7 +172,7 @@ async function untilCancelled<T>(work: Promise<T>, context: Context): Promise<T>
  * A local activity (a fast tool) has no heartbeat: its budget is short and its cancellation comes
  * from the worker itself. A normal activity's heartbeat tells the server the call is alive.
  */
-function beatUnlessLocal(context: Context, details?: unknown): void {
+function beatUnlessLocal(context: ToolCallContext, details?: unknown): void {
   if (!context.info.isLocal) context.heartbeat(details);
 }
 
@@ -175,7 +181,10 @@ function beatUnlessLocal(context: Context, details?: unknown): void {
  * attempts of a fast tool and the normal activity it falls back to are one writer, the fallback's
  * attempts counting on after the local ones (a late local write cannot replace the fallback's).
  */
-function callWriteAttempt(input: InvokeToolInput, context: Context): ReturnType<typeof writeAttemptOf> {
+export function callWriteAttempt(
+  input: InvokeToolInput,
+  context: ToolCallContext,
+): ReturnType<typeof writeAttemptOf> {
   const { writer } = writeAttemptOf(context);
   const run = writer.slice(0, writer.lastIndexOf('/'));
   return { writer: `${run}/call-${input.seq}`, attempt: (input.attemptBase ?? 0) + context.info.attempt };

@@ -3,6 +3,13 @@ import { DEFAULT_TEXT_DELTA_BATCH_MS, TEXT_DELTA_SIGNAL, type TextDeltaSignal } 
 import { ConfigurationError } from '../errors.ts';
 import { parsePartialJson } from '../output/partial-json.ts';
 
+/**
+ * How long a step that carried fast calls waits for its model's first text before it says what
+ * became of them in a signal of their own (a signal is a history event and a workflow task: a
+ * model that answers or writes sooner carries them for free).
+ */
+const SETTLED_ALONE_AFTER_MS = 1_000;
+
 /** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
 export type LiveTextOption = boolean | { batchMs?: number };
 
@@ -25,7 +32,7 @@ export function resolveLiveText(agent: string, option: LiveTextOption | undefine
  * signal that fails is dropped, since the step's result, not its deltas, is what the run keeps.
  */
 export class TextDeltaBatcher {
-  readonly #send: (text: string, partial: unknown) => Promise<void>;
+  readonly #send: (text: string, partial: unknown, settled?: unknown[]) => Promise<void>;
   readonly #batchMs: number;
   /** Structured runs: each batch also carries the answer parsed so far. */
   readonly #structured: boolean;
@@ -34,12 +41,15 @@ export class TextDeltaBatcher {
   #written = '';
   #lastPartial = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** What became of the carried calls, until a batch has said it (see {@link TextDeltaBatcher.settle}). */
+  #settled: unknown[] | undefined;
+  #settledAlone: ReturnType<typeof setTimeout> | undefined;
   #sending: Promise<void> = Promise.resolve();
   /** Batches sent so far. */
   batches = 0;
 
   constructor(
-    send: (text: string, partial: unknown) => Promise<void>,
+    send: (text: string, partial: unknown, settled?: unknown[]) => Promise<void>,
     batchMs: number,
     options: { structured?: boolean } = {},
   ) {
@@ -59,12 +69,13 @@ export class TextDeltaBatcher {
     if (!workflowExecution) throw new Error('Live text needs the activity to belong to a workflow.');
     const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
     return new TextDeltaBatcher(
-      (text, partial) =>
+      (text, partial, settled) =>
         handle.signal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL, {
           seq,
           attempt,
           text,
           ...(partial === undefined ? {} : { partial }),
+          ...(settled ? { settled } : {}),
         }),
       batchMs,
       options,
@@ -77,8 +88,25 @@ export class TextDeltaBatcher {
     this.#timer ??= setTimeout(() => this.#flush(), this.#batchMs);
   }
 
+  /**
+   * The step carried fast calls: the first batch says what became of them, before any text, so
+   * their events come first; when the model has written nothing a second on, they go alone (so a
+   * reader sees them while the model thinks). A step that answers sooner carries them in its result.
+   */
+  settle(outcomes: unknown[]): void {
+    this.#settled = outcomes;
+    this.#settledAlone = setTimeout(
+      () => {
+        if (this.#settled) this.#flush();
+      },
+      Math.max(this.#batchMs, SETTLED_ALONE_AFTER_MS),
+    );
+  }
+
   /** Sends what is left and waits until every batch has been sent (before the step returns). */
   async close(): Promise<void> {
+    clearTimeout(this.#settledAlone);
+    if (!this.#buffer) this.#settled = undefined; // no text to precede: the result says it
     this.#flush();
     await this.#sending;
   }
@@ -87,11 +115,13 @@ export class TextDeltaBatcher {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const text = this.#buffer;
+    const settled = this.#settled;
     this.#buffer = '';
-    if (!text) return;
+    this.#settled = undefined;
+    if (!text && !settled) return;
     this.batches += 1;
-    const partial = this.#partial(text);
-    this.#sending = this.#sending.then(() => this.#send(text, partial)).catch(() => undefined);
+    const partial = text ? this.#partial(text) : undefined;
+    this.#sending = this.#sending.then(() => this.#send(text, partial, settled)).catch(() => undefined);
   }
 
   /** The structured answer parsed so far, when it reads as JSON and changed since the last batch. */

@@ -76,7 +76,9 @@ export async function resolveRun(
     timeouts: agent.timeouts,
     ...(agent.timeoutMs !== undefined ? { timeoutMs: agent.timeoutMs } : {}),
     ...(agent.limits ? { limits: agent.limits } : {}),
-    ...(agent.fastTools.length && !input.noTools ? { fastTools: agent.fastTools } : {}),
+    ...(agent.fastTools.length && !input.noTools
+      ? { fastTools: agent.fastTools, carryFastCalls: true as const }
+      : {}),
     ...(agent.approval && !input.noTools ? { approval: agent.approval } : {}),
     ...(agent.authorization && !input.noTools
       ? { authorization: resolvedAuthorization(agent.authorization) }

@@ -6,7 +6,7 @@ import type { WriteAttempt } from '../memory/types.ts';
  * one that stored a position is refused, so a frozen attempt that wakes after its retry finished
  * cannot rewrite the conversation the workflow went on with.
  */
-export function writeAttemptOf(context: Context): WriteAttempt {
+export function writeAttemptOf(context: Pick<Context, 'info'>): WriteAttempt {
   const { info } = context;
   return {
     writer: `${info.workflowExecution?.runId ?? info.workflowType ?? ''}/${info.activityId}`,

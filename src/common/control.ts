@@ -69,6 +69,11 @@ export interface TextDeltaSignal {
   text: string;
   /** In a structured run: the answer parsed so far (`partial_output`), when it reads as JSON yet. */
   partial?: unknown;
+  /**
+   * The first batch of a step that carried fast calls says what became of them first (their
+   * `CarriedOutcome`s, src/common/run.ts), so their events come before the step's live text.
+   */
+  settled?: unknown[];
 }
 
 export const CANCEL_UPDATE = 'toolkit.cancel';

@@ -209,6 +209,11 @@ export interface ResolvedRun {
   delegation?: ResolvedDelegation;
   /** The task queue of each tool whose credential key is rate-limited (`rateLimits`); absent when none is. */
   toolQueues?: Record<string, string>;
+  /**
+   * Fast calls ride with the next model step (src/fast-tools/carried-calls.ts). Absent in plans from
+   * older workers, whose histories replay their fast calls as the local activities they recorded.
+   */
+  carryFastCalls?: true;
 }
 
 export interface CallModelInput {
@@ -233,7 +238,32 @@ export interface CallModelInput {
    * writes it, ended now, so the turn needs no `recordRun` at its end (`ModelStep.runRecorded`).
    */
   runLine?: RunLineSoFar;
+  /** Fast calls of the step before, run by this step before it asks the model (`ModelStep.carried`). */
+  carried?: CarriedCalls;
 }
+
+/**
+ * Calls of fast tools that ride with the next model step instead of running as local activities:
+ * the step runs them (in parallel, each within `budgetMs`), stores their results, then asks the
+ * model, which sees them. Saves the workflow task and local activity each step of fast calls costs.
+ */
+export interface CarriedCalls {
+  calls: Array<{ call: ToolCall; seq: number }>;
+  /** Built-in and MCP tools the run's skills attached (as `InvokeToolInput.skillTools`). */
+  skillTools?: string[];
+  /** Each call's budget, as a fast call's local activity has (`timeouts.fastToolStartToCloseMs`). */
+  budgetMs: number;
+}
+
+/**
+ * What became of a carried call: it ran and its result is stored (`outcome`), it failed with the
+ * tool's own answer, which is stored as its result (`failure`), or the workflow runs it again
+ * (`retry`: it overran its budget, failed in a way a retry may cure, needs a user's grant or was
+ * rate-limited; `attempt` is the step's attempt, from which the call's later writes count on).
+ */
+export type CarriedOutcome = { callId: string } & (
+  { outcome: ToolOutcome } | { failure: { message: string; type: string } } | { retry: { attempt: number } }
+);
 
 /**
  * A turn's ledger line before it has ended (see {@link CallModelInput.runLine}), as short as it can
@@ -258,6 +288,14 @@ export interface ModelStep {
   output?: OutputCheck;
   /** The step answered and wrote the turn's ledger line (and freed its slot when asked to). */
   runRecorded?: boolean;
+  /** What became of the calls the step carried (`CallModelInput.carried`), in their order. */
+  carried?: CarriedOutcome[];
+  /**
+   * The step ran its carried calls but did not ask the model: one needs the workflow (a retry, a
+   * grant, tools or a skill it loaded), the run was stopped, or the model step failed. The workflow
+   * settles the calls and takes the step again, as a step of its own.
+   */
+  notTaken?: true;
 }
 
 export interface InvokeToolInput {

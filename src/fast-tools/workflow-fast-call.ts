@@ -13,6 +13,11 @@ import type { InvokeToolInput, RunTimeouts, ToolOutcome } from '../common/run.ts
 // Plans from workers older than this setting lack it: the default then (agent-definition.ts).
 const DEFAULT_BUDGET_MS = 2_000;
 
+/** A fast call's budget: its one local attempt, or its run inside the model step that carries it. */
+export function fastCallBudgetMs(timeouts: RunTimeouts): number {
+  return timeouts.fastToolStartToCloseMs ?? DEFAULT_BUDGET_MS;
+}
+
 type ToolInvoker = Pick<AgentActivities, 'invokeTool'>;
 
 /**
@@ -32,7 +37,7 @@ export class FastToolCalls {
   readonly #normal: ToolInvoker;
 
   constructor(timeouts: RunTimeouts, normal: ToolInvoker) {
-    const budget = timeouts.fastToolStartToCloseMs ?? DEFAULT_BUDGET_MS;
+    const budget = fastCallBudgetMs(timeouts);
     this.#normal = normal;
     this.#local = proxyLocalActivities<AgentActivities>({
       // A stop waits until the call has really stopped, so what it stores stays final (as for activities).
@@ -52,7 +57,8 @@ export class FastToolCalls {
       return await this.#local.invokeTool(input);
     } catch (error) {
       if (isCancellation(error)) throw error;
-      if (retryable(error)) return this.#normal.invokeTool({ ...input, attemptBase: 1 });
+      if (retryable(error))
+        return this.#normal.invokeTool({ ...input, attemptBase: (input.attemptBase ?? 0) + 1 });
       throw asActivityFailure(error);
     }
   }

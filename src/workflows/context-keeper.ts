@@ -38,12 +38,24 @@ export class ContextKeeper {
     return this.#metadata;
   }
 
-  async callModel(input: CallModelInput): Promise<ModelStep> {
+  /**
+   * One model step, compacting as it must. Calls it carries (`input.carried`) run with its first
+   * attempt only: what became of them comes back with whichever step answers.
+   */
+  async callModel(first: CallModelInput): Promise<ModelStep> {
     let compacted = false;
     let forced = false;
     let sendOverBudget = false;
+    let input = first;
+    let carried: ModelStep['carried'];
     for (;;) {
       const step = await this.#activities.callModel(sendOverBudget ? { ...input, sendOverBudget } : input);
+      if (input.carried) {
+        if (step.notTaken) return step;
+        carried = step.carried;
+        const { carried: _, ...rest } = input;
+        input = rest;
+      }
       const { overflow } = step;
       if (!overflow) {
         if (step.context) {
@@ -54,7 +66,7 @@ export class ContextKeeper {
             compactions: step.context.compactions,
           };
         }
-        return step;
+        return carried ? { ...step, carried } : step;
       }
       if (overflow.reason === 'over_budget') {
         if (compacted) sendOverBudget = true;

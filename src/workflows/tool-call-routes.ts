@@ -6,7 +6,8 @@ type ToolActivities = ReturnType<typeof toolActivities>;
 
 /**
  * Where a tool call runs: on its rate-limited task queue when its credential key is limited
- * (`rateLimits`), locally when the plan names the tool fast (`fastTools`), else as a normal activity.
+ * (`rateLimits`), locally when the plan names the tool fast (`fastTools`) and the call has not had
+ * its fast attempt yet, else as a normal activity.
  */
 export class ToolCallRoutes {
   readonly #normal: ToolActivities;
@@ -33,7 +34,8 @@ export class ToolCallRoutes {
     const queue = this.#plan.toolQueues?.[tool];
     // A rate-limited tool always runs on its own queue, where Temporal paces it: never locally.
     if (queue) return this.#onQueue(queue).invokeTool(input);
-    if (this.#plan.fastTools?.includes(tool)) return this.#fast.invoke(input);
+    // A call that had its fast attempt (inside the model step that carried it) is never run locally again.
+    if (this.#plan.fastTools?.includes(tool) && !input.attemptBase) return this.#fast.invoke(input);
     return this.#normal.invokeTool(input);
   }
 

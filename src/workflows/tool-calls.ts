@@ -1,0 +1,363 @@
+import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import type { RunLimits } from '../common/control.ts';
+import type { Message, ToolCall, Usage } from '../common/messages.ts';
+import type {
+  AgentRunInput,
+  CarriedCalls,
+  CarriedOutcome,
+  ResolvedRun,
+  SubRunSummary,
+  ToolOutcome,
+} from '../common/run.ts';
+import type { EventLog } from './event-log.ts';
+import type { storeActivities, toolActivities } from './quick-activities.ts';
+import type { RunControl } from './run-control.ts';
+import type { RunSkills } from './run-skills.ts';
+import { askApproval, callNeedsApproval } from './tool-approval.ts';
+import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorization-wait.ts';
+import { ToolCallRoutes } from './tool-call-routes.ts';
+import { rateLimitAnswer, waitOutRateLimits } from '../rate-limits/workflow-wait.ts';
+import { runSubAgent, type SubAgentCaller } from '../subagents/workflow-child.ts';
+import { MAX_HANDOFFS_PER_TURN, type PendingHandoff } from '../subagents/workflow-handoff.ts';
+import { addUsage, limitsLeft } from '../subagents/workflow-limits.ts';
+import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from '../subagents/types.ts';
+
+type Call = { call: ToolCall; seq: number };
+
+/** What the calls need of the loop whose steps asked for them (src/workflows/run-loop.ts). */
+export interface ToolCallHost {
+  readonly input: AgentRunInput;
+  readonly conversationId: string;
+  readonly control: RunControl;
+  readonly limits: RunLimits | undefined;
+  /** The turn's plan and agent: another's after a handoff. */
+  readonly plan: ResolvedRun;
+  readonly agent: string;
+  readonly handoffs: readonly string[];
+  readonly skills: RunSkills;
+  readonly usage: Usage;
+  readonly subRuns: SubRunSummary[];
+  readonly toolCalls: number;
+  taskPlan: unknown;
+  readonly emit: (
+    type: Parameters<EventLog['emit']>[0],
+    message: string,
+    payload?: Record<string, unknown>,
+  ) => void;
+  /** Tools the model may call from the next step on (found by `tool_search`, or a loaded skill's). */
+  offerTools(names: readonly string[]): void;
+  /** Calls made by a sub-agent run, which count in this run's. */
+  addToolCalls(count: number): void;
+}
+
+/**
+ * The tool calls of a turn's steps (DESIGN.md section 3): where each runs, what it waits for first
+ * (approval, a user's grant, a rate limit), and how it is settled: its result stored in call order,
+ * its events emitted, and what it changed (tools, skills, the plan) handed to the loop. A call that
+ * never ran is answered with why, so every call is followed by its result.
+ */
+export class ToolCalls {
+  readonly #host: ToolCallHost;
+  /** Where each tool call runs: its rate-limited queue, locally (fast tools), or as an activity. */
+  readonly #routes: ToolCallRoutes;
+  readonly #storeActivities: ReturnType<typeof storeActivities>;
+  /** Calls of the current step whose result is not stored yet, with their positions. */
+  readonly #unanswered = new Map<string, Call>();
+  /** A transfer asked for in the current step. */
+  #handoff: PendingHandoff | undefined;
+  /** Whether the live text of the step in flight said what became of the calls it carried. */
+  #shownCarried = false;
+
+  constructor(
+    host: ToolCallHost,
+    tools: ReturnType<typeof toolActivities>,
+    store: ReturnType<typeof storeActivities>,
+  ) {
+    this.#host = host;
+    this.#routes = new ToolCallRoutes(host.plan, tools);
+    this.#storeActivities = store;
+  }
+
+  /** The plan whose fast tools and queues route the next calls (a handoff brings another agent's). */
+  use(plan: ResolvedRun): void {
+    this.#routes.use(plan);
+  }
+
+  /** The step's calls wait for their results from now on (a stop answers those still waiting). */
+  begin(calls: readonly Call[]): void {
+    for (const entry of calls) this.#unanswered.set(entry.call.id, entry);
+  }
+
+  /** Runs the step's calls in parallel, each after its approval when it needs one. */
+  async run(calls: readonly Call[]): Promise<void> {
+    const settled = await Promise.allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** The transfer the step asked for, once its other calls are done (taken: it is carried out once). */
+  takeHandoff(): PendingHandoff | undefined {
+    const handoff = this.#handoff;
+    this.#handoff = undefined;
+    return handoff;
+  }
+
+  /** A call answered outside (a transfer carried out). */
+  answered(callId: string): void {
+    this.#unanswered.delete(callId);
+  }
+
+  /** Answers every call still waiting with `content` (after a stop). */
+  answerWaiting(content: string): Promise<void> {
+    return this.answer([...this.#unanswered.values()], content);
+  }
+
+  /** Stores `content` as the result of each call, at the call's position. */
+  async answer(calls: readonly Call[], content: string): Promise<void> {
+    await Promise.all(
+      calls.map(({ call, seq }) =>
+        this.#storeActivities.appendMessages({
+          agent: this.#host.agent,
+          conversationId: this.#host.conversationId,
+          seq,
+          messages: [toolMessage(call, content, true)],
+        }),
+      ),
+    );
+    for (const { call } of calls) this.#unanswered.delete(call.id);
+  }
+
+  /** A `transfer_to_<agent>` call: carried out after the step's other calls (one per step). */
+  async #transfer(call: ToolCall, seq: number, target: string): Promise<void> {
+    if (this.#handoff || this.#host.handoffs.length >= MAX_HANDOFFS_PER_TURN) {
+      const why = this.#handoff
+        ? `the conversation is already being transferred to ${this.#handoff.target}`
+        : `a turn hands the conversation over at most ${MAX_HANDOFFS_PER_TURN} times`;
+      await this.answer([{ call, seq }], `Not transferred: ${why}.`);
+      return;
+    }
+    this.#handoff = { target, call, seq };
+  }
+
+  /** A sub-agent call: a child run, its answer stored as the call's result, its usage added to this run's. */
+  async #delegate(call: ToolCall, seq: number, sub: ResolvedSubAgent): Promise<void> {
+    const caller: SubAgentCaller = {
+      agent: this.#host.agent,
+      ...(this.#host.input.tenant !== undefined ? { tenant: this.#host.input.tenant } : {}),
+      depth: this.#host.input.parent?.depth ?? 0,
+      maxDepth:
+        this.#host.input.parent?.maxDepth ??
+        this.#host.plan.delegation?.maxSubAgentDepth ??
+        DEFAULT_MAX_SUB_AGENT_DEPTH,
+      ...(this.#host.control.deadlineAt !== undefined ? { deadlineAt: this.#host.control.deadlineAt } : {}),
+      limitsLeft: limitsLeft(this.#host.limits, this.#host.usage, this.#host.toolCalls),
+      running: this.#host.control.subRuns,
+      emit: (type, message, payload) => this.#host.emit(type, message, payload),
+    };
+    let child: SubRunSummary | undefined;
+    const outcome = await runSubAgent(caller, sub, call, (summary) => {
+      child = summary;
+      this.#host.subRuns.push(summary);
+      addUsage(this.#host.usage, summary.usage);
+      this.#host.addToolCalls(summary.tool_calls);
+    });
+    await this.#storeActivities.appendMessages({
+      agent: this.#host.agent,
+      conversationId: this.#host.conversationId,
+      seq,
+      messages: [toolMessage(call, outcome.content, outcome.isError)],
+    });
+    const about = {
+      tool: call.name,
+      call_id: call.id,
+      child_agent: sub.agent,
+      ...(child ? { child_run: child.workflow_id, stop_reason: child.stop_reason, usage: child.usage } : {}),
+    };
+    const preview = outcome.content.slice(0, 2000);
+    if (outcome.isError) {
+      this.#host.emit('tool_failed', `${call.name} failed: ${preview}`, {
+        ...about,
+        error: preview,
+        error_type: 'SubAgent',
+      });
+    } else {
+      this.#host.emit('tool_completed', `${call.name} completed (${outcome.content.length} characters)`, {
+        ...about,
+        output: preview,
+        truncated: preview.length < outcome.content.length,
+      });
+    }
+    this.#unanswered.delete(call.id);
+  }
+
+  /** How a call that needs the user's grant waits (authorization-wait.ts). */
+  #authorizing(call: ToolCall): AuthorizedCallContext {
+    return {
+      authorizations: this.#host.control.authorizations,
+      settings: this.#host.plan.authorization,
+      call,
+      agent: this.#host.input.agent,
+      emit: (type, message, payload) => this.#host.emit(type, message, payload),
+      stop: (message) => this.#host.control.requestStop('authorization_timeout', message),
+    };
+  }
+
+  async #runTool(call: ToolCall, seq: number): Promise<void> {
+    const delegation = this.#host.plan.delegation;
+    const handoff = delegation?.handoffs?.[call.name];
+    if (handoff) return this.#transfer(call, seq, handoff.agent);
+    // Sub-agent calls and tool calls wait for approval alike.
+    if (
+      await callNeedsApproval(this.#host.plan, call, {
+        agent: this.#host.agent,
+        tenant: this.#host.input.tenant,
+      })
+    ) {
+      const emit = this.#host.emit;
+      const decision = await askApproval(
+        this.#host.control.approvals,
+        call,
+        this.#host.plan.approval!.timeoutMs,
+        emit,
+      );
+      if (!decision.approved) {
+        await this.answer([{ call, seq }], `declined: ${decision.reason}`);
+        return;
+      }
+    }
+    const sub = delegation?.subAgents?.[call.name];
+    if (sub) return this.#delegate(call, seq, sub);
+    this.called(call);
+    return this.#invokeCall(call, seq);
+  }
+
+  /** `tool_called`: the call starts (or rides with the next model step). */
+  called(call: ToolCall): void {
+    this.#host.emit('tool_called', `Calling ${call.name}`, {
+      tool: call.name,
+      call_id: call.id,
+      args: call.args,
+    });
+  }
+
+  /** Runs a call where it runs (its queue, locally, an activity), waiting for grants and rate limits, and settles it. */
+  async #invokeCall(call: ToolCall, seq: number, attemptBase?: number): Promise<void> {
+    try {
+      const input = {
+        agent: this.#host.agent,
+        conversationId: this.#host.conversationId,
+        seq,
+        call,
+        tenant: this.#host.input.tenant,
+        ...(this.#host.skills.tools.length ? { skillTools: [...this.#host.skills.tools] } : {}),
+        model: this.#host.plan.model,
+        ...(attemptBase ? { attemptBase } : {}),
+      };
+      const invoke = () => this.#routes.invoke(input);
+      const waiting = { call, deadlineAt: this.#host.control.deadlineAt, emit: this.#host.emit };
+      const outcome = await invokeUntilAuthorized(this.#authorizing(call), () =>
+        waitOutRateLimits(waiting, invoke),
+      );
+      if (!('notAuthorized' in outcome) && outcome.rateLimited) {
+        const message = rateLimitAnswer(outcome, this.#host.control.deadlineAt);
+        return this.failed(call, seq, `Error (RateLimitError): ${message}`, message, 'RateLimitError');
+      }
+      if ('notAuthorized' in outcome) {
+        const why = outcome.notAuthorized;
+        return this.failed(call, seq, why, why, 'AuthorizationTimeout');
+      }
+      this.#settle(call, outcome, true);
+    } catch (error) {
+      // A cancelled call is answered by the stop (#stopped), not as a failure.
+      if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+      const cause = error.cause;
+      const message = cause?.message ?? error.message;
+      const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
+      await this.failed(call, seq, `Error (${errorType}): ${message}`, message, errorType);
+    }
+  }
+
+  /** A call whose result is stored: the tools and skills it loaded, the plan it wrote, and its event (unless shown). */
+  #settle(call: ToolCall, outcome: ToolOutcome, show: boolean): void {
+    this.#host.offerTools([...(outcome.loadTools ?? []), ...this.#host.skills.absorb(outcome)]);
+    if (call.name === 'plan_task' && outcome.metadata?.plan) this.#host.taskPlan = outcome.metadata.plan;
+    if (show) this.#completed(call, outcome);
+    this.#unanswered.delete(call.id);
+  }
+
+  #completed(call: ToolCall, outcome: ToolOutcome): void {
+    const size = outcome.truncated ? `${outcome.chars} characters, truncated` : `${outcome.chars} characters`;
+    this.#host.emit('tool_completed', `${call.name} completed (${size})`, {
+      tool: call.name,
+      call_id: call.id,
+      output: outcome.preview,
+      truncated: outcome.truncated,
+      ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
+    });
+  }
+
+  /**
+   * What became of the calls a model step carried: each settled as a call of its own would be
+   * (events unless its live text said them already); those it left to the workflow run again as
+   * fast calls, their writes counting on from the step's attempt. A call it said nothing of (the
+   * step was stopped first) is answered by the stop.
+   */
+  async settleCarried(carried: CarriedCalls, outcomes: CarriedOutcome[]): Promise<void> {
+    const shown = this.#shownCarried;
+    this.#shownCarried = false;
+    const retries: Array<Promise<void>> = [];
+    for (const outcome of outcomes) {
+      const entry = carried.calls.find(({ call }) => call.id === outcome.callId);
+      if (!entry) continue;
+      if ('outcome' in outcome) this.#settle(entry.call, outcome.outcome, !shown);
+      else if ('failure' in outcome) {
+        if (!shown) this.#toolFailed(entry.call, outcome.failure.message, outcome.failure.type);
+        this.#unanswered.delete(entry.call.id);
+      } else retries.push(this.#invokeCall(entry.call, entry.seq, outcome.retry.attempt));
+    }
+    const failed = (await Promise.allSettled(retries)).find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /**
+   * The events of carried calls, said by the step's live text before the step has returned (its
+   * first batch only: answers whether this one said them).
+   */
+  showCarried(carried: CarriedCalls, outcomes: CarriedOutcome[]): boolean {
+    if (this.#shownCarried) return false;
+    this.#shownCarried = true;
+    for (const outcome of outcomes) {
+      const entry = carried.calls.find(({ call }) => call.id === outcome.callId);
+      if (!entry) continue;
+      if ('outcome' in outcome) this.#completed(entry.call, outcome.outcome);
+      else if ('failure' in outcome)
+        this.#toolFailed(entry.call, outcome.failure.message, outcome.failure.type);
+    }
+    return true;
+  }
+
+  /** A call that failed for good: `content` is its result for the model, and `tool_failed` says why. */
+  async failed(
+    call: ToolCall,
+    seq: number,
+    content: string,
+    error: string,
+    errorType: string,
+  ): Promise<void> {
+    await this.answer([{ call, seq }], content);
+    this.#toolFailed(call, error, errorType);
+  }
+
+  #toolFailed(call: ToolCall, error: string, errorType: string): void {
+    this.#host.emit('tool_failed', `${call.name} failed: ${error}`, {
+      tool: call.name,
+      call_id: call.id,
+      error,
+      error_type: errorType,
+    });
+  }
+}
+
+function toolMessage(call: ToolCall, content: string, isError: boolean): Message {
+  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) };
+}

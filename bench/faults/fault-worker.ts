@@ -4,7 +4,7 @@
  * MEMORY_DB, UPSTREAM (the local service the `upstream_write` tool writes to). Agents:
  * - `writer`: three steps, each one `upstream_write` call (n = 1, 2, 3), then an answer;
  * - `chatty`: answers every chat turn, naming the prompt;
- * - `fastWriter`: `writer` with `upstream_write` as a fast tool (its calls are local activities);
+ * - `fastWriter`: `writer` with `upstream_write` as a fast tool (its calls ride with the next model step);
  * - `slow`: one `slow_write` call that takes 2 s (for graceful shutdown), then an answer.
  * Prints `READY` when polling; exits after SIGTERM once `worker.shutdown()` has let running calls end.
  */

@@ -7,7 +7,7 @@
  * D. a graceful worker shutdown (SIGTERM) with tool calls in flight;
  * E. a worker frozen with SIGSTOP mid-step, thawed after another worker finished the step (full run only);
  * F. every history the scenarios wrote replayed with the workflow code;
- * G. scenario A with the writes made by a fast tool (local activities): each call repeated at most
+ * G. scenario A with the writes made by a fast tool (carried by the next model step): each call repeated at most
  *    once per kill, its idempotency key (run and call id) the same on every repeat.
  * Writes bench/results/faults.json and .md (each figure with its goal); exits 1 when a goal is missed.
  */
@@ -156,7 +156,7 @@ try {
   figure('A. live stream errors', a.streamErrors, 0);
   figure('A. longest a live stream ended after its result (s)', round(a.maxLagS), 5, 'atMost');
 
-  // G. Scenario A with a fast tool: the writes are local activities, inside workflow tasks.
+  // G. Scenario A with a fast tool: the writes ride with the next model step, inside its activity.
   const before = upstream.byKey.size;
   let fastKills = 0;
   const g = await writerRuns(

@@ -21,7 +21,8 @@ import { completeRunLine } from '../usage/run-line.ts';
  * back as `overflow`, which the workflow answers by compacting. Heartbeats while the model thinks,
  * so a dead worker is noticed quickly. In a structured run the model is asked natively (adapters
  * with `structuredOutput: 'native'`) or through a `final_answer` tool, and an answer without tool
- * calls is checked against the schema here (`ModelStep.output`), never in workflow code.
+ * calls is checked against the schema here (`ModelStep.output`), never in workflow code. A step may
+ * carry the fast calls of the step before (`input.carried`): it runs them first.
  */
 export async function callModel(
   agent: RegisteredAgent,

@@ -2,39 +2,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import type { AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { builtinTools } from '../../src/tools/builtins/index.ts';
 import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
-import { ONE_TOOL_CALL_RUN, startTestWorker, type TestWorker } from './helpers.ts';
+import { activitiesIn, collect, ONE_TOOL_CALL_RUN, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/** The activity types scheduled as normal activities, and how many local-activity markers were recorded. */
-function activitiesIn(events: HistoryEvent[]): { scheduled: string[]; localMarkers: number } {
-  return {
-    scheduled: events.flatMap((e) =>
-      e.activityTaskScheduledEventAttributes
-        ? [e.activityTaskScheduledEventAttributes.activityType?.name ?? '']
-        : [],
-    ),
-    localMarkers: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
-      .length,
-  };
-}
-
-async function typesOf(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
-  const seen: AgentEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return seen;
-}
 
 /** Its first call hangs until it is aborted (a tool overrunning its budget); later calls answer at once. */
 class SlowFirstTool extends BaseConnectorTool {
@@ -111,7 +88,7 @@ describe('fast tools run without a round trip of their own', () => {
       toolName: 'add',
       content: '5',
     });
-    const events = await typesOf(handle.events());
+    const events = await collect(handle.events());
     expect(events.map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
     expect(events.find((e) => e.type === 'tool_completed')?.payload).toMatchObject({
       tool: 'add',
@@ -158,7 +135,7 @@ describe('fast tools run without a round trip of their own', () => {
     expect(llm.calls[1]!.messages.filter((m) => m.role === 'tool')).toEqual([
       { role: 'tool', toolCallId: 'lookup_1', toolName: 'lookup', content: 'value of k on call 2' },
     ]);
-    const events = await typesOf(handle.events());
+    const events = await collect(handle.events());
     expect(events.map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
     const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
     expect(scheduled.filter((name) => name === 'invokeTool')).toHaveLength(1);
@@ -190,7 +167,7 @@ describe('fast tools run without a round trip of their own', () => {
       isError: true,
       content: 'Error (Error): the lookup table is missing',
     });
-    const failed = (await typesOf(handle.events())).filter((e) => e.type === 'tool_failed');
+    const failed = (await collect(handle.events())).filter((e) => e.type === 'tool_failed');
     expect(failed).toHaveLength(1);
     expect(failed[0]!.payload).toMatchObject({ call_id: 'f_1', error: 'the lookup table is missing' });
     const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
@@ -230,7 +207,7 @@ describe('fast tools run without a round trip of their own', () => {
     const stored = llm.calls[1]!.messages.at(-1);
     expect(stored).toMatchObject({ role: 'tool', toolCallId: 'e_1' });
     expect(JSON.stringify(stored)).not.toContain(token);
-    const events = await typesOf(handle.events());
+    const events = await collect(handle.events());
     expect(JSON.stringify(events)).not.toContain(token);
     expect(JSON.stringify(await handle.workflow.fetchHistory())).not.toContain(token);
   });
@@ -249,7 +226,7 @@ describe('fast tools run without a round trip of their own', () => {
     await handle.approve('add_1');
     expect((await handle.result()).output).toBe('two');
     expect(add.ran).toEqual([{ a: 1, b: 1 }]);
-    const types = (await typesOf(handle.events())).map((e) => e.type);
+    const types = (await collect(handle.events())).map((e) => e.type);
     expect(types).toContain('approval_granted');
     const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
     expect(scheduled).not.toContain('invokeTool');

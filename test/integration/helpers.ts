@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
@@ -99,6 +100,22 @@ export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentE
   const all: AgentEvent[] = [];
   for await (const event of events) all.push(event);
   return all;
+}
+
+/** The activity types a history scheduled as normal activities, and how many local activities it recorded. */
+export function activitiesIn(events: temporal.api.history.v1.IHistoryEvent[]): {
+  scheduled: string[];
+  localMarkers: number;
+} {
+  return {
+    scheduled: events.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes
+        ? [e.activityTaskScheduledEventAttributes.activityType?.name ?? '']
+        : [],
+    ),
+    localMarkers: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .length,
+  };
 }
 
 /** The whole history as text, every payload's data and metadata decoded from base64, for scanning. */

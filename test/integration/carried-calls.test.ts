@@ -3,7 +3,21 @@ import { ToolkitError } from '../../src/errors.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { activitiesIn, collect, ONE_TOOL_CALL_RUN, startTestWorker, type TestWorker } from './helpers.ts';
+import { z } from 'zod';
+import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { AddTool, BrokenTool } from './tools.ts';
+
+/** A fast tool that offers the model another tool from its next step on (as `tool_search` does). */
+class OfferAddTool extends BaseConnectorTool {
+  readonly name = 'offer_add';
+  readonly description = 'Makes the add tool available';
+  readonly parameters = z.object({});
+  override readonly fast = true;
+
+  async run(): Promise<ToolOutput> {
+    return { text: 'add is yours now', metadata: {}, loadTools: ['add'] };
+  }
+}
 
 /** Fast calls ride with the next model step (src/fast-tools/carried-calls.ts): what that keeps and saves. */
 
@@ -104,5 +118,26 @@ describe('fast calls carried by the next model step', () => {
       { role: 'tool', toolCallId: 'add_1', content: '8' },
       { role: 'tool', toolCallId: 'broken_1', isError: true },
     ]);
+  });
+
+  it('leaves the model to a step of its own when a carried call offers new tools, so the model sees them', async () => {
+    const add = new AddTool();
+    const llm = new ScriptedModel([
+      { toolCalls: [{ name: 'offer_add', args: {}, id: 'offer_1' }] },
+      { toolCalls: [{ name: 'add', args: { a: 5, b: 6 }, id: 'add_1' }] },
+      { text: 'eleven' },
+    ]);
+    const env = await startTestWorker({
+      agent: { llm, tools: [new OfferAddTool(), add], toolSearch: { alwaysLoaded: ['offer_add'] } },
+    });
+    workers.push(env);
+    const handle = await env.agents.start('agent', 'Add 5 and 6');
+    expect((await handle.result()).output).toBe('eleven');
+    expect(llm.calls[0]!.tools.map((tool) => tool.function.name)).not.toContain('add');
+    // The step that carried offer_add did not ask the model; the step taken after it offers add.
+    expect(llm.calls[1]!.tools.map((tool) => tool.function.name)).toContain('add');
+    expect(add.ran).toEqual([{ a: 5, b: 6 }]);
+    const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
+    expect(scheduled.filter((type) => type === 'callModel')).toHaveLength(4);
   });
 });

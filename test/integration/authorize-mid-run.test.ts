@@ -96,6 +96,11 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000)
   }
 }
 
+/** The inbox as a fast tool: its calls ride with the next model step until one needs a grant. */
+class FastInboxTool extends InboxTool {
+  override readonly fast = true;
+}
+
 describe('authorization in the middle of a run (real OAuth server, real Temporal)', () => {
   let as: LocalAuthorizationServer;
   let api: RecordingServer;
@@ -103,6 +108,7 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
   const store = new InMemoryCredentialStore();
   const stateStore = new WatchedStateStore();
   const tool = new InboxTool();
+  const fastTool = new FastInboxTool();
   const codes: string[] = [];
   const helperOptions = () => ({
     config,
@@ -127,10 +133,12 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     as = await startAuthorizationServer({ ...config, scopes: ['gmail.readonly', 'gmail.send'] });
     api = await startMailApi(store);
     tool.apiUrl = api.url;
+    fastTool.apiUrl = api.url;
     const workerHelper = new DriveSuiteOAuthHelper(helperOptions());
     const authorization = { helpers: { mail: workerHelper } };
     env = await startTestWorker({
       mailer: { llm: mailModel(), tools: [tool], credentialStore: store, authorization },
+      fastMailer: { llm: mailModel(), tools: [fastTool], credentialStore: store, authorization },
       patient: {
         llm: mailModel(),
         tools: [tool],
@@ -216,6 +224,22 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     expect(new Set(events.filter((e) => e.type === 'tool_called').map((e) => e.payload.call_id)).size).toBe(
       1,
     );
+  });
+
+  it('waits for the grant of a fast call that rode with the next model step, then runs it as an activity', async () => {
+    const handle = await env.agents.start('fastMailer', 'How much unread mail?', { tenant: 'ada-fast' });
+    const asked = await firstEvent(handle.events(), 'authorization_required');
+    await callback(String(asked.payload.url));
+    expect((await handle.result()).output).toBe('answer: {"unread":3}');
+    const events = await handle.listEvents();
+    expect(events.filter((e) => e.type === 'tool_completed')).toHaveLength(1);
+    const history = (await handle.workflow.fetchHistory()).events ?? [];
+    const scheduled = history.flatMap(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+    );
+    // The step that carried the call (not taken: the call needs a grant), the call as an activity
+    // (asking, then after the grant), and the model step taken after it.
+    expect(scheduled).toEqual(['callModel', 'callModel', 'invokeTool', 'invokeTool', 'callModel']);
   });
 
   it('does not hold up the other calls of the step while one waits', async () => {

@@ -4,8 +4,8 @@
  * 1. A 4-model + 3-fast-tool run (instant model, no-op tool) against a workflow of 8 plain no-op
  *    activities (the same number of steps), Temporal's own floor for the shape (4 plain activities
  *    with a local no-op activity between each) and `@temporalio/ai-sdk`'s loop over the same steps.
- * 2. 200 concurrent runs of 2 model steps of 200 ms and one tool call: ours (fast tool, and the tool
- *    as a normal activity) against plain Temporal with three activities per workflow, the same with
+ * 2. 200 concurrent runs of 2 model steps of 200 ms and one tool call: ours (fast tool, the tool as
+ *    a normal activity, and each run's events read live) against plain Temporal with three activities per workflow, the same with
  *    the tool as a local activity, and the AI SDK loop.
  * Our worker runs with createAgentWorker's defaults; the baselines' workers (plain, and the AI SDK's
  * own) get 1000 activity and local-activity slots and a 1000-run cache. Writes
@@ -113,6 +113,10 @@ try {
   const concurrent = {
     ours: () => agents.run('slow', 'go'),
     oursToolAsActivity: () => agents.run('slowActivity', 'go'),
+    // Each run read live, as a UI or an SSE endpoint would (the events query, polled).
+    oursStreamed: async () => {
+      for await (const _ of agents.stream('slow', 'go'));
+    },
     plain: () => execute('plainAgentShape', [SLOW_MODEL_MS]),
     plainLocal: () => execute('plainAgentShapeLocalTool', [SLOW_MODEL_MS]),
     aiSdk: () => execute('aiSdkLoop', ['slow-2', 2], aiSdkQueue),
@@ -135,6 +139,7 @@ try {
   const conc = {
     ours: [] as number[],
     oursToolAsActivity: [] as number[],
+    oursStreamed: [] as number[],
     plain: [] as number[],
     plainLocal: [] as number[],
     aiSdk: [] as number[],
@@ -154,6 +159,7 @@ try {
   const c = {
     ours: median(conc.ours),
     oursToolAsActivity: median(conc.oursToolAsActivity),
+    oursStreamed: median(conc.oursStreamed),
     plain: median(conc.plain),
     plainLocal: median(conc.plainLocal),
     aiSdk: median(conc.aiSdk),
@@ -181,6 +187,7 @@ try {
       ratio_to_plain: c.ours / c.plain,
       ratio_to_ai_sdk: c.ours / c.aiSdk,
       tool_as_activity_ratio_to_plain: c.oursToolAsActivity / c.plain,
+      streamed_ratio_to_plain: c.oursStreamed / c.plain,
       ratio_to_plain_with_local_tool: c.ours / c.plainLocal,
       targets: { ratio_to_plain: 1.05, ratio_to_ai_sdk: 0.65 },
     },
@@ -204,6 +211,7 @@ try {
     `| ours / Temporal's floor for fast tools | ${f(s.ours / s.plainLocal)}× (that floor / ${2 * ITERATIONS} plain activities: ${f(s.plainLocal / s.plain8)}×) |`,
     `| ${CONCURRENT_RUNS} concurrent runs (2 × ${SLOW_MODEL_MS} ms model, 1 fast tool), ours | ${f(c.ours)} ms wall |`,
     `| the same, the tool as a normal activity | ${f(c.oursToolAsActivity)} ms wall |`,
+    `| the same, each run's events read live (\`stream\`) | ${f(c.oursStreamed)} ms wall (${f(c.oursStreamed / c.plain)}× plain Temporal) |`,
     `| plain Temporal, 3 activities per workflow | ${f(c.plain)} ms wall |`,
     `| plain Temporal, the tool as a local activity | ${f(c.plainLocal)} ms wall |`,
     `| \`@temporalio/ai-sdk\` loop, same shape | ${f(c.aiSdk)} ms wall |`,

@@ -40,7 +40,7 @@ export interface RegisteredAgent {
   schemas: Map<string, ToolSchema>;
   /** The tools the model sees at the start of a run. */
   initialTools: string[];
-  /** Tools whose calls run as local activities (`fast: true` or the definition's `fastTools`). */
+  /** Tools whose calls are fast (`fast: true` or the definition's `fastTools`): carried or local activities. */
   fastTools: string[];
   /** Built-in tools that skills may attach (their schemas are in `schemas` too). */
   builtinTools: Map<string, BaseConnectorTool>;

@@ -26,8 +26,9 @@ export interface AgentOptions extends SkillOptions {
   credentialStore?: CredentialStore;
   tools?: BaseConnectorTool[];
   /**
-   * Tools (by name) whose calls run as local activities, without a round trip through the server,
-   * on top of those that declare `fast: true` (docs/connectors.md, "Fast tools").
+   * Tools (by name) whose calls have no round trip of their own through the server (they ride with
+   * the next model step, or run as local activities), on top of those that declare `fast: true`
+   * (docs/connectors.md, "Fast tools").
    */
   fastTools?: string[];
   /** Model iterations per run; default 4. */

@@ -195,7 +195,7 @@ export interface ResolvedRun {
   /** The agent definition's deadline and limits; a run's own options take precedence. */
   timeoutMs?: number;
   limits?: RunLimits;
-  /** Tools whose calls run as local activities (`fast`); absent when none does. */
+  /** Tools whose calls are fast (carried by the next model step, or local activities); absent when none is. */
   fastTools?: string[];
   /** Tools that wait for approval; absent when none does. */
   approval?: ResolvedApproval;
@@ -309,8 +309,8 @@ export interface InvokeToolInput {
   /** The run's model, for tools that ask it (verify_output's judgement). */
   model?: string;
   /**
-   * Attempts this call already had as a local activity (a fast tool that overran its budget): the
-   * normal activity's writes count on from there, so a late write of a local attempt is refused.
+   * Attempts this call already had as a fast call (locally, or in the model step that carried it):
+   * the normal activity's writes count on from there, so a late write of a fast attempt is refused.
    */
   attemptBase?: number;
 }

@@ -107,8 +107,10 @@ export abstract class BaseConnectorTool {
    */
   needsApproval: NeedsApproval | undefined;
   /**
-   * Calls of this tool run as Temporal local activities, in the workflow task that asked for them,
-   * without a round trip through the server (docs/connectors.md, "Fast tools"). Only for tools that
+   * Calls of this tool have no round trip of their own through the server: the next model step runs
+   * them before it asks the model, or (when their step also asks for a tool that is not fast, or
+   * they wait for approval) they run as Temporal local activities, in the workflow task that asked
+   * for them (docs/connectors.md, "Fast tools"). Only for tools that
    * finish in milliseconds and do no network I/O: a call that overruns the agent's
    * `timeouts.fastToolStartToCloseMs` is failed and run again as a normal activity. An agent's
    * `fastTools` marks tools fast too. Default false.
@@ -122,7 +124,7 @@ export abstract class BaseConnectorTool {
       credentialKey?: string;
       credentialStore?: CredentialStore;
       needsApproval?: NeedsApproval;
-      /** Run this tool's calls as local activities (see {@link BaseConnectorTool.fast}). */
+      /** Run this tool's calls without a round trip of their own (see {@link BaseConnectorTool.fast}). */
       fast?: boolean;
     } = {},
   ) {

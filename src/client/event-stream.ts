@@ -68,7 +68,7 @@ export async function* streamRunEvents(
     return run;
   };
   try {
-    let run = follow((await ask(() => handle.describe())).runId);
+    let run = follow(options.runId ?? (await ask(() => handle.describe())).runId);
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
@@ -143,6 +143,11 @@ export function isTerminal(event: AgentEvent): boolean {
 export interface StreamOptions {
   /** Only these events are yielded (and only their `run_completed` ends the stream): a chat turn's own. */
   include?: (event: AgentEvent) => boolean;
+  /**
+   * The run to read first, when the caller has just started it (an agent run): spares asking the
+   * server which run of the chain is current. A chain is followed from it as from any run.
+   */
+  runId?: string;
   /** Rejecting ends the stream with that error (a chat turn whose update failed). */
   abort?: Promise<never>;
   /**

@@ -1,4 +1,8 @@
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { closedRunEvents, eventsAfter, EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
 import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
@@ -18,10 +22,14 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
   readonly workflow: WorkflowHandle;
   protected readonly controls: RunControls;
 
-  constructor(workflow: WorkflowHandle) {
+  /** The run this client started, when it did: its events are read from it, with no call to find it. */
+  readonly #startedRun: { runId?: string };
+
+  constructor(workflow: WorkflowHandle | WorkflowHandleWithFirstExecutionRunId) {
     super();
     this.workflow = workflow;
     this.controls = new RunControls(async () => workflow);
+    this.#startedRun = 'firstExecutionRunId' in workflow ? { runId: workflow.firstExecutionRunId } : {};
   }
 
   /**
@@ -61,7 +69,7 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
   async *events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
     try {
       yield* withChildEvents(
-        streamRunEvents(this.workflow, opts.afterSeq ?? 0),
+        streamRunEvents(this.workflow, opts.afterSeq ?? 0, this.#startedRun),
         childEventsOf(this.workflow),
       );
     } catch (error) {

@@ -39,8 +39,8 @@ export interface AgentDefinition extends SkillOptions {
   tools?: BaseConnectorTool[];
   /**
    * Tools (by name, of `tools` or `builtinTools`) whose calls are fast (they ride with the next
-   * model step, or run as local activities), on top of those that declare `fast: true`: for calls that take milliseconds and do no network I/O
-   * (docs/connectors.md, "Fast tools").
+   * model step, or run as local activities), on top of those that declare `fast: true`: for calls
+   * that take milliseconds and do no network I/O (docs/connectors.md, "Fast tools").
    */
   fastTools?: string[];
   credentialStore?: CredentialStore;

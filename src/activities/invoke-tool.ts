@@ -4,6 +4,7 @@ import type { InvokeToolInput, ToolOutcome } from '../common/index.ts';
 import { authorizationNeedOf } from '../authorization/need.ts';
 import { requestAuthorization } from '../authorization/request.ts';
 import { capText } from '../common/text.ts';
+import { toolResultMessage } from '../common/messages.ts';
 import { ToolInputError } from '../errors.ts';
 import { mcpToolFor } from '../mcp/run-tools.ts';
 import { longRateLimit } from '../rate-limits/retry-after.ts';
@@ -92,7 +93,7 @@ export async function invokeTool(
     await agent.memoryStore.append(
       input.conversationId,
       input.seq,
-      [{ role: 'tool', toolCallId: call.id, toolName: call.name, content: text }],
+      [toolResultMessage(call, text)],
       callWriteAttempt(input, context),
     );
     const loadTools = (output?.loadTools ?? []).filter(

@@ -1,5 +1,6 @@
 import type { Context } from '@temporalio/activity';
 import type { Message, ResolvedRun, ResolveRunInput } from '../common/index.ts';
+import { toolResultMessage } from '../common/messages.ts';
 import type { RegisteredAuthorization } from '../authorization/options.ts';
 import type { ResolvedAuthorization } from '../common/authorization.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
@@ -148,8 +149,12 @@ async function handOver(
   }
   const note = `Transferred from ${handoff.from} to ${agent.name}: you answer from now on.`;
   const content = !inSystem && system ? `${note}\n\nYour instructions:\n${system}` : note;
-  const result: Message = { role: 'tool', toolCallId: handoff.call.id, toolName: handoff.call.name, content };
-  await agent.memoryStore.append(conversationId, handoff.seq, [result], attempt);
+  await agent.memoryStore.append(
+    conversationId,
+    handoff.seq,
+    [toolResultMessage(handoff.call, content)],
+    attempt,
+  );
   return handoff.seq + 1;
 }
 

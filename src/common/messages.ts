@@ -33,6 +33,16 @@ export type Message =
     }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
 
+/** A call's result as stored in the conversation (`isError` when the call failed). */
+export function toolResultMessage(call: ToolCall, content: string, isError = false): Message {
+  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) };
+}
+
+/** How a call that failed is told to the model. */
+export function toolErrorText(type: string, message: string): string {
+  return `Error (${type}): ${message}`;
+}
+
 /** The JSON Schema form of a tool, as given to the model. */
 export interface ToolSchema {
   type: 'function';

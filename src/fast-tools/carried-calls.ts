@@ -1,5 +1,6 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { toolErrorText, toolResultMessage } from '../common/messages.ts';
 import type { CallModelInput, CarriedCalls, CarriedOutcome } from '../common/run.ts';
 import { callWriteAttempt, invokeTool, type ToolCallContext } from '../activities/invoke-tool.ts';
 import type { RegisteredAgent } from '../activities/registered-agent.ts';
@@ -63,15 +64,7 @@ async function runCarried(
     await agent.memoryStore.append(
       input.conversationId,
       seq,
-      [
-        {
-          role: 'tool',
-          toolCallId: call.id,
-          toolName: call.name,
-          content: `Error (${failure.type}): ${failure.message}`,
-          isError: true,
-        },
-      ],
+      [toolResultMessage(call, toolErrorText(failure.type, failure.message), true)],
       callWriteAttempt(toolInput, callContext),
     );
     return { callId: call.id, failure };

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { RunLimits } from '../common/control.ts';
-import type { Message, ToolCall, Usage } from '../common/messages.ts';
+import { toolErrorText, toolResultMessage, type ToolCall, type Usage } from '../common/messages.ts';
 import type {
   AgentRunInput,
   CarriedCalls,
@@ -90,9 +90,7 @@ export class ToolCalls {
 
   /** Runs the step's calls in parallel, each after its approval when it needs one. */
   async run(calls: readonly Call[]): Promise<void> {
-    const settled = await Promise.allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
-    const failed = settled.find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
+    await allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
   }
 
   /** The transfer the step asked for, once its other calls are done (taken: it is carried out once). */
@@ -120,7 +118,7 @@ export class ToolCalls {
           agent: this.#host.agent,
           conversationId: this.#host.conversationId,
           seq,
-          messages: [toolMessage(call, content, true)],
+          messages: [toolResultMessage(call, content, true)],
         }),
       ),
     );
@@ -165,7 +163,7 @@ export class ToolCalls {
       agent: this.#host.agent,
       conversationId: this.#host.conversationId,
       seq,
-      messages: [toolMessage(call, outcome.content, outcome.isError)],
+      messages: [toolResultMessage(call, outcome.content, outcome.isError)],
     });
     const about = {
       tool: call.name,
@@ -260,7 +258,7 @@ export class ToolCalls {
       );
       if (!('notAuthorized' in outcome) && outcome.rateLimited) {
         const message = rateLimitAnswer(outcome, this.#host.control.deadlineAt);
-        return this.failed(call, seq, `Error (RateLimitError): ${message}`, message, 'RateLimitError');
+        return this.failed(call, seq, toolErrorText('RateLimitError', message), message, 'RateLimitError');
       }
       if ('notAuthorized' in outcome) {
         const why = outcome.notAuthorized;
@@ -273,7 +271,7 @@ export class ToolCalls {
       const cause = error.cause;
       const message = cause?.message ?? error.message;
       const errorType = cause instanceof ApplicationFailure ? (cause.type ?? 'Error') : 'Error';
-      await this.failed(call, seq, `Error (${errorType}): ${message}`, message, errorType);
+      await this.failed(call, seq, toolErrorText(errorType, message), message, errorType);
     }
   }
 
@@ -315,8 +313,7 @@ export class ToolCalls {
         this.#unanswered.delete(entry.call.id);
       } else retries.push(this.#invokeCall(entry.call, entry.seq, outcome.retry.attempt));
     }
-    const failed = (await Promise.allSettled(retries)).find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    await allSettled(retries);
   }
 
   /**
@@ -358,6 +355,8 @@ export class ToolCalls {
   }
 }
 
-function toolMessage(call: ToolCall, content: string, isError: boolean): Message {
-  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) };
+/** Waits until every call has ended (none is left running), then throws the first failure, if any. */
+async function allSettled(calls: Array<Promise<void>>): Promise<void> {
+  const failed = (await Promise.allSettled(calls)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }

@@ -53,7 +53,7 @@ describe('fast calls carried by the next model step', () => {
     // The outcome came in a live-text signal of its own a second into the step, ahead of its text.
     const history = (await handle.workflow.fetchHistory()).events ?? [];
     const signals = history.filter((e) => e.workflowExecutionSignaledEventAttributes);
-    expect(JSON.stringify(signals[0]?.workflowExecutionSignaledEventAttributes?.input)).toBeDefined();
+    expect(signals.length).toBeGreaterThan(0);
     const first = signals[0]!.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!.data!;
     expect(JSON.parse(Buffer.from(first).toString())).toMatchObject({
       text: '',

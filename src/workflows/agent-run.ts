@@ -31,7 +31,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   control.finish();
   events.finish();
   // Not cancellable: a run whose workflow was cancelled (its parent stopped) still returns its result.
-  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  // Asked first: a wait costs a scope and promises, each with a recorded stack, in the common case of none.
+  if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   // The events travel in the result: a closed run is read without a worker (no history per event).
   return { ...result, events: events.closed() };
 }

@@ -214,12 +214,16 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
       const tokens = tokenBudgetSpent(this.limits, this.usage, this.stepUsage.at(-1));
       if (tokens) return this.#ended('budget', tokens);
       this.#iterations = iteration;
-      const step = await this.#step(iteration).catch((error: unknown) => {
+      // try/catch and try/finally rather than .catch()/.finally() on the hot path: the SDK records a
+      // stack for every promise a workflow makes, the largest share of a model step's workflow task.
+      let step: ModelStep;
+      try {
+        step = await this.#step(iteration);
+      } catch (error) {
         const quota = quotaFailureMessage(error);
         if (quota === undefined) throw error;
-        return quota;
-      });
-      if (typeof step === 'string') return this.#ended('quota', step);
+        return this.#ended('quota', quota);
+      }
       if (step.toolCalls.length === 0) {
         const ended = await this.#answered(step);
         if (ended) return ended;
@@ -326,17 +330,26 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     this.#carried = undefined;
     if (carried) {
       this.#carrying = { iteration, calls: carried };
-      const step = await this.#callModel(carried).finally(() => {
+      let step: ModelStep;
+      try {
+        step = await this.#callModel(carried);
+      } finally {
         this.#carrying = undefined;
-      });
-      await this.#calls.settleCarried(carried, step.carried ?? []);
+        this.#modelSeq = undefined;
+      }
+      const retries = this.#calls.settleCarried(carried, step.carried ?? []);
+      if (retries) await retries;
       if (!step.notTaken) {
         this.#startStep(iteration);
         return this.#took(step);
       }
     }
     this.#startStep(iteration);
-    return this.#took(await this.#callModel());
+    try {
+      return this.#took(await this.#callModel());
+    } finally {
+      this.#modelSeq = undefined;
+    }
   }
 
   #startStep(iteration: number): void {
@@ -346,27 +359,24 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     showStep(iteration, this.plan.maxIterations, this.#tags);
   }
 
-  async #callModel(carried?: CarriedCalls): Promise<ModelStep> {
+  /** Asks for the model step at the loop's position; its live text is taken until the caller clears `#modelSeq`. */
+  #callModel(carried?: CarriedCalls): Promise<ModelStep> {
     this.#modelSeq = this.#seq;
-    return this.context
-      .callModel({
-        agent: this.agent,
-        ...(this.#labelAgent || this.plan.delegation?.handoffs || this.handoffs.length
-          ? { labelAgent: true }
-          : {}),
-        model: this.plan.model,
-        conversationId: this.conversationId,
-        seq: this.#seq,
-        tools: this.#tools,
-        ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
-        ...(this.plan.textDeltaBatchMs ? { textDeltaBatchMs: this.plan.textDeltaBatchMs } : {}),
-        ...(this.answer ? { output: { schema: this.answer.spec.schema } } : {}),
-        ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
-        ...(carried ? { carried } : {}),
-      })
-      .finally(() => {
-        this.#modelSeq = undefined;
-      });
+    return this.context.callModel({
+      agent: this.agent,
+      ...(this.#labelAgent || this.plan.delegation?.handoffs || this.handoffs.length
+        ? { labelAgent: true }
+        : {}),
+      model: this.plan.model,
+      conversationId: this.conversationId,
+      seq: this.#seq,
+      tools: this.#tools,
+      ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
+      ...(this.plan.textDeltaBatchMs ? { textDeltaBatchMs: this.plan.textDeltaBatchMs } : {}),
+      ...(this.answer ? { output: { schema: this.answer.spec.schema } } : {}),
+      ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
+      ...(carried ? { carried } : {}),
+    });
   }
 
   /** A step the model answered: the loop's position, text and usage move on. */

@@ -298,9 +298,10 @@ export class ToolCalls {
    * What became of the calls a model step carried: each settled as a call of its own would be
    * (events unless its live text said them already); those it left to the workflow run again as
    * fast calls, their writes counting on from the step's attempt. A call it said nothing of (the
-   * step was stopped first) is answered by the stop.
+   * step was stopped first) is answered by the stop. Returns the calls run again, or undefined when
+   * none is (no promise to wait for: the common case costs the workflow none).
    */
-  async settleCarried(carried: CarriedCalls, outcomes: CarriedOutcome[]): Promise<void> {
+  settleCarried(carried: CarriedCalls, outcomes: CarriedOutcome[]): Promise<void> | undefined {
     const shown = this.#shownCarried;
     this.#shownCarried = false;
     const retries: Array<Promise<void>> = [];
@@ -313,7 +314,7 @@ export class ToolCalls {
         this.#unanswered.delete(entry.call.id);
       } else retries.push(this.#invokeCall(entry.call, entry.seq, outcome.retry.attempt));
     }
-    await allSettled(retries);
+    return retries.length ? allSettled(retries) : undefined;
   }
 
   /**

@@ -77,7 +77,12 @@ async function historyEventsPerCall(): Promise<{ plain: number; sub: number }> {
   await handle.result();
   const events = (await handle.workflow.fetchHistory()).events ?? [];
   const modelSteps = events
-    .map((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? i : -1))
+    // The first model step is taken by the run's opening step (openRun).
+    .map((e, i) =>
+      ['openRun', 'callModel'].includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? '')
+        ? i
+        : -1,
+    )
     .filter((i) => i >= 0);
   return { plain: modelSteps[1]! - modelSteps[0]!, sub: modelSteps[2]! - modelSteps[1]! };
 }

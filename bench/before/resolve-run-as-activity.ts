@@ -11,3 +11,8 @@ export * from '../../src/workflows/quick-activities.ts';
 export function resolveRunActivities(): typeof quickActivities {
   return quickActivities;
 }
+
+/** Turns resolve the run before their first model step (no opening step, which came later). */
+export function opensWithStep(): boolean {
+  return false;
+}

@@ -1,5 +1,6 @@
 import type { Context } from '@temporalio/activity';
 import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ToolSchema } from '../common/index.ts';
+import type { OpeningHeader } from '../common/control.ts';
 import { carriedNeedWorkflow, runCarriedCalls } from '../fast-tools/carried-calls.ts';
 import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
@@ -28,12 +29,13 @@ export async function callModel(
   agent: RegisteredAgent,
   input: CallModelInput,
   context: Context,
+  opening?: OpeningStep,
 ): Promise<ModelStep> {
   // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
   const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
   const interval = setInterval(() => context.heartbeat(), every);
   try {
-    if (!input.carried) return await askModel(agent, input, context);
+    if (!input.carried) return await askModel(agent, input, context, { opening });
     return await carryingStep(agent, input, input.carried, context);
   } finally {
     clearInterval(interval);
@@ -56,7 +58,7 @@ async function carryingStep(
   const notTaken: ModelStep = { text: '', toolCalls: [], carried: outcomes, notTaken: true };
   if (carriedNeedWorkflow(outcomes) || context.cancellationSignal.aborted) return notTaken;
   try {
-    return { ...(await askModel(agent, input, context, outcomes)), carried: outcomes };
+    return { ...(await askModel(agent, input, context, { settled: outcomes })), carried: outcomes };
   } catch (error) {
     context.log.info(
       `The model step after ${outcomes.length} fast call(s) failed; the run takes it again as a step of its own: ${
@@ -67,12 +69,23 @@ async function carryingStep(
   }
 }
 
-/** The model's part of a step; `settled`: what became of the calls it carried, for the first live-text batch. */
+/** The first model step of a run, taken by its opening step (src/activities/open-run.ts). */
+export interface OpeningStep {
+  /** Stops the step: the activity's cancellation, or the turn's deadline and the agent's model timeout. */
+  signal: AbortSignal;
+  /** For the first live-text batch. */
+  header: OpeningHeader;
+}
+
+/**
+ * The model's part of a step. `settled`: what became of the calls it carried; `opening`: a run's
+ * first step, taken by its opening step. Both are said by the first live-text batch.
+ */
 async function askModel(
   agent: RegisteredAgent,
   input: CallModelInput,
   context: Context,
-  settled?: CarriedOutcome[],
+  { settled, opening }: { settled?: CarriedOutcome[]; opening?: OpeningStep | undefined } = {},
 ): Promise<ModelStep> {
   const mcp = await mcpSchemas(agent, input.tools, input.tenant);
   const tools = input.tools
@@ -99,13 +112,14 @@ async function askModel(
         structured: output !== undefined,
       })
     : undefined;
-  if (settled) deltas?.settle(settled);
+  if (settled) deltas?.sayFirst({ settled });
+  if (opening) deltas?.sayFirst({ opening: opening.header });
   try {
     const generated = await model
       .generate({
         messages: view.messages,
         tools,
-        signal: context.cancellationSignal,
+        signal: opening?.signal ?? context.cancellationSignal,
         ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
         ...(native ? { output: { schema: output.schema } } : {}),
       })

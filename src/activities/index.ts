@@ -4,6 +4,8 @@ import type {
   CallModelInput,
   InvokeToolInput,
   ModelStep,
+  OpenedRun,
+  OpenRunInput,
   ResolvedRun,
   ResolveRunInput,
   ToolOutcome,
@@ -21,6 +23,7 @@ import { invokeTool } from './invoke-tool.ts';
 import { pollSource, type PollSourceInput } from './poll-source.ts';
 import type { AgentRegistry } from './registered-agent.ts';
 import { lookupAgent } from './registry.ts';
+import { openRun } from './open-run.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { recordRun } from '../usage/recorder.ts';
@@ -35,6 +38,10 @@ export function createActivities(registry: AgentRegistry) {
     /** Decides the run's model, skills, tools and limits, and stores its opening messages. */
     resolveRun: (input: ResolveRunInput): Promise<ResolvedRun> =>
       atBoundary(() => resolveRun(lookupAgent(registry, input.agent), input, Context.current())),
+
+    /** A turn's opening step: `resolveRun`, then the first model step, in one activity. */
+    openRun: (input: OpenRunInput): Promise<OpenedRun> =>
+      atBoundary(() => openRun(lookupAgent(registry, input.resolve.agent), input, Context.current())),
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
       atBoundary(() => callModel(lookupAgent(registry, input.agent), input, Context.current())),

@@ -4,11 +4,15 @@ import { ConfigurationError } from '../errors.ts';
 import { parsePartialJson } from '../output/partial-json.ts';
 
 /**
- * How long a step that carried fast calls waits for its model's first text before it says what
- * became of them in a signal of their own (a signal is a history event and a workflow task: a
- * model that answers or writes sooner carries them for free).
+ * How long a step waits for its model's first text before it says what its first batch would have
+ * said first (what became of the calls it carried, or a run's opening) in a signal of its own (a
+ * signal is a history event and a workflow task: a model that answers or writes sooner carries it
+ * for free).
  */
-const SETTLED_ALONE_AFTER_MS = 1_000;
+const FIRST_ALONE_AFTER_MS = 1_000;
+
+/** What a step's first batch says before its text. */
+export type FirstBatch = Pick<TextDeltaSignal, 'settled' | 'opening'>;
 
 /** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
 export type LiveTextOption = boolean | { batchMs?: number };
@@ -32,7 +36,7 @@ export function resolveLiveText(agent: string, option: LiveTextOption | undefine
  * signal that fails is dropped, since the step's result, not its deltas, is what the run keeps.
  */
 export class TextDeltaBatcher {
-  readonly #send: (text: string, partial: unknown, settled?: unknown[]) => Promise<void>;
+  readonly #send: (text: string, partial: unknown, first?: FirstBatch) => Promise<void>;
   readonly #batchMs: number;
   /** Structured runs: each batch also carries the answer parsed so far. */
   readonly #structured: boolean;
@@ -41,15 +45,15 @@ export class TextDeltaBatcher {
   #written = '';
   #lastPartial = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** What became of the carried calls, until a batch has said it (see {@link TextDeltaBatcher.settle}). */
-  #settled: unknown[] | undefined;
-  #settledAlone: ReturnType<typeof setTimeout> | undefined;
+  /** What the first batch says first, until a batch has said it (see {@link TextDeltaBatcher.sayFirst}). */
+  #first: FirstBatch | undefined;
+  #firstAlone: ReturnType<typeof setTimeout> | undefined;
   #sending: Promise<void> = Promise.resolve();
   /** Batches sent so far. */
   batches = 0;
 
   constructor(
-    send: (text: string, partial: unknown, settled?: unknown[]) => Promise<void>,
+    send: (text: string, partial: unknown, first?: FirstBatch) => Promise<void>,
     batchMs: number,
     options: { structured?: boolean } = {},
   ) {
@@ -69,13 +73,13 @@ export class TextDeltaBatcher {
     if (!workflowExecution) throw new Error('Live text needs the activity to belong to a workflow.');
     const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
     return new TextDeltaBatcher(
-      (text, partial, settled) =>
+      (text, partial, first) =>
         handle.signal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL, {
           seq,
           attempt,
           text,
           ...(partial === undefined ? {} : { partial }),
-          ...(settled ? { settled } : {}),
+          ...first,
         }),
       batchMs,
       options,
@@ -89,24 +93,25 @@ export class TextDeltaBatcher {
   }
 
   /**
-   * The step carried fast calls: the first batch says what became of them, before any text, so
-   * their events come first; when the model has written nothing a second on, they go alone (so a
-   * reader sees them while the model thinks). A step that answers sooner carries them in its result.
+   * What the first batch says before any text, so its events come first: what became of the calls
+   * the step carried, or a run's opening (the step's limit, the MCP servers left out). When the
+   * model has written nothing a second on, it goes alone (so a reader sees it while the model
+   * thinks). A step that answers sooner says it in its result.
    */
-  settle(outcomes: unknown[]): void {
-    this.#settled = outcomes;
-    this.#settledAlone = setTimeout(
+  sayFirst(first: FirstBatch): void {
+    this.#first = first;
+    this.#firstAlone = setTimeout(
       () => {
-        if (this.#settled) this.#flush();
+        if (this.#first) this.#flush();
       },
-      Math.max(this.#batchMs, SETTLED_ALONE_AFTER_MS),
+      Math.max(this.#batchMs, FIRST_ALONE_AFTER_MS),
     );
   }
 
   /** Sends what is left and waits until every batch has been sent (before the step returns). */
   async close(): Promise<void> {
-    clearTimeout(this.#settledAlone);
-    if (!this.#buffer) this.#settled = undefined; // no text to precede: the result says it
+    clearTimeout(this.#firstAlone);
+    if (!this.#buffer) this.#first = undefined; // no text to precede: the result says it
     this.#flush();
     await this.#sending;
   }
@@ -115,13 +120,13 @@ export class TextDeltaBatcher {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const text = this.#buffer;
-    const settled = this.#settled;
+    const first = this.#first;
     this.#buffer = '';
-    this.#settled = undefined;
-    if (!text && !settled) return;
+    this.#first = undefined;
+    if (!text && !first) return;
     this.batches += 1;
     const partial = text ? this.#partial(text) : undefined;
-    this.#sending = this.#sending.then(() => this.#send(text, partial, settled)).catch(() => undefined);
+    this.#sending = this.#sending.then(() => this.#send(text, partial, first)).catch(() => undefined);
   }
 
   /** The structured answer parsed so far, when it reads as JSON and changed since the last batch. */

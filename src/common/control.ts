@@ -74,6 +74,18 @@ export interface TextDeltaSignal {
    * `CarriedOutcome`s, src/common/run.ts), so their events come before the step's live text.
    */
   settled?: unknown[];
+  /**
+   * The first batch of a run's opening step (`openRun`, which resolves the run and takes its first
+   * model step) says what the workflow does not know yet, for the events that come before the text.
+   */
+  opening?: OpeningHeader;
+}
+
+/** What the first live text of an opening step tells the workflow before its plan arrives. */
+export interface OpeningHeader {
+  maxIterations: number;
+  /** MCP servers left out of the run, with why (the run's `warning` event). */
+  unavailable_mcps?: Array<{ server: string; reason: string }>;
 }
 
 export const CANCEL_UPDATE = 'toolkit.cancel';

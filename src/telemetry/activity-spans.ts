@@ -6,6 +6,7 @@ import type {
   Next,
 } from '@temporalio/worker';
 import { failureType } from '../activities/failures.ts';
+import { withModelStepWrapper } from '../activities/model-step-wrappers.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import type { CallModelInput, InvokeToolInput, ModelStep, ToolOutcome } from '../common/index.ts';
@@ -23,8 +24,9 @@ export type SpanAgents = ReadonlyMap<
 >;
 
 /**
- * Activity interceptors that trace each model step as `chat <model>` and each tool call as
- * `execute_tool <tool>` (GenAI semantic conventions). Activities do not replay, so each attempt
+ * Activity interceptors that trace each model step as `chat <model>` (a `callModel` activity, or
+ * the first step a run's opening step takes) and each tool call as `execute_tool <tool>` (GenAI
+ * semantic conventions). Activities do not replay, so each attempt
  * is one span. Content (messages, arguments, results) only with `recordContent`; never a credential:
  * tool results are the redacted ones the activity stored.
  */
@@ -51,11 +53,17 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
     next: Next<ActivityInboundCallsInterceptor, 'execute'>,
   ): Promise<unknown> {
     if (this.#type === 'callModel') return this.#chat(input.args[0] as CallModelInput, () => next(input));
+    // A run's opening step takes its first model step inside: traced as a `callModel` is.
+    if (this.#type === 'openRun')
+      return withModelStepWrapper(
+        (request, step) => this.#chat(request, step),
+        () => next(input),
+      );
     if (this.#type === 'invokeTool') return this.#tool(input.args[0] as InvokeToolInput, () => next(input));
     return next(input);
   }
 
-  #chat(input: CallModelInput, run: () => Promise<unknown>): Promise<unknown> {
+  #chat<T>(input: CallModelInput, run: () => Promise<T>): Promise<T> {
     const agent = this.#registry.get(input.agent);
     const adapter = agent?.models.get(input.model ?? agent.defaultModel);
     const { provider, model } = providerAndModel(adapter?.modelId ?? input.model ?? 'unknown');
@@ -71,7 +79,8 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
         const messages = await agent.memoryStore.read(input.conversationId, { before: input.seq });
         span.setAttribute(GEN_AI.inputMessages, contentAttribute(toGenAiMessages(messages)));
       }
-      const step = (await run()) as ModelStep;
+      const result = await run();
+      const step = result as ModelStep;
       if (step.usage) {
         span.setAttribute(GEN_AI.inputTokens, step.usage.input_tokens);
         span.setAttribute(GEN_AI.outputTokens, step.usage.output_tokens);
@@ -81,7 +90,7 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
         const answer = { role: 'assistant' as const, content: step.text, toolCalls: step.toolCalls };
         span.setAttribute(GEN_AI.outputMessages, contentAttribute(toGenAiMessages([answer])));
       }
-      return step;
+      return result;
     });
   }
 

@@ -6,6 +6,7 @@ import type {
   Next,
 } from '@temporalio/worker';
 import type { CallModelInput, ModelStep } from '../common/index.ts';
+import { withModelStepWrapper } from '../activities/model-step-wrappers.ts';
 import type { SpanAgents } from './activity-spans.ts';
 import { GEN_AI, providerAndModel, TENANT_ATTRIBUTE, TRACER_NAME } from './gen-ai.ts';
 
@@ -40,9 +41,13 @@ export function genAiTokenMetrics(
       ],
     },
   });
-  return (ctx) => ({
-    inbound: ctx.info.activityType === 'callModel' ? new TokenUsage(registry, histogram) : new PassThrough(),
-  });
+  return (ctx) => {
+    const usage = new TokenUsage(registry, histogram);
+    if (ctx.info.activityType === 'callModel') return { inbound: usage };
+    // A run's opening step takes its first model step inside: counted as a `callModel` is.
+    if (ctx.info.activityType === 'openRun') return { inbound: new AroundModelSteps(usage) };
+    return { inbound: new PassThrough() };
+  };
 }
 
 class PassThrough implements ActivityInboundCallsInterceptor {
@@ -51,6 +56,25 @@ class PassThrough implements ActivityInboundCallsInterceptor {
     next: Next<ActivityInboundCallsInterceptor, 'execute'>,
   ): Promise<unknown> {
     return next(input);
+  }
+}
+
+/** Records the tokens of the model steps an activity takes inside itself. */
+class AroundModelSteps implements ActivityInboundCallsInterceptor {
+  readonly #usage: TokenUsage;
+
+  constructor(usage: TokenUsage) {
+    this.#usage = usage;
+  }
+
+  execute(
+    input: ActivityExecuteInput,
+    next: Next<ActivityInboundCallsInterceptor, 'execute'>,
+  ): Promise<unknown> {
+    return withModelStepWrapper(
+      async (request, step) => this.#usage.record(request, await step()),
+      () => next(input),
+    );
   }
 }
 
@@ -67,8 +91,11 @@ class TokenUsage implements ActivityInboundCallsInterceptor {
     input: ActivityExecuteInput,
     next: Next<ActivityInboundCallsInterceptor, 'execute'>,
   ): Promise<unknown> {
-    const step = (await next(input)) as ModelStep;
-    const request = input.args[0] as CallModelInput;
+    return this.record(input.args[0] as CallModelInput, (await next(input)) as ModelStep);
+  }
+
+  /** The step's tokens, by type, on the histogram; returns the step. */
+  record(request: CallModelInput, step: ModelStep): ModelStep {
     if (!step?.usage) return step;
     const agent = this.#registry.get(request.agent);
     const adapter = agent?.models.get(request.model ?? agent.defaultModel);

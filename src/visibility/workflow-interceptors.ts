@@ -20,6 +20,8 @@ export function activitySummary(activityType: string, args: readonly unknown[]):
       return typeof input?.call?.name === 'string' ? `tool ${input.call.name}` : 'tool';
     case 'resolveRun':
       return 'resolve run';
+    case 'openRun':
+      return 'open run, first model step';
     case 'appendMessages':
       return 'store messages';
     case 'loadSession':

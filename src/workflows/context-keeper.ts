@@ -40,16 +40,25 @@ export class ContextKeeper {
 
   /**
    * One model step, compacting as it must. Calls it carries (`input.carried`) run with its first
-   * attempt only: what became of them comes back with whichever step answers.
+   * attempt only: what became of them comes back with whichever step answers. A turn's first step
+   * may come from its opening step: `taken`, its answer (it may say the request did not fit), or
+   * `activities` with the attempts its failed first attempt left.
    */
-  async callModel(first: CallModelInput): Promise<ModelStep> {
+  async callModel(
+    first: CallModelInput,
+    opening: { taken?: ModelStep | undefined; activities?: ContextActivities | undefined } = {},
+  ): Promise<ModelStep> {
     let compacted = false;
     let forced = false;
     let sendOverBudget = false;
     let input = first;
     let carried: ModelStep['carried'];
+    let taken = opening.taken;
+    const activities = opening.activities ?? this.#activities;
     for (;;) {
-      const step = await this.#activities.callModel(sendOverBudget ? { ...input, sendOverBudget } : input);
+      const step =
+        taken ?? (await activities.callModel(sendOverBudget ? { ...input, sendOverBudget } : input));
+      taken = undefined;
       if (input.carried) {
         if (step.notTaken) return step;
         carried = step.carried;
@@ -58,14 +67,7 @@ export class ContextKeeper {
       }
       const { overflow } = step;
       if (!overflow) {
-        if (step.context) {
-          this.#metadata = {
-            input_tokens: step.usage?.input_tokens || step.context.input_tokens,
-            estimated_input_tokens: step.context.input_tokens,
-            max_input_tokens: step.context.max_input_tokens,
-            compactions: step.context.compactions,
-          };
-        }
+        this.#took(step);
         return carried ? { ...step, carried } : step;
       }
       if (overflow.reason === 'over_budget') {
@@ -79,6 +81,17 @@ export class ContextKeeper {
       forced = true;
       compacted = true;
     }
+  }
+
+  /** A step that answered: the last step against the budget. */
+  #took(step: ModelStep): void {
+    if (!step.context) return;
+    this.#metadata = {
+      input_tokens: step.usage?.input_tokens || step.context.input_tokens,
+      estimated_input_tokens: step.context.input_tokens,
+      max_input_tokens: step.context.max_input_tokens,
+      compactions: step.context.compactions,
+    };
   }
 
   async #compact(input: CallModelInput, overflow: ContextOverflow, force: boolean): Promise<void> {

@@ -33,6 +33,18 @@ export const RESOLVE_RUN_LOCALLY = 'resolve-run-as-local-activity';
 export const USAGE_LEDGER = 'usage-ledger';
 
 /**
+ * Marks histories whose turns open with `openRun` (the run resolved and its first model step taken
+ * in one activity). It implies the ledger and local `resolveRun` (for handoffs), so a new run records
+ * this one marker; older histories replay the `resolveRun` they recorded.
+ */
+export const OPENING_STEP = 'opening-step';
+
+/** Whether this turn opens with `openRun`: asked once, at the turn's start. */
+export function opensWithStep(): boolean {
+  return patched(OPENING_STEP);
+}
+
+/**
  * Where this turn's `resolveRun` runs: locally, unless the history being replayed scheduled it as an
  * activity. The ledger came after local `resolveRun`, so a history with the ledger's marker resolves
  * locally too, and a new run records that one marker, not two (each costs a history event and a
@@ -40,6 +52,7 @@ export const USAGE_LEDGER = 'usage-ledger';
  * replay; asked while replaying, `patched` only matches a recorded marker and writes nothing.
  */
 export function resolveRunActivities(): typeof quickActivities {
+  if (patched(OPENING_STEP)) return localQuickActivities;
   if (!patched(USAGE_LEDGER)) return patched(RESOLVE_RUN_LOCALLY) ? localQuickActivities : quickActivities;
   if (workflowInfo().unsafe.isReplaying) patched(RESOLVE_RUN_LOCALLY);
   return localQuickActivities;
@@ -47,7 +60,7 @@ export function resolveRunActivities(): typeof quickActivities {
 
 /** The ledger's local activities (`recordRun`, `releaseRun`), or undefined when replaying a history from before the ledger. */
 export function ledgerActivities(): typeof quickActivities | undefined {
-  return patched(USAGE_LEDGER) ? localQuickActivities : undefined;
+  return patched(OPENING_STEP) || patched(USAGE_LEDGER) ? localQuickActivities : undefined;
 }
 
 /** Store writes the workflow decided on, with the agent's `storeStartToCloseMs` and `storeMaxAttempts`. */
@@ -63,7 +76,9 @@ export function storeActivities(timeouts: RunTimeouts): ReturnType<typeof proxyA
 // A stop waits until cancelled activities have really stopped, so what they store stays final.
 // Retries back off to at most 10 s: a step whose worker died is retried within seconds.
 const STEP = { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } as const;
-const STEP_RETRY = { initialInterval: '1 second', maximumInterval: '10 seconds' } as const;
+/** A step's first retry waits this long (unless the provider said how long: Retry-After). */
+export const FIRST_RETRY_MS = 1_000;
+const STEP_RETRY = { initialInterval: FIRST_RETRY_MS, maximumInterval: '10 seconds' } as const;
 
 /** Model steps (and compactions), with the agent's model timeouts. */
 export function modelActivities(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentActivities>> {
@@ -89,5 +104,22 @@ export function toolActivities(
     // Older workers' plans have no toolHeartbeatMs: no heartbeat timeout then, as before.
     ...(timeouts.toolHeartbeatMs ? { heartbeatTimeout: timeouts.toolHeartbeatMs } : {}),
     retry: { ...STEP_RETRY, maximumAttempts: timeouts.toolMaxAttempts },
+  });
+}
+
+/**
+ * A turn's opening step: `openRun` resolves the run, then takes its first model step. Set before
+ * the agent's timeouts are known: heartbeats notice a dead worker within seconds (the model step
+ * heartbeats at least every second), the activity bounds the model step by the agent's model timeout
+ * itself, and a failure of the step is not retried here: the workflow takes it with the agent's
+ * retries. Attempts retry what fails before that (resolving the run), as `resolveRun`'s do.
+ */
+export function openingActivities(): ReturnType<typeof proxyActivities<AgentActivities>> {
+  return proxyActivities<AgentActivities>({
+    ...STEP,
+    ...runPriorityOption(),
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: '10 seconds',
+    retry: QUICK.retry,
   });
 }

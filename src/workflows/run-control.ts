@@ -58,17 +58,21 @@ export class RunControl {
   }
 
   /**
-   * Stops the run with `deadline` once `timeoutMs` have passed (a workflow timer, cancelled at the
-   * end). Only the first call counts: a deep run's deadline covers all its phases.
+   * Stops the run with `deadline` once `timeoutMs` have passed since `from` (default: now; a workflow
+   * timer, cancelled at the end), or at once when it has `passed`. Only the first call counts: a deep
+   * run's deadline covers all its phases.
    */
-  watchDeadline(timeoutMs: number | undefined): void {
+  watchDeadline(timeoutMs: number | undefined, from = Date.now(), passed = false): void {
     if (timeoutMs === undefined || this.#deadline) return;
     this.#deadline = true;
-    this.deadlineAt = Date.now() + timeoutMs;
-    const seconds = Math.round(timeoutMs / 100) / 10;
-    void condition(() => this.#finished || this.#stop !== undefined, timeoutMs).then(
+    this.deadlineAt = from + timeoutMs;
+    const message = `The run passed its deadline of ${Math.round(timeoutMs / 100) / 10} s.`;
+    const left = this.deadlineAt - Date.now();
+    // Passed already (the opening step ran out of time before the workflow knew the deadline).
+    if (passed || left <= 0) return this.requestStop('deadline', message);
+    void condition(() => this.#finished || this.#stop !== undefined, left).then(
       (ended) => {
-        if (!ended) this.requestStop('deadline', `The run passed its deadline of ${seconds} s.`);
+        if (!ended) this.requestStop('deadline', message);
       },
       () => undefined, // the workflow itself was cancelled: nothing left to stop
     );

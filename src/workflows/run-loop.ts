@@ -1,4 +1,10 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  sleep,
+} from '@temporalio/workflow';
 import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Usage } from '../common/messages.ts';
 import type {
@@ -6,16 +12,17 @@ import type {
   CarriedCalls,
   CarriedOutcome,
   ModelStep,
+  OpenedRun,
   ResolvedRun,
   StopReason,
   SubRunSummary,
 } from '../common/run.ts';
 import { runLineSoFar, type RunLineCounts, type RunLineStart } from '../usage/run-line.ts';
-import { ContextKeeper } from './context-keeper.ts';
+import { ContextKeeper, type ContextActivities } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
 import { RunSkills } from './run-skills.ts';
-import { modelActivities, storeActivities, toolActivities } from './quick-activities.ts';
+import { FIRST_RETRY_MS, modelActivities, storeActivities, toolActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { showStep } from '../visibility/current-details.ts';
 import { StructuredAnswer } from '../output/structured-answer.ts';
@@ -25,6 +32,7 @@ import { ToolCalls, type ToolCallHost } from './tool-calls.ts';
 import { childLimits } from '../subagents/workflow-limits.ts';
 import { quotaFailureMessage } from '../usage/failure-type.ts';
 import { carriable, carriedCalls } from '../fast-tools/workflow-carried-calls.ts';
+import { modelStepInput } from '../common/step-input.ts';
 
 /** How one turn's loop ended. */
 export interface LoopOutcome {
@@ -97,6 +105,8 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
   #carrying: { iteration: number; calls: CarriedCalls } | undefined;
   /** The last iteration whose `step_started` was emitted. */
   #started = 0;
+  /** What the turn's opening step made of the first model step (src/workflows/opening-step.ts). */
+  #opening: Pick<OpenedRun, 'step' | 'failure'> | undefined;
   /** A structured run's answer (checks, repairs); undefined for a run that answers in text. */
   readonly answer: StructuredAnswer | undefined;
 
@@ -164,6 +174,15 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
   ): void => {
     this.events.emit(type, message, { ...payload, ...this.#tags });
   };
+
+  /**
+   * What the turn's opening step did before the loop runs: the first model step it took (absent:
+   * the loop takes it), and whether its live text already said that step started.
+   */
+  opened(opened: Pick<OpenedRun, 'step' | 'failure'>, started: boolean): void {
+    this.#opening = opened;
+    if (started) this.#started = 1;
+  }
 
   offerTools(names: readonly string[]): void {
     for (const name of names) if (!this.#tools.includes(name)) this.#tools.push(name);
@@ -324,8 +343,13 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     return this.#ended(stop.reason, stop.message);
   }
 
-  /** The iteration's model step; one that carries the calls of the step before settles them first. */
+  /**
+   * The iteration's model step: the one the turn's opening step took, or one asked for now; one that
+   * carries the calls of the step before settles them first.
+   */
   async #step(iteration: number): Promise<ModelStep> {
+    const opening = this.#opening;
+    this.#opening = undefined;
     const carried = this.#carried;
     this.#carried = undefined;
     if (carried) {
@@ -346,7 +370,12 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     }
     this.#startStep(iteration);
     try {
-      return this.#took(await this.#callModel());
+      return this.#took(
+        await this.#callModel(undefined, {
+          taken: opening?.step,
+          activities: opening?.failure ? (await this.#retake(opening.failure)).activities : undefined,
+        }),
+      );
     } finally {
       this.#modelSeq = undefined;
     }
@@ -360,23 +389,44 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
   }
 
   /** Asks for the model step at the loop's position; its live text is taken until the caller clears `#modelSeq`. */
-  #callModel(carried?: CarriedCalls): Promise<ModelStep> {
+  #callModel(
+    carried?: CarriedCalls,
+    opening?: Parameters<ContextKeeper['callModel']>[1],
+  ): Promise<ModelStep> {
     this.#modelSeq = this.#seq;
-    return this.context.callModel({
-      agent: this.agent,
-      ...(this.#labelAgent || this.plan.delegation?.handoffs || this.handoffs.length
-        ? { labelAgent: true }
-        : {}),
-      model: this.plan.model,
-      conversationId: this.conversationId,
-      seq: this.#seq,
-      tools: this.#tools,
-      ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
-      ...(this.plan.textDeltaBatchMs ? { textDeltaBatchMs: this.plan.textDeltaBatchMs } : {}),
-      ...(this.answer ? { output: { schema: this.answer.spec.schema } } : {}),
-      ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
-      ...(carried ? { carried } : {}),
-    });
+    return this.context.callModel(
+      modelStepInput({
+        agent: this.agent,
+        plan: this.plan,
+        conversationId: this.conversationId,
+        seq: this.#seq,
+        tools: this.#tools,
+        ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
+        labelAgent:
+          this.#labelAgent || this.plan.delegation?.handoffs !== undefined || this.handoffs.length > 0,
+        ...(this.answer ? { output: this.answer.spec.schema } : {}),
+        ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
+        ...(carried ? { carried } : {}),
+      }),
+      opening,
+    );
+  }
+
+  /**
+   * The first model step failed in the turn's opening step: the run fails with that failure when it
+   * is not retryable or the agent allows one attempt; else the step is taken with the attempts left,
+   * after the wait a retry would have (Retry-After, else the first retry interval). Returns those
+   * activities wrapped: an activity proxy is itself awaitable (its `then` would be an activity).
+   */
+  async #retake(failure: NonNullable<OpenedRun['failure']>): Promise<{ activities: ContextActivities }> {
+    const { timeouts } = this.plan;
+    const attempts = timeouts.modelMaxAttempts;
+    if (!failure.retryable || attempts === 1)
+      throw ApplicationFailure.create({ message: failure.message, type: failure.type, nonRetryable: true });
+    await sleep(failure.retryAfterMs ?? FIRST_RETRY_MS);
+    return {
+      activities: modelActivities({ ...timeouts, modelMaxAttempts: attempts === 0 ? 0 : attempts - 1 }),
+    };
   }
 
   /** A step the model answered: the loop's position, text and usage move on. */

@@ -1,8 +1,11 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
-import type { AgentResult, AgentRunInput } from '../common/run.ts';
+import type { AgentResult, AgentRunInput, ResolveRunInput } from '../common/run.ts';
 import type { EventLog } from './event-log.ts';
 import { isQuotaFailure } from '../usage/failure-type.ts';
-import { ledgerActivities, resolveRunActivities } from './quick-activities.ts';
+import { ledgerActivities, opensWithStep, resolveRunActivities } from './quick-activities.ts';
+import { openingStep, openTurn, warnUnavailableMcps, type OpenedTurn } from './opening-step.ts';
+import { turnDeadlineAt } from '../common/deadline.ts';
+import type { AgentEventType } from '../common/events.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop } from './run-loop.ts';
 import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
@@ -41,40 +44,25 @@ export async function runTurn(
 ): Promise<AgentResult<unknown> & { messageCount: number }> {
   const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
+  const opening = opensWithStep();
   const ledger = ledgerActivities();
   const startedAt = Date.now();
-  const plan = await resolveRunActivities()
-    .resolveRun({
-      agent: input.agent,
-      conversationId,
-      prompt: input.prompt,
-      maxIterations: input.maxIterations,
-      skills: input.skills,
-      model: input.model,
-      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
-      ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
-      ...(options.noTools ? { noTools: true } : {}),
-      ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
-      ...(options.admit && ledger ? { admit: true } : {}),
-    })
-    .catch(async (error: unknown) => {
-      // Admitted, then failed further on (an unknown skill): free the slot. A refused run holds none.
-      if (options.admit && ledger && !isQuotaFailure(error)) await releaseSlot(input.agent);
-      throw error;
-    });
-  if (plan.unavailable_mcps?.length) {
-    // Said at the start: the run goes on without these servers' tools, and the reader knows why.
-    const which = plan.unavailable_mcps.map(({ server, reason }) => `"${server}" (${reason})`).join('; ');
-    events.emit('warning', `MCP servers left out of this run: ${which}`, {
-      level: 'warning',
-      unavailable_mcps: plan.unavailable_mcps,
-      ...tags,
-    });
-  }
+  const emit = (type: AgentEventType, message: string, payload: Record<string, unknown> = {}): void =>
+    events.emit(type, message, { ...payload, ...tags });
+  const resolve: ResolveRunInput = {
+    agent: input.agent,
+    conversationId,
+    prompt: input.prompt,
+    maxIterations: input.maxIterations,
+    skills: input.skills,
+    model: input.model,
+    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+    ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
+    ...(options.noTools ? { noTools: true } : {}),
+    ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
+    ...(options.admit && ledger ? { admit: true } : {}),
+  };
   const control = options.control ?? new RunControl();
-  control.watchDeadline(inheritedDeadline(input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt));
-  const spec = options.noTools ? undefined : outputSpec(input, plan.output);
-  const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
   // Each model step carries the line so far, so the answering step can write it.
   const line = {
     startSeq: options.startSeq ?? 0,
@@ -82,7 +70,38 @@ export async function runTurn(
     counted: options.admit !== undefined,
     release: options.admit?.release ?? false,
   };
+  let opened: OpenedTurn;
+  try {
+    opened = opening
+      ? await openTurn(
+          {
+            resolve,
+            step: openingStep(input, control, {
+              startedAt,
+              labelAgent: options.labelAgent,
+              runLine: ledger ? runLineSoFar(line, { subRuns: 0, toolCalls: {} }) : undefined,
+            }),
+          },
+          control,
+          emit,
+          tags,
+        )
+      : { plan: await resolveRunActivities().resolveRun(resolve), started: false };
+  } catch (error) {
+    // Admitted, then failed further on (an unknown skill): free the slot. A refused run holds none.
+    if (options.admit && ledger && !isQuotaFailure(error)) await releaseSlot(input.agent);
+    throw error;
+  }
+  const { plan } = opened;
+  if (plan.unavailable_mcps?.length && !opened.started) warnUnavailableMcps(emit, plan.unavailable_mcps);
+  // The deadline counts from the turn's start; a turn opened with a step learns the agent's own after it.
+  const from = opening ? startedAt : Date.now();
+  const deadlineAt = turnDeadlineAt(from, input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt);
+  if (deadlineAt !== undefined) control.watchDeadline(Math.max(1, deadlineAt - from), from, opened.outOfTime);
+  const spec = options.noTools ? undefined : outputSpec(input, plan.output);
+  const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
   if (ledger) loop.runLine = line;
+  loop.opened(opened, opened.started);
   const outcome = await loop.run().catch(async (error: unknown) => {
     showFailure(error, loop.iterations, tags);
     if (options.admit && ledger) await releaseSlot(input.agent);
@@ -165,19 +184,6 @@ export async function runTurn(
 export async function releaseSlot(agent: string): Promise<void> {
   const ledger = ledgerActivities();
   if (ledger) await CancellationScope.nonCancellable(() => ledger.releaseRun({ agent }));
-}
-
-/**
- * The deadline of a turn: its own, capped by what is left until its parent's (a sub-agent run stops
- * when its parent would); undefined when neither has one.
- */
-function inheritedDeadline(
-  own: number | undefined,
-  parentDeadlineAt: number | undefined,
-): number | undefined {
-  if (parentDeadlineAt === undefined) return own;
-  const left = Math.max(1, parentDeadlineAt - Date.now());
-  return own === undefined ? left : Math.min(own, left);
 }
 
 /** A structured turn's schema and repairs: the run's own `output` wins over the agent's. */

@@ -2,17 +2,10 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
-import type { AgentEvent } from '../../src/common/events.ts';
 import { ControlRefusedError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
-import { startTestWorker, type TestWorker } from './helpers.ts';
+import { firstEvent, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
-
-/** Resolves with the first event of `type` a reader sees. */
-async function firstEvent(events: AsyncIterable<AgentEvent>, type: AgentEvent['type']): Promise<AgentEvent> {
-  for await (const event of events) if (event.type === type) return event;
-  throw new Error(`The run ended without a ${type} event.`);
-}
 
 describe('tool approval', () => {
   const workers: TestWorker[] = [];

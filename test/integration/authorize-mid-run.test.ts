@@ -8,7 +8,6 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
-import type { AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { eventStreamResponse } from '../../src/client/event-stream-response.ts';
@@ -28,7 +27,7 @@ import { AddTool } from './tools.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-server.ts';
-import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
+import { firstEvent, historyText, startTestWorker, type TestWorker } from './helpers.ts';
 
 const config = {
   client_id: 'mid-run-app',
@@ -79,11 +78,6 @@ async function readUntil(response: Response, type: string): Promise<string> {
   }
   await reader.cancel();
   return text;
-}
-
-async function firstEvent(events: AsyncIterable<AgentEvent>, type: string): Promise<AgentEvent> {
-  for await (const event of events) if (event.type === type) return event;
-  throw new Error(`The run ended without ${type}.`);
 }
 
 async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -237,9 +231,9 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     const scheduled = history.flatMap(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
     );
-    // The step that carried the call (not taken: the call needs a grant), the call as an activity
-    // (asking, then after the grant), and the model step taken after it.
-    expect(scheduled).toEqual(['callModel', 'callModel', 'invokeTool', 'invokeTool', 'callModel']);
+    // The opening step, the step that carried the call (not taken: the call needs a grant), the
+    // call as an activity (asking, then after the grant), and the model step taken after it.
+    expect(scheduled).toEqual(['openRun', 'callModel', 'invokeTool', 'invokeTool', 'callModel']);
   });
 
   it('does not hold up the other calls of the step while one waits', async () => {

@@ -84,10 +84,11 @@ describe('fast calls carried by the next model step', () => {
     });
     expect((await collect(handle.events())).map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
     const history = (await handle.workflow.fetchHistory()).events ?? [];
-    // The first step, the one that carried the call (not taken), and the step taken again.
-    const { scheduled } = activitiesIn(history);
-    expect(scheduled.filter((type) => type === 'callModel')).toHaveLength(3);
-    expect(scheduled).not.toContain('invokeTool');
+    // The opening step (the run resolved, its first model step taken), the step that carried the
+    // call (not taken), and the step taken again.
+    const { scheduled, localMarkers } = activitiesIn(history);
+    expect(scheduled).toEqual(['openRun', 'callModel', 'callModel']);
+    expect(localMarkers).toBe(0);
   });
 
   it('runs fast calls as local activities when the same step asks for a tool that is not fast', async () => {
@@ -112,8 +113,8 @@ describe('fast calls carried by the next model step', () => {
     const history = (await handle.workflow.fetchHistory()).events ?? [];
     const { scheduled, localMarkers } = activitiesIn(history);
     expect(scheduled.filter((type) => type === 'invokeTool')).toHaveLength(1);
-    // resolveRun and the fast call.
-    expect(localMarkers).toBe(2);
+    // The fast call (the run was resolved by its opening step).
+    expect(localMarkers).toBe(1);
     expect(llm.calls[1]!.messages.slice(-2)).toMatchObject([
       { role: 'tool', toolCallId: 'add_1', content: '8' },
       { role: 'tool', toolCallId: 'broken_1', isError: true },
@@ -138,6 +139,8 @@ describe('fast calls carried by the next model step', () => {
     expect(llm.calls[1]!.tools.map((tool) => tool.function.name)).toContain('add');
     expect(add.ran).toEqual([{ a: 5, b: 6 }]);
     const { scheduled } = activitiesIn((await handle.workflow.fetchHistory()).events ?? []);
-    expect(scheduled.filter((type) => type === 'callModel')).toHaveLength(4);
+    // The opening step; the step that carried offer_add (not taken); the step taken again; add (not
+    // fast) as an activity; the answer.
+    expect(scheduled).toEqual(['openRun', 'callModel', 'callModel', 'invokeTool', 'callModel']);
   });
 });

@@ -96,6 +96,15 @@ export const APPROVED_TOOL_CALL_RUN = [
   'run_completed',
 ];
 
+/** Resolves with the first event of `type` a reader sees. */
+export async function firstEvent(
+  events: AsyncIterable<AgentEvent>,
+  type: AgentEvent['type'],
+): Promise<AgentEvent> {
+  for await (const event of events) if (event.type === type) return event;
+  throw new Error(`The run ended without a ${type} event.`);
+}
+
 export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
   const all: AgentEvent[] = [];
   for await (const event of events) all.push(event);

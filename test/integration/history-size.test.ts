@@ -45,7 +45,8 @@ describe('history size of a long conversation', () => {
     let afterModelStep = false;
     for (const event of events) {
       const scheduled = event.activityTaskScheduledEventAttributes;
-      if (scheduled) afterModelStep = scheduled.activityType?.name === 'callModel';
+      // The first model step is taken by the run's opening step (openRun).
+      if (scheduled) afterModelStep = ['openRun', 'callModel'].includes(scheduled.activityType?.name ?? '');
       const started = event.workflowTaskStartedEventAttributes;
       if (started && afterModelStep) {
         sizes.push(Number(started.historySizeBytes));

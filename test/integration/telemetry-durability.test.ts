@@ -133,9 +133,10 @@ describe('spans of a run whose worker is killed and replaced, exported over OTLP
     expect(named('invoke_agent durable')).toHaveLength(1);
     expect(named('chat scripted')).toHaveLength(2);
     expect(named('execute_tool mark')).toHaveLength(1);
-    expect(named('StartActivity:callModel')).toHaveLength(2);
+    // The opening step resolved the run and took its first model step.
+    expect(named('StartActivity:openRun')).toHaveLength(1);
+    expect(named('StartActivity:callModel')).toHaveLength(1);
     expect(named('StartActivity:invokeTool')).toHaveLength(1);
-    expect(named('StartActivity:resolveRun')).toHaveLength(1);
     expect(named('RunWorkflow:agentRun')).toHaveLength(1);
 
     // One trace, and every parent is there: the replayed run span has the id its children knew.

@@ -96,15 +96,16 @@ describe('the usage ledger and cost', () => {
   it('has the answering step write the run line, and the end write it when the run stops without an answer', async () => {
     const answered = await t.agents.start('counter', 'Take a note', { tenant: 'lineco' });
     await answered.result();
-    // One patch marker (each also writes a search attribute), and no local activity at the end.
-    expect(await markers(answered.workflow)).toEqual({ local: ['resolveRun'], patches: ['usage-ledger'] });
+    // One patch marker (each also writes a search attribute), and no local activity: the opening
+    // step resolved the run, and the answering step wrote its line.
+    expect(await markers(answered.workflow)).toEqual({ local: [], patches: ['opening-step'] });
     const lines = await t.agents.usage({ tenant: 'lineco' });
     expect(lines.totals).toMatchObject({ runs: 1, tools: { note: 1 } });
     expect(lines.totals.wall_ms).toBeGreaterThan(0);
 
     const stopped = await t.agents.start('counter', 'Take a note', { tenant: 'limitco', maxIterations: 1 });
     expect((await stopped.result()).metadata.stop_reason).toBe('max_iterations');
-    expect((await markers(stopped.workflow)).local).toEqual(['resolveRun', 'recordRun']);
+    expect((await markers(stopped.workflow)).local).toEqual(['recordRun']);
     expect((await t.agents.usage({ tenant: 'limitco' })).totals.runs).toBe(1);
   });
 

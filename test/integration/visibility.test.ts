@@ -97,7 +97,7 @@ describe('runs in the Temporal UI and in listings', () => {
 
     const { events } = await handle.workflow.fetchHistory();
     const summaries = (events ?? [])
-      // resolveRun is a local activity: its summary is on the marker that records it.
+      // A local activity's summary is on the marker that records it.
       .filter(
         (event) =>
           event.activityTaskScheduledEventAttributes ||
@@ -105,7 +105,7 @@ describe('runs in the Temporal UI and in listings', () => {
       )
       .map((event) => defaultPayloadConverter.fromPayload<string>(event.userMetadata!.summary!));
     // The answering step records the run's usage itself: no local activity at the end.
-    expect(summaries).toEqual(['resolve run', 'model scripted', 'tool add', 'model scripted']);
+    expect(summaries).toEqual(['open run, first model step', 'tool add', 'model scripted']);
 
     const metadata = await handle.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toBe('**Completed** after 2 steps');

@@ -1,0 +1,40 @@
+import type { CallModelInput, CarriedCalls, ResolvedRun, RunLineSoFar } from './run.ts';
+import type { JsonSchemaObject } from '../output/types.ts';
+
+/** Where a turn's loop stands when it asks for a model step. */
+export interface StepPosition {
+  /** The agent holding the conversation. */
+  agent: string;
+  plan: ResolvedRun;
+  conversationId: string;
+  seq: number;
+  /** The tools the model sees (the plan's, and those `tool_search` offered since). */
+  tools: string[];
+  tenant?: string;
+  /** Store the answering agent with the assistant message. */
+  labelAgent: boolean;
+  /** A structured turn's schema. */
+  output?: JsonSchemaObject;
+  runLine?: RunLineSoFar;
+  carried?: CarriedCalls;
+}
+
+/**
+ * The input of a model step: built in one place for the loop's steps (workflow) and for the first
+ * step an opening step takes (activity), so both ask the model alike.
+ */
+export function modelStepInput(at: StepPosition): CallModelInput {
+  return {
+    agent: at.agent,
+    ...(at.labelAgent ? { labelAgent: true } : {}),
+    model: at.plan.model,
+    conversationId: at.conversationId,
+    seq: at.seq,
+    tools: at.tools,
+    ...(at.tenant !== undefined ? { tenant: at.tenant } : {}),
+    ...(at.plan.textDeltaBatchMs ? { textDeltaBatchMs: at.plan.textDeltaBatchMs } : {}),
+    ...(at.output ? { output: { schema: at.output } } : {}),
+    ...(at.runLine ? { runLine: at.runLine } : {}),
+    ...(at.carried ? { carried: at.carried } : {}),
+  };
+}

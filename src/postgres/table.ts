@@ -59,8 +59,9 @@ export class PostgresTable {
     this.#ready ??= this.#openPool()
       .then((pool) => pool.query(this.#ddl))
       .catch((error: unknown) => {
-        // Two hosts creating the table at once: the loser sees a duplicate, which is fine.
-        if (!['23505', '42P07'].includes((error as { code?: string }).code ?? '')) throw error;
+        // Two hosts (or two stores of one process) creating the table at once: the loser sees a
+        // duplicate — of the table, its row type (42710) or a catalog key — which is fine.
+        if (!['23505', '42P07', '42710'].includes((error as { code?: string }).code ?? '')) throw error;
       })
       .then(async () => {
         for (const sql of this.#migrations) await this.pool.query(sql);

@@ -38,6 +38,23 @@ describe.skipIf(!url)('PostgresMemoryStore on a real PostgreSQL server', () => {
     expect(await store.read(id, { before: 1 })).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
+  it('creates its table once when many stores start on it at the same moment', async () => {
+    // Concurrent CREATE TABLE IF NOT EXISTS races in PostgreSQL: the losers see a duplicate table,
+    // row type (42710) or catalog key, which each store must take as "made by another".
+    for (let round = 0; round < 5; round++) {
+      const table = `test_race_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+      const racing = Array.from(
+        { length: 8 },
+        () => new PostgresMemoryStore({ connectionString: url, table }),
+      );
+      stores.push(...racing);
+      await Promise.all(
+        racing.map((store, i) => store.append(`c${i}`, 0, [{ role: 'user', content: 'hi' }])),
+      );
+      expect(await racing[0]!.read('c7')).toEqual([{ role: 'user', content: 'hi' }]);
+    }
+  });
+
   it('refuses a write from an older attempt of the same writer, and adds the columns to an old table', async () => {
     const table = `test_attempts_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
     // A table as an earlier version made it, without the attempt columns.

@@ -14,7 +14,7 @@ import { turnDeadlineAt } from '../common/deadline.ts';
  * hour, set before the agent's timeouts are known; an agent whose model steps may take longer has
  * its first step taken as a step of its own.
  */
-export const OPENING_STEP_MAX_MODEL_MS = 50 * 60_000;
+const OPENING_STEP_MAX_MODEL_MS = 50 * 60_000;
 
 /**
  * A turn's opening step: resolves the run (`resolveRun`: model, skills, tools, limits, opening

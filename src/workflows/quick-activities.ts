@@ -45,11 +45,13 @@ export function opensWithStep(): boolean {
 }
 
 /**
- * Where this turn's `resolveRun` runs: locally, unless the history being replayed scheduled it as an
- * activity. The ledger came after local `resolveRun`, so a history with the ledger's marker resolves
- * locally too, and a new run records that one marker, not two (each costs a history event and a
- * search-attribute write). Histories recorded with both markers must see both asked for while they
- * replay; asked while replaying, `patched` only matches a recorded marker and writes nothing.
+ * Where this turn's `resolveRun` runs (a handoff's, or the turn's own in a history from before the
+ * opening step): locally, unless the history being replayed scheduled it as an activity. The ledger
+ * came after local `resolveRun`, and the opening step after the ledger, so a history with either
+ * marker resolves locally too, and a new run records one marker, not two or three (each costs a
+ * history event and a search-attribute write). Histories recorded with both older markers must see
+ * both asked for while they replay; asked while replaying, `patched` only matches a recorded marker
+ * and writes nothing.
  */
 export function resolveRunActivities(): typeof quickActivities {
   if (patched(OPENING_STEP)) return localQuickActivities;

@@ -29,7 +29,7 @@ export async function callModel(
   agent: RegisteredAgent,
   input: CallModelInput,
   context: Context,
-  opening?: OpeningStep,
+  opening?: FirstStepOfRun,
 ): Promise<ModelStep> {
   // Frequent local heartbeats (the worker throttles what it sends) also carry cancellation here quickly.
   const every = Math.min(1000, Math.max(100, agent.timeouts.modelHeartbeatMs / 3));
@@ -70,7 +70,7 @@ async function carryingStep(
 }
 
 /** The first model step of a run, taken by its opening step (src/activities/open-run.ts). */
-export interface OpeningStep {
+export interface FirstStepOfRun {
   /** Stops the step: the activity's cancellation, or the turn's deadline and the agent's model timeout. */
   signal: AbortSignal;
   /** For the first live-text batch. */
@@ -85,7 +85,7 @@ async function askModel(
   agent: RegisteredAgent,
   input: CallModelInput,
   context: Context,
-  { settled, opening }: { settled?: CarriedOutcome[]; opening?: OpeningStep | undefined } = {},
+  { settled, opening }: { settled?: CarriedOutcome[]; opening?: FirstStepOfRun | undefined } = {},
 ): Promise<ModelStep> {
   const mcp = await mcpSchemas(agent, input.tools, input.tenant);
   const tools = input.tools

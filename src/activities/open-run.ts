@@ -1,6 +1,6 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { OpenedRun, OpenRunInput } from '../common/run.ts';
+import type { OpenedRun, OpenRunInput } from '../common/opening.ts';
 import { modelStepInput } from '../common/step-input.ts';
 import { callModel } from './call-model.ts';
 import { toApplicationFailure } from './failures.ts';

@@ -67,7 +67,14 @@ export class ContextKeeper {
       }
       const { overflow } = step;
       if (!overflow) {
-        this.#took(step);
+        if (step.context) {
+          this.#metadata = {
+            input_tokens: step.usage?.input_tokens || step.context.input_tokens,
+            estimated_input_tokens: step.context.input_tokens,
+            max_input_tokens: step.context.max_input_tokens,
+            compactions: step.context.compactions,
+          };
+        }
         return carried ? { ...step, carried } : step;
       }
       if (overflow.reason === 'over_budget') {
@@ -81,17 +88,6 @@ export class ContextKeeper {
       forced = true;
       compacted = true;
     }
-  }
-
-  /** A step that answered: the last step against the budget. */
-  #took(step: ModelStep): void {
-    if (!step.context) return;
-    this.#metadata = {
-      input_tokens: step.usage?.input_tokens || step.context.input_tokens,
-      estimated_input_tokens: step.context.input_tokens,
-      max_input_tokens: step.context.max_input_tokens,
-      compactions: step.context.compactions,
-    };
   }
 
   async #compact(input: CallModelInput, overflow: ContextOverflow, force: boolean): Promise<void> {

@@ -1,9 +1,10 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { OpeningHeader, TextDeltaSignal } from '../common/control.ts';
+import type { TextDeltaSignal } from '../common/control.ts';
 import { earliestDeadline } from '../common/deadline.ts';
-import type { AgentRunInput, OpenedRun, OpenRunInput, RunLineSoFar, UnavailableMcp } from '../common/run.ts';
+import type { OpenedRun, OpenRunInput } from '../common/opening.ts';
+import type { AgentRunInput, RunLineSoFar, UnavailableMcp } from '../common/run.ts';
 import type { AgentEventType } from '../common/events.ts';
-import { showStep } from '../visibility/current-details.ts';
+import { showLiveText, showStepStarted } from './model-steps.ts';
 import { openingActivities, resolveRunActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl } from './run-control.ts';
 
@@ -72,12 +73,6 @@ function failureOf(error: unknown): unknown {
   return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : error;
 }
 
-/** The events a run opens with before its first step (said by the opening step's first live text, or after it). */
-export function showOpening(emit: Emit, header: OpeningHeader): void {
-  if (header.unavailable_mcps?.length) warnUnavailableMcps(emit, header.unavailable_mcps);
-  emit('step_started', `Step 1 of at most ${header.maxIterations}`, { iteration: 1 });
-}
-
 /** Said at the start: the run goes on without these servers' tools, and the reader knows why. */
 export function warnUnavailableMcps(emit: Emit, unavailable: UnavailableMcp[]): void {
   const which = unavailable.map(({ server, reason }) => `"${server}" (${reason})`).join('; ');
@@ -109,12 +104,11 @@ class OpeningText implements ControlledLoop {
       // Text before the header is not this step's (a batch of a retried attempt says it again).
       if (!delta.opening) return;
       this.#seq = delta.seq;
-      showOpening(this.#emit, delta.opening);
-      showStep(1, delta.opening.maxIterations, this.#tags);
+      const { maxIterations, unavailable_mcps: unavailable } = delta.opening;
+      if (unavailable?.length) warnUnavailableMcps(this.#emit, unavailable);
+      showStepStarted(this.#emit, 1, maxIterations, this.#tags);
     }
-    if (delta.seq !== this.#seq || !delta.text) return;
-    this.#emit('text_delta', 'The model is writing', { text: delta.text, attempt: delta.attempt });
-    if (delta.partial !== undefined)
-      this.#emit('partial_output', 'The answer so far', { output: delta.partial, attempt: delta.attempt });
+    // The activity sends the answer so far only in a structured turn.
+    if (delta.seq === this.#seq) showLiveText(this.#emit, delta, true);
   }
 }

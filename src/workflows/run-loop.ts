@@ -1,30 +1,23 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  sleep,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
 import type { Usage } from '../common/messages.ts';
 import type {
   AgentRunInput,
+  CallModelInput,
   CarriedCalls,
-  CarriedOutcome,
   ModelStep,
-  OpenedRun,
   ResolvedRun,
   StopReason,
   SubRunSummary,
 } from '../common/run.ts';
+import type { OpenedRun } from '../common/opening.ts';
 import { runLineSoFar, type RunLineCounts, type RunLineStart } from '../usage/run-line.ts';
-import { ContextKeeper, type ContextActivities } from './context-keeper.ts';
+import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
 import { RunSkills } from './run-skills.ts';
-import { FIRST_RETRY_MS, modelActivities, storeActivities, toolActivities } from './quick-activities.ts';
+import { modelActivities, storeActivities, toolActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
-import { showStep } from '../visibility/current-details.ts';
 import { StructuredAnswer } from '../output/structured-answer.ts';
 import type { OutputFailure, OutputSpec } from '../output/types.ts';
 import { resolveHandoff, type PendingHandoff } from '../subagents/workflow-handoff.ts';
@@ -33,6 +26,7 @@ import { childLimits } from '../subagents/workflow-limits.ts';
 import { quotaFailureMessage } from '../usage/failure-type.ts';
 import { carriable, carriedCalls } from '../fast-tools/workflow-carried-calls.ts';
 import { modelStepInput } from '../common/step-input.ts';
+import { ModelSteps } from './model-steps.ts';
 
 /** How one turn's loop ended. */
 export interface LoopOutcome {
@@ -97,16 +91,8 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
   #iterationBase = 0;
   /** Store the answering agent with each assistant message (a conversation that is handed off). */
   readonly #labelAgent: boolean;
-  /** Position of the model step in flight: live text of any other step is dropped. */
-  #modelSeq: number | undefined;
-  /** Fast calls of the last step, which the next model step runs before it asks the model. */
-  #carried: CarriedCalls | undefined;
-  /** The carried calls of the step in flight, with its iteration. */
-  #carrying: { iteration: number; calls: CarriedCalls } | undefined;
-  /** The last iteration whose `step_started` was emitted. */
-  #started = 0;
-  /** What the turn's opening step made of the first model step (src/workflows/opening-step.ts). */
-  #opening: Pick<OpenedRun, 'step' | 'failure'> | undefined;
+  /** Each iteration's model step (the opening step's, a carried step, or one asked for now) and its live text. */
+  readonly #steps: ModelSteps;
   /** A structured run's answer (checks, repairs); undefined for a run that answers in text. */
   readonly answer: StructuredAnswer | undefined;
 
@@ -140,6 +126,7 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     this.context = new ContextKeeper(modelActivities(timeouts), this.emit);
     this.#storeActivities = storeActivities(timeouts);
     this.#calls = new ToolCalls(this, toolActivities(timeouts), this.#storeActivities);
+    this.#steps = new ModelSteps(this, this.#calls, tags);
   }
 
   /** What the turn's ledger line counts so far (see src/usage/run-line.ts). */
@@ -175,13 +162,31 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     this.events.emit(type, message, { ...payload, ...this.#tags });
   };
 
-  /**
-   * What the turn's opening step did before the loop runs: the first model step it took (absent:
-   * the loop takes it), and whether its live text already said that step started.
-   */
+  /** A structured turn: its answer is checked, and live text brings the answer so far. */
+  get structured(): boolean {
+    return this.answer !== undefined;
+  }
+
+  /** See {@link ModelSteps.opened}. */
   opened(opened: Pick<OpenedRun, 'step' | 'failure'>, started: boolean): void {
-    this.#opening = opened;
-    if (started) this.#started = 1;
+    this.#steps.opened(opened, started);
+  }
+
+  /** The input of a model step at the loop's position (carrying the fast calls of the step before). */
+  stepInput(carried?: CarriedCalls): CallModelInput {
+    return modelStepInput({
+      agent: this.agent,
+      plan: this.plan,
+      conversationId: this.conversationId,
+      seq: this.#seq,
+      tools: this.#tools,
+      ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
+      labelAgent:
+        this.#labelAgent || this.plan.delegation?.handoffs !== undefined || this.handoffs.length > 0,
+      ...(this.answer ? { output: this.answer.spec.schema } : {}),
+      ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
+      ...(carried ? { carried } : {}),
+    });
   }
 
   offerTools(names: readonly string[]): void {
@@ -211,21 +216,8 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     }
   }
 
-  /** Live text of the step in flight, as a `text_delta` event (dropped for any other step). */
   acceptTextDelta(delta: TextDeltaSignal): void {
-    if (delta.seq !== this.#modelSeq || typeof delta.text !== 'string') return;
-    const carrying = this.#carrying;
-    // The step's calls are done and it is asking the model: their events, then the step's.
-    if (
-      delta.settled &&
-      carrying &&
-      this.#calls.showCarried(carrying.calls, delta.settled as CarriedOutcome[])
-    )
-      this.#startStep(carrying.iteration);
-    if (!delta.text) return;
-    this.emit('text_delta', 'The model is writing', { text: delta.text, attempt: delta.attempt });
-    if (this.answer && delta.partial !== undefined)
-      this.emit('partial_output', 'The answer so far', { output: delta.partial, attempt: delta.attempt });
+    this.#steps.acceptTextDelta(delta);
   }
 
   async #loop(): Promise<LoopOutcome> {
@@ -237,7 +229,7 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
       // stack for every promise a workflow makes, the largest share of a model step's workflow task.
       let step: ModelStep;
       try {
-        step = await this.#step(iteration);
+        step = this.#took(await this.#steps.take(iteration));
       } catch (error) {
         const quota = quotaFailureMessage(error);
         if (quota === undefined) throw error;
@@ -270,7 +262,7 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
       if (carriable(this.plan, calls) && !tokenBudgetSpent(this.limits, this.usage, this.stepUsage.at(-1))) {
         // Fast calls ride with the next model step: no workflow task or local activity of their own.
         for (const { call } of calls) this.#calls.called(call);
-        this.#carried = carriedCalls(this.plan, calls, this.skills.tools);
+        this.#steps.carry(carriedCalls(this.plan, calls, this.skills.tools));
         continue;
       }
       await this.#calls.run(calls);
@@ -341,92 +333,6 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     const verb = STOPPED[stop.reason];
     await this.#calls.answerWaiting(`${verb}: ${stop.message}`);
     return this.#ended(stop.reason, stop.message);
-  }
-
-  /**
-   * The iteration's model step: the one the turn's opening step took, or one asked for now; one that
-   * carries the calls of the step before settles them first.
-   */
-  async #step(iteration: number): Promise<ModelStep> {
-    const opening = this.#opening;
-    this.#opening = undefined;
-    const carried = this.#carried;
-    this.#carried = undefined;
-    if (carried) {
-      this.#carrying = { iteration, calls: carried };
-      let step: ModelStep;
-      try {
-        step = await this.#callModel(carried);
-      } finally {
-        this.#carrying = undefined;
-        this.#modelSeq = undefined;
-      }
-      const retries = this.#calls.settleCarried(carried, step.carried ?? []);
-      if (retries) await retries;
-      if (!step.notTaken) {
-        this.#startStep(iteration);
-        return this.#took(step);
-      }
-    }
-    this.#startStep(iteration);
-    try {
-      return this.#took(
-        await this.#callModel(undefined, {
-          taken: opening?.step,
-          activities: opening?.failure ? (await this.#retake(opening.failure)).activities : undefined,
-        }),
-      );
-    } finally {
-      this.#modelSeq = undefined;
-    }
-  }
-
-  #startStep(iteration: number): void {
-    if (this.#started === iteration) return;
-    this.#started = iteration;
-    this.emit('step_started', `Step ${iteration} of at most ${this.plan.maxIterations}`, { iteration });
-    showStep(iteration, this.plan.maxIterations, this.#tags);
-  }
-
-  /** Asks for the model step at the loop's position; its live text is taken until the caller clears `#modelSeq`. */
-  #callModel(
-    carried?: CarriedCalls,
-    opening?: Parameters<ContextKeeper['callModel']>[1],
-  ): Promise<ModelStep> {
-    this.#modelSeq = this.#seq;
-    return this.context.callModel(
-      modelStepInput({
-        agent: this.agent,
-        plan: this.plan,
-        conversationId: this.conversationId,
-        seq: this.#seq,
-        tools: this.#tools,
-        ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
-        labelAgent:
-          this.#labelAgent || this.plan.delegation?.handoffs !== undefined || this.handoffs.length > 0,
-        ...(this.answer ? { output: this.answer.spec.schema } : {}),
-        ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
-        ...(carried ? { carried } : {}),
-      }),
-      opening,
-    );
-  }
-
-  /**
-   * The first model step failed in the turn's opening step: the run fails with that failure when it
-   * is not retryable or the agent allows one attempt; else the step is taken with the attempts left,
-   * after the wait a retry would have (Retry-After, else the first retry interval). Returns those
-   * activities wrapped: an activity proxy is itself awaitable (its `then` would be an activity).
-   */
-  async #retake(failure: NonNullable<OpenedRun['failure']>): Promise<{ activities: ContextActivities }> {
-    const { timeouts } = this.plan;
-    const attempts = timeouts.modelMaxAttempts;
-    if (!failure.retryable || attempts === 1)
-      throw ApplicationFailure.create({ message: failure.message, type: failure.type, nonRetryable: true });
-    await sleep(failure.retryAfterMs ?? FIRST_RETRY_MS);
-    return {
-      activities: modelActivities({ ...timeouts, modelMaxAttempts: attempts === 0 ? 0 : attempts - 1 }),
-    };
   }
 
   /** A step the model answered: the loop's position, text and usage move on. */

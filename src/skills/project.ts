@@ -150,7 +150,18 @@ export async function discoverProjectSkills(projectRoot: string): Promise<Projec
   const result: ProjectSkills = { skills: [], shadowed: [], diagnostics: [] };
   const byId = new Map<string, Skill>();
   const budget = walkBudget();
-  for (const root of PROJECT_SKILL_ROOTS) {
+  // Looked up together: most projects have none of the roots, and each lookup is a trip through
+  // the thread pool that a run's opening step would otherwise wait for five times in a row.
+  const present = await Promise.all(
+    PROJECT_SKILL_ROOTS.map((root) =>
+      realpath(join(projectRoot, root)).then(
+        () => root,
+        () => undefined,
+      ),
+    ),
+  );
+  for (const root of present) {
+    if (root === undefined) continue;
     const found: SkillDiagnostic[] = [];
     const files = await findSkillFiles(join(projectRoot, root), budget, found);
     result.diagnostics.push(...found.map((d) => ({ ...d, path: shown(projectRoot, d.path) })));

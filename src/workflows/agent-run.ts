@@ -20,14 +20,18 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();
   events.emit('run_started', `Run started: agent "${input.agent}"`, { agent: input.agent });
-  const { messageCount, ...result } = await runTurn(input, input.conversationId ?? workflowId, events, {
-    control,
-    // A sub-agent run counts in its parent's run: only runs started from outside take a slot.
-    ...(input.parent ? {} : { admit: { release: true } }),
-  }).catch((error: unknown) => {
+  let turn: Awaited<ReturnType<typeof runTurn>>;
+  try {
+    turn = await runTurn(input, input.conversationId ?? workflowId, events, {
+      control,
+      // A sub-agent run counts in its parent's run: only runs started from outside take a slot.
+      ...(input.parent ? {} : { admit: { release: true } }),
+    });
+  } catch (error) {
     // A failed run's events travel in its failure, as a completed run's travel in its result.
     throw failedWithEvents(error, events);
-  });
+  }
+  const { messageCount, ...result } = turn;
   control.finish();
   events.finish();
   // Not cancellable: a run whose workflow was cancelled (its parent stopped) still returns its result.

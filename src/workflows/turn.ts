@@ -7,7 +7,7 @@ import { openingStep, openTurn, warnUnavailableMcps, type OpenedTurn } from './o
 import { turnDeadlineAt } from '../common/deadline.ts';
 import type { AgentEventType } from '../common/events.ts';
 import { RunControl } from './run-control.ts';
-import { RunLoop } from './run-loop.ts';
+import { RunLoop, type LoopOutcome } from './run-loop.ts';
 import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
 import { showEnd, showFailure } from '../visibility/current-details.ts';
 import { DEFAULT_OUTPUT_REPAIRS, type OutputSpec } from '../output/types.ts';
@@ -102,11 +102,14 @@ export async function runTurn(
   const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
   if (ledger) loop.runLine = line;
   loop.opened(opened, opened.started);
-  const outcome = await loop.run().catch(async (error: unknown) => {
+  let outcome: LoopOutcome;
+  try {
+    outcome = await loop.run();
+  } catch (error) {
     showFailure(error, loop.iterations, tags);
     if (options.admit && ledger) await releaseSlot(input.agent);
     throw error;
-  });
+  }
   // Written by the answering model step (the common end), else here, at the end.
   if (ledger && !loop.runRecorded) {
     const record = completeRunLine(

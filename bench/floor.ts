@@ -25,7 +25,7 @@ import { LoopModel, NoopTool } from './loop-agent.ts';
 import { writeResults } from './write-results.ts';
 
 const ITERATIONS = 4;
-const RUNS = Number(process.env.FLOOR_RUNS ?? 20);
+const RUNS = Number(process.env.FLOOR_RUNS ?? 60);
 const REPEATS = Number(process.env.FLOOR_REPEATS ?? 3);
 const CONCURRENT_RUNS = 200;
 const SLOW_MODEL_MS = 200;

@@ -132,9 +132,14 @@ try {
     plainLocal: [] as number[],
     aiSdk: [] as number[],
   };
+  // Each round starts with the next variant: a run is slowed by what the one before it left the
+  // server to do (the AI SDK loop's run is the heaviest), so no variant always follows the same one.
+  const variants = Object.entries(sequential);
   for (let i = 0; i < RUNS; i++)
-    for (const [name, run] of Object.entries(sequential))
+    for (let j = 0; j < variants.length; j++) {
+      const [name, run] = variants[(i + j) % variants.length]!;
       seq[name as keyof typeof seq].push(await timed(run));
+    }
 
   const conc = {
     ours: [] as number[],

@@ -42,10 +42,10 @@ export function genAiTokenMetrics(
     },
   });
   return (ctx) => {
-    const usage = new TokenUsage(registry, histogram);
-    if (ctx.info.activityType === 'callModel') return { inbound: usage };
+    if (ctx.info.activityType === 'callModel') return { inbound: new TokenUsage(registry, histogram) };
     // A run's opening step takes its first model step inside: counted as a `callModel` is.
-    if (ctx.info.activityType === 'openRun') return { inbound: new AroundModelSteps(usage) };
+    if (ctx.info.activityType === 'openRun')
+      return { inbound: new AroundModelSteps(new TokenUsage(registry, histogram)) };
     return { inbound: new PassThrough() };
   };
 }

@@ -1,5 +1,4 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AgentEventType } from '../common/events.ts';
 import type { CallModelInput, ModelStep } from '../common/run.ts';
 import type {
   CompactContextInput,
@@ -7,14 +6,13 @@ import type {
   ContextMetadata,
   ContextOverflow,
 } from '../context/types.ts';
+import type { Emit } from './event-log.ts';
 
 /** The model activities the keeper drives (the run loop's proxy, so compaction is retried like a step). */
 export interface ContextActivities {
   callModel(input: CallModelInput): Promise<ModelStep>;
   compactContext(input: CompactContextInput): Promise<CompactionResult>;
 }
-
-type Emit = (type: AgentEventType, message: string, payload: Record<string, unknown>) => void;
 
 /**
  * The workflow's side of the context budget (DESIGN.md section 9), around each model step: when

@@ -13,6 +13,8 @@ import {
 export const eventsQuery = defineQuery<AgentEvent[], [number]>(EVENTS_QUERY);
 export const waitForEventsUpdate = defineUpdate<EventCursor, [number]>(WAIT_FOR_EVENTS_UPDATE);
 
+/** How a run's parts add an event to its log (the turn's tags already added). */
+export type Emit = (type: AgentEventType, message: string, payload?: Record<string, unknown>) => void;
 /**
  * The run's events, kept in workflow state. Readers use the query (events after a seq, no history
  * cost). The long-poll update stays for clients of earlier versions and for the histories in which

@@ -1,14 +1,12 @@
 import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
-import type { AgentEventType } from '../common/events.ts';
+import type { Emit } from './event-log.ts';
 import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ResolvedRun } from '../common/run.ts';
 import type { OpenedRun } from '../common/opening.ts';
 import { showStep } from '../visibility/current-details.ts';
 import type { ContextActivities, ContextKeeper } from './context-keeper.ts';
 import { FIRST_RETRY_MS, modelActivities } from './quick-activities.ts';
 import type { ToolCalls } from './tool-calls.ts';
-
-type Emit = (type: AgentEventType, message: string, payload?: Record<string, unknown>) => void;
 
 /** What the model steps need of the loop they serve. */
 export interface ModelStepHost {

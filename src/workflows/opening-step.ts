@@ -3,12 +3,10 @@ import type { TextDeltaSignal } from '../common/control.ts';
 import { earliestDeadline } from '../common/deadline.ts';
 import type { OpenedRun, OpenRunInput } from '../common/opening.ts';
 import type { AgentRunInput, RunLineSoFar, UnavailableMcp } from '../common/run.ts';
-import type { AgentEventType } from '../common/events.ts';
+import type { Emit } from './event-log.ts';
 import { showLiveText, showStepStarted } from './model-steps.ts';
 import { openingActivities, resolveRunActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl } from './run-control.ts';
-
-type Emit = (type: AgentEventType, message: string, payload?: Record<string, unknown>) => void;
 
 /** An opened turn: its plan, the first model step when the opening step took it, and what its events said. */
 export interface OpenedTurn extends OpenedRun {

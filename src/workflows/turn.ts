@@ -1,11 +1,10 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunInput, ResolveRunInput } from '../common/run.ts';
-import type { EventLog } from './event-log.ts';
+import type { Emit, EventLog } from './event-log.ts';
 import { isQuotaFailure } from '../usage/failure-type.ts';
 import { ledgerActivities, opensWithStep, resolveRunActivities } from './quick-activities.ts';
 import { openingStep, openTurn, warnUnavailableMcps, type OpenedTurn } from './opening-step.ts';
 import { turnDeadlineAt } from '../common/deadline.ts';
-import type { AgentEventType } from '../common/events.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop, type LoopOutcome } from './run-loop.ts';
 import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
@@ -47,8 +46,7 @@ export async function runTurn(
   const opening = opensWithStep();
   const ledger = ledgerActivities();
   const startedAt = Date.now();
-  const emit = (type: AgentEventType, message: string, payload: Record<string, unknown> = {}): void =>
-    events.emit(type, message, { ...payload, ...tags });
+  const emit: Emit = (type, message, payload = {}) => events.emit(type, message, { ...payload, ...tags });
   const resolve: ResolveRunInput = {
     agent: input.agent,
     conversationId,

@@ -84,6 +84,8 @@ describe('toolkit-agent triggers and schedules', () => {
   it('schedules create, list, pause, trigger and rm', async () => {
     const id = `cli-${randomUUID().slice(0, 8)}`;
     const cli = (...args: string[]) => runCli(['-c', CLI_CONFIG, 'schedules', ...args], { env });
+    // An interval fires on multiples of itself since the epoch: at 1h a test that ran across the hour
+    // saw a run of its own before the pause. 1000 days apart, no boundary falls within a test.
     const created = await cli(
       'create',
       id,
@@ -92,7 +94,7 @@ describe('toolkit-agent triggers and schedules', () => {
       '--prompt',
       'add 20 and 22',
       '--every',
-      '1h',
+      '1000d',
       '--json',
     );
     expect(created.code, created.stderr).toBe(0);

@@ -380,15 +380,22 @@ describe('toolkit-agent server', () => {
       const second = await runCli(['server', '--port', String(await freePort())], { env });
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/already runs at 127.0.0.1:\d+/);
-    } finally {
+    } catch (error) {
+      // Said with the server's own output: the checks after the stop would hide why it failed.
       server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-      expect(existsSync(join(serverHome, 'server.json'))).toBe(false);
-      const noServer = await runCli(['runs', 'show', 'x'], { env });
-      expect(noServer.code).toBe(1);
-      expect(noServer.stderr).toMatch(/start one with `toolkit-agent server`/);
+      await server.exited;
       await rm(serverHome, { recursive: true, force: true });
+      throw new Error(`${(error as Error).message}\ntoolkit-agent server said:\n${server.stderr}`, {
+        cause: error,
+      });
     }
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(existsSync(join(serverHome, 'server.json'))).toBe(false);
+    const noServer = await runCli(['runs', 'show', 'x'], { env });
+    expect(noServer.code).toBe(1);
+    expect(noServer.stderr).toMatch(/start one with `toolkit-agent server`/);
+    await rm(serverHome, { recursive: true, force: true });
   }, 180_000);
 });
 

@@ -7,7 +7,7 @@ import type { RunLimits } from '../common/control.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
-import { connectClientConnection, connectWorkerConnection } from '../connection/connect.ts';
+import { connectWorkerConnection } from '../connection/connect.ts';
 import {
   resolveTemporalConnection,
   type ResolvedTemporalConnection,
@@ -283,8 +283,6 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
       if (!this.#options.memoryStore) cleanup.push(async () => memoryStore.close?.());
       const nativeConnection = await connectWorkerConnection(resolved);
       cleanup.push(() => nativeConnection.close());
-      const connection = await connectClientConnection(resolved);
-      cleanup.push(() => connection.close());
       const worker = await createAgentWorker({
         connection: nativeConnection,
         address: resolved.address,
@@ -335,8 +333,9 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
       });
       serving.catch(() => undefined);
       const dataConverter = encryptionDataConverter(this.#options.encryption);
+      // The worker's connection: runs start eagerly on the worker above.
       const client = new Client({
-        connection,
+        connection: nativeConnection,
         namespace,
         ...(dataConverter ? { dataConverter } : {}),
         interceptors: telemetryClientInterceptors(this.#options.telemetry),

@@ -1,4 +1,4 @@
-import type { Worker } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client.ts';
 import { connectWorkerConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection } from '../connection/temporal-options.ts';
@@ -49,11 +49,13 @@ export async function serve(
     const memoryStore = loaded.config.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
     if (!loaded.config.memoryStore) cleanup.push(async () => memoryStore.close?.());
     let worker: Worker | undefined;
+    let workerConnection: NativeConnection | undefined;
     let running: Promise<void> = new Promise(() => undefined);
     if (options.worker) {
       const credentialStore = credentialStoreOf(loaded.config);
       const connection = await connectWorkerConnection(resolveTemporalConnection(target.temporal));
       cleanup.push(() => connection.close());
+      workerConnection = connection;
       const bundle = process.env.TOOLKIT_AGENT_WORKFLOW_BUNDLE;
       const created = await createAgentWorker({
         connection,
@@ -78,7 +80,9 @@ export async function serve(
         await running.catch(() => undefined);
       });
     }
+    // With a worker here, the client shares its connection: runs start eagerly on it.
     const agents = await AgentClient.connect({
+      ...(workerConnection ? { connection: workerConnection } : {}),
       address: target.address,
       namespace: target.namespace,
       taskQueue,

@@ -4,7 +4,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { AgentDefinition } from '../activities/agent-definition.ts';
 import { AgentClient } from '../client/agent-client.ts';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
-import { connectClientConnection, connectWorkerConnection } from '../connection/connect.ts';
+import { connectWorkerConnection } from '../connection/connect.ts';
 import {
   resolveTemporalConnection,
   type ResolvedTemporalConnection,
@@ -113,11 +113,10 @@ export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     });
-    const clientConnection = await connectClientConnection(resolved);
-    cleanup.push(() => clientConnection.close());
     const dataConverter = encryptionDataConverter(options.worker?.encryption);
+    // The worker's connection: runs start eagerly on the worker above.
     const client = new Client({
-      connection: clientConnection,
+      connection: workerConnection,
       namespace: resolved.namespace,
       ...(dataConverter ? { dataConverter } : {}),
     });

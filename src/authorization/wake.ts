@@ -4,7 +4,7 @@ import {
   type AuthorizationCompletedSignal,
 } from '../common/authorization.ts';
 import { listAgentRuns } from '../visibility/list.ts';
-import { isUndefinedSearchAttributeError } from '../visibility/search-attributes.ts';
+import { isUndefinedSearchAttributeError } from '../visibility/start-with-search-attributes.ts';
 
 /** At most this many running runs and sessions of one tenant are woken per grant. */
 const MAX_WOKEN = 10_000;

@@ -18,7 +18,7 @@ import type { RunLimits } from '../common/control.ts';
 import { AgentRunHandle } from './run-handle.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
-import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
 import { wakeWaitingRuns } from '../authorization/wake.ts';
 import type { TelemetryOptions } from '../telemetry/options.ts';
 import { AgentPollers } from '../triggers/pollers.ts';

@@ -21,7 +21,7 @@ import type { RunLimits } from '../common/control.ts';
 import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
-import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
 import { runPriority } from '../fairness/priority.ts';
 import type { FairnessOptions } from '../fairness/types.ts';
 import { runStartOptions } from '../visibility/start-options.ts';

@@ -6,7 +6,7 @@ import { ConfigurationError } from '../errors.ts';
 import { runPriority } from '../fairness/priority.ts';
 import type { FairnessOptions } from '../fairness/types.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
-import { startWithSearchAttributes } from '../visibility/search-attributes.ts';
+import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
 
 /** What happens when a firing comes while the previous one's run is still going. */
 export type ScheduleOverlap =

@@ -35,7 +35,7 @@ export interface SubAgentOutcome {
   isError: boolean;
 }
 
-const NO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+const NO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
 
 /** A child run's workflow id: the parent's id and the call's, so a replayed or retried step finds the same child. */
 export function childWorkflowId(parentWorkflowId: string, callId: string): string {

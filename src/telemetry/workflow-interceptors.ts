@@ -20,7 +20,7 @@ import { SEND_UPDATE } from '../common/chat.ts';
 import type { AgentResult } from '../common/run.ts';
 import { GEN_AI, TENANT_ATTRIBUTE, TRACER_NAME } from './gen-ai.ts';
 
-const RUN_TYPES = new Set(['agentRun', 'deepAgentRun']);
+const RUN_TYPES: readonly string[] = ['agentRun', 'deepAgentRun'];
 
 interface RunFields {
   agent: string;
@@ -38,7 +38,7 @@ class InvokeAgentSpans implements WorkflowInboundCallsInterceptor {
     const { workflowType, workflowId } = workflowInfo();
     const fields = input.args[0] as RunFields | undefined;
     if (workflowType === 'chatSession') this.#session = fields;
-    if (!RUN_TYPES.has(workflowType) || typeof fields?.agent !== 'string') return next(input);
+    if (!RUN_TYPES.includes(workflowType) || typeof fields?.agent !== 'string') return next(input);
     return invokeAgent(fields, fields.conversationId ?? workflowId, () => next(input));
   }
 

@@ -58,16 +58,26 @@ export const EMBEDDED_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
 /**
  * The shell guardian: runs the CLI in the background and ends it when its own standard input closes.
  * Standard input closes when we call {@link EmbeddedTemporalServer.close} and also when this process
- * dies in any way (even SIGKILL), so a dev server never outlives the process that started it.
+ * dies in any way (even SIGKILL), so a dev server never outlives the process that started it. The
+ * guardian ends with the server's status when the server ends on its own (a failed start is seen at
+ * once, not after the start timeout).
  */
 const GUARDIAN = [
-  '"$@" </dev/null &',
+  // A background job's standard input would be /dev/null: the watcher reads ours through fd 3.
+  'exec 3<&0',
+  '"$@" </dev/null 3<&- &',
   'server=$!',
+  '{ cat <&3 >/dev/null; kill -TERM "$server" 2>/dev/null; } &',
+  'watcher=$!',
   'trap \'kill -TERM "$server" 2>/dev/null\' EXIT',
-  'cat >/dev/null',
-  'kill -TERM "$server" 2>/dev/null',
   'wait "$server"',
+  'status=$?',
+  'kill -TERM "$watcher" 2>/dev/null',
+  'exit "$status"',
 ].join('\n');
+
+/** A server process that ended while it was starting (not one that was slow to answer). */
+class ServerExitedError extends Error {}
 
 /**
  * A `temporal server start-dev` process on 127.0.0.1 at a free port, headless. Start one with
@@ -97,6 +107,22 @@ export class EmbeddedTemporalServer {
     const progress = !options.log && Boolean(process.stderr.isTTY);
     const cli = await findTemporalCli({ log, progress, ...options.cli });
     if (!cli) return EmbeddedTemporalServer.#startWithSdkDownload(namespace, { ...options, log });
+    try {
+      return await EmbeddedTemporalServer.#launch(cli.path, namespace, options);
+    } catch (error) {
+      // Our free port (or one the CLI picked for its other services) may have been taken by another
+      // process before the server bound it: one more start, on fresh ports.
+      if (!(error instanceof ServerExitedError) || options.port !== undefined) throw error;
+      log(`The Temporal dev server stopped while starting; starting it again. ${error.message}`);
+      return EmbeddedTemporalServer.#launch(cli.path, namespace, options);
+    }
+  }
+
+  static async #launch(
+    cliPath: string,
+    namespace: string,
+    options: EmbeddedServerOptions,
+  ): Promise<EmbeddedTemporalServer> {
     const port = options.port ?? (await freePort());
     const address = `127.0.0.1:${port}`;
     // A server already there would answer the readiness check in place of the one we start.
@@ -124,16 +150,14 @@ export class EmbeddedTemporalServer {
     for (const [key, value] of Object.entries({ ...EMBEDDED_DYNAMIC_CONFIG, ...options.dynamicConfig })) {
       args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
     }
-    const child = spawn('sh', ['-c', GUARDIAN, 'temporal-guardian', cli.path, ...args], {
+    const child = spawn('sh', ['-c', GUARDIAN, 'temporal-guardian', cliPath, ...args], {
       stdio: ['pipe', 'ignore', 'pipe'],
       // Its own process group: a Ctrl-C at the terminal goes to this process, which decides (a CLI
       // cancels its run first); the server still ends when this process does (standard input).
       detached: true,
     });
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-4000);
-    });
+    const stderr = new HeadAndTail(3000);
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
     const exited = once(child, 'exit');
     const stop = async (): Promise<void> => {
       child.ref();
@@ -141,7 +165,7 @@ export class EmbeddedTemporalServer {
       await exited;
     };
     try {
-      await waitUntilServing(address, child, options.startTimeoutMs ?? 60_000, () => stderr);
+      await waitUntilServing(address, child, options.startTimeoutMs ?? 60_000, () => stderr.text());
     } catch (error) {
       await stop();
       throw error;
@@ -185,8 +209,10 @@ async function waitUntilServing(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    if (child.exitCode !== null) {
-      throw new Error(`temporal server start-dev exited with code ${child.exitCode}:\n${stderr()}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new ServerExitedError(
+        `temporal server start-dev exited with ${child.exitCode ?? child.signalCode}:\n${stderr()}`,
+      );
     }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
@@ -243,4 +269,32 @@ export async function acquireEmbeddedServer(
     }
   };
   return { server, release };
+}
+
+/** The first and the last `chars` characters of a stream: a panic's message comes first, its stack after. */
+class HeadAndTail {
+  readonly #chars: number;
+  #head = '';
+  #tail = '';
+  #dropped = false;
+
+  constructor(chars: number) {
+    this.#chars = chars;
+  }
+
+  push(chunk: string): void {
+    const room = this.#chars - this.#head.length;
+    if (room > 0) {
+      this.#head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+    }
+    if (!chunk) return;
+    const tail = this.#tail + chunk;
+    if (tail.length > this.#chars) this.#dropped = true;
+    this.#tail = tail.slice(-this.#chars);
+  }
+
+  text(): string {
+    return this.#dropped ? `${this.#head}\n[...]\n${this.#tail}` : this.#head + this.#tail;
+  }
 }

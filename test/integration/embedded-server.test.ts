@@ -36,6 +36,22 @@ describe('the embedded Temporal server', () => {
     );
   });
 
+  it('reports a server that stops while starting with its own error, and tries once more', async () => {
+    const lines: string[] = [];
+    // The start timeout is far above the test's: a start that waited for it would fail the test.
+    const starting = EmbeddedTemporalServer.start({
+      dbFilename: '/nonexistent/folder/temporal.db',
+      startTimeoutMs: 600_000,
+      log: (line) => lines.push(line),
+    });
+    await expect(starting).rejects.toThrow(
+      /temporal server start-dev exited with 1:\n.*failed checking dir for database file/,
+    );
+    expect(lines.filter((line) => line.includes('stopped while starting; starting it again'))).toHaveLength(
+      1,
+    );
+  }, 30_000);
+
   it('is shared within a process and stops when its last user releases it', async () => {
     const first = await acquireEmbeddedServer();
     const second = await acquireEmbeddedServer();

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { isDirectory } from '../fs/probe.ts';
@@ -151,10 +151,10 @@ export async function discoverProjectSkills(projectRoot: string): Promise<Projec
   const result: ProjectSkills = { skills: [], shadowed: [], diagnostics: [] };
   const byId = new Map<string, Skill>();
   const budget = walkBudget();
-  // Most projects have none of the roots, and this runs in every run's opening step: five stat
-  // calls in a row cost microseconds, where a trip through the thread pool for each (and an error
+  // Most projects have none of the roots, and this runs in every run's opening step: five synchronous
+  // checks in a row cost microseconds, where a trip through the thread pool for each (and an error
   // object for each missing root) made the step wait a tenth of a millisecond or more.
-  for (const root of PROJECT_SKILL_ROOTS.filter((root) => exists(join(projectRoot, root)))) {
+  for (const root of PROJECT_SKILL_ROOTS.filter((root) => existsSync(join(projectRoot, root)))) {
     const found: SkillDiagnostic[] = [];
     const files = await findSkillFiles(join(projectRoot, root), budget, found);
     result.diagnostics.push(...found.map((d) => ({ ...d, path: shown(projectRoot, d.path) })));
@@ -177,15 +177,6 @@ export async function discoverProjectSkills(projectRoot: string): Promise<Projec
     }
   }
   return result;
-}
-
-/** Whether something is at `path` (following symlinks); false for what cannot be looked at. */
-function exists(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
 }
 
 function shown(projectRoot: string, path: string): string {

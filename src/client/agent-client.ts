@@ -87,7 +87,6 @@ export class AgentClient {
   readonly taskQueue: string;
   readonly #ownedConnection: Connection | undefined;
   readonly #summaryIncludesPrompt: boolean;
-  readonly #startsEagerly: boolean;
   #usageStore: UsageStore | undefined;
   readonly #ownsUsageStore: boolean;
   /** How the runs this client starts share the fleet with other tenants' (their fairness weights). */
@@ -115,7 +114,6 @@ export class AgentClient {
     this.taskQueue = opts.taskQueue;
     this.#ownedConnection = opts.ownedConnection;
     this.#summaryIncludesPrompt = opts.summaryIncludesPrompt ?? false;
-    this.#startsEagerly = canStartEagerly(opts.client);
   }
 
   /**
@@ -215,7 +213,7 @@ export class AgentClient {
         args: [input],
         ...(opts.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
         ...(priority ? { priority } : {}),
-        ...(this.#startsEagerly ? { requestEagerStart: true } : {}),
+        ...(canStartEagerly(this.client) ? { requestEagerStart: true } : {}),
         ...ui.options,
         ...(withSearchAttributes ? ui.searchAttributes : {}),
       }),

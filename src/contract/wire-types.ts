@@ -17,6 +17,7 @@ import type {
 import type { ApproveInput, CancelInput, PendingApproval, RejectInput } from '../common/control.ts';
 import type { PendingAuthorization } from '../common/authorization.ts';
 import type { PollerInput } from '../common/poller.ts';
+import type { RunningSubRun } from '../subagents/types.ts';
 
 /** The input of the `agentRun` workflow. */
 export type AgentRunWorkflowInput = AgentRunInput;
@@ -52,6 +53,8 @@ export type RejectUpdateInput = RejectInput;
 export type PendingApprovalsQueryResult = PendingApproval[];
 /** What the `toolkit.pendingAuthorizations` query answers. */
 export type PendingAuthorizationsQueryResult = PendingAuthorization[];
+/** What the `toolkit.subRuns` query answers: the sub-agent runs in flight, whose events a reader weaves in. */
+export type SubRunsQueryResult = RunningSubRun[];
 /** What the `toolkit.events` query answers: the events after the seq it is given, in order. */
 export type EventsQueryResult = AgentEvent[];
 /** One event of a run. */

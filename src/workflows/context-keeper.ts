@@ -1,11 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { CallModelInput, ModelStep } from '../common/run.ts';
-import type {
-  CompactContextInput,
-  CompactionResult,
-  ContextMetadata,
-  ContextOverflow,
-} from '../context/types.ts';
+import type { CompactContextInput, CompactionResult, ContextOverflow } from '../context/types.ts';
 import type { Emit } from './event-log.ts';
 
 /** The model activities the keeper drives (the run loop's proxy, so compaction is retried like a step). */
@@ -24,16 +19,10 @@ export interface ContextActivities {
 export class ContextKeeper {
   readonly #activities: ContextActivities;
   readonly #emit: Emit;
-  #metadata: ContextMetadata | undefined;
 
   constructor(activities: ContextActivities, emit: Emit) {
     this.#activities = activities;
     this.#emit = emit;
-  }
-
-  /** `metadata.context` of the result: the last step against the budget. */
-  get metadata(): ContextMetadata | undefined {
-    return this.#metadata;
   }
 
   /**
@@ -64,17 +53,7 @@ export class ContextKeeper {
         input = rest;
       }
       const { overflow } = step;
-      if (!overflow) {
-        if (step.context) {
-          this.#metadata = {
-            input_tokens: step.usage?.input_tokens || step.context.input_tokens,
-            estimated_input_tokens: step.context.input_tokens,
-            max_input_tokens: step.context.max_input_tokens,
-            compactions: step.context.compactions,
-          };
-        }
-        return carried ? { ...step, carried } : step;
-      }
+      if (!overflow) return carried ? { ...step, carried } : step;
       if (overflow.reason === 'over_budget') {
         if (compacted) sendOverBudget = true;
         else await this.#compact(input, overflow, false);

@@ -1,24 +1,30 @@
 import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { Emit } from './event-log.ts';
-import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ResolvedRun } from '../common/run.ts';
+import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep } from '../common/run.ts';
+import { modelStepInput } from '../common/step-input.ts';
+import type { JsonSchemaObject } from '../output/types.ts';
+import { runLineSoFar } from '../usage/run-line.ts';
+import type { RunView, TurnSetting } from './run-state.ts';
 import type { OpenedRun } from '../common/opening.ts';
 import { showStep } from '../visibility/current-details.ts';
 import type { ContextActivities, ContextKeeper } from './context-keeper.ts';
 import { FIRST_RETRY_MS, modelActivities } from './quick-activities.ts';
 import type { ToolCalls } from './tool-calls.ts';
 
-/** What the model steps need of the loop they serve. */
-export interface ModelStepHost {
-  readonly plan: ResolvedRun;
+/** What the model steps need of the turn they serve. */
+export interface ModelStepsOptions {
+  readonly setting: TurnSetting;
+  /** The run as it stands: the step's position, agent, plan and tools. */
+  readonly run: RunView;
+  readonly calls: ToolCalls;
   readonly context: ContextKeeper;
-  readonly emit: Emit;
-  /** Position of the next message: the step's. */
-  readonly seq: number;
-  /** A structured turn: live text also brings the answer parsed so far. */
-  readonly structured: boolean;
-  /** The input of a model step at the loop's position. */
-  stepInput(carried?: CarriedCalls): CallModelInput;
+  /** Added to the payload of every event (`step_started` says it in the run's details too). */
+  readonly tags: Record<string, unknown>;
+  /** A structured turn's schema: the model answers it, and live text brings the answer so far. */
+  readonly output?: JsonSchemaObject | undefined;
+  /** Store the answering agent with each assistant message (a conversation that is handed off). */
+  readonly labelAgent: boolean;
 }
 
 /**
@@ -28,9 +34,11 @@ export interface ModelStepHost {
  * before that text.
  */
 export class ModelSteps {
-  readonly #host: ModelStepHost;
+  readonly #setting: TurnSetting;
+  readonly #run: RunView;
   readonly #calls: ToolCalls;
-  readonly #tags: Record<string, unknown>;
+  readonly #context: ContextKeeper;
+  readonly #options: ModelStepsOptions;
   /** Position of the model step in flight: live text of any other step is dropped. */
   #modelSeq: number | undefined;
   /** Fast calls of the last step, which the next model step runs before it asks the model. */
@@ -42,10 +50,12 @@ export class ModelSteps {
   /** What the turn's opening step made of the first model step (src/workflows/opening-step.ts). */
   #opening: Pick<OpenedRun, 'step' | 'failure'> | undefined;
 
-  constructor(host: ModelStepHost, calls: ToolCalls, tags: Record<string, unknown>) {
-    this.#host = host;
-    this.#calls = calls;
-    this.#tags = tags;
+  constructor(options: ModelStepsOptions) {
+    this.#options = options;
+    this.#setting = options.setting;
+    this.#run = options.run;
+    this.#calls = options.calls;
+    this.#context = options.context;
   }
 
   /**
@@ -73,7 +83,7 @@ export class ModelSteps {
       this.#calls.showCarried(carrying.calls, delta.settled as CarriedOutcome[])
     )
       this.#start(carrying.iteration);
-    showLiveText(this.#host.emit, delta, this.#host.structured);
+    showLiveText(this.#setting.emit, delta, this.#options.output !== undefined);
   }
 
   /** The iteration's model step, once it answered (the caller moves the loop on with it). */
@@ -112,13 +122,32 @@ export class ModelSteps {
   #start(iteration: number): void {
     if (this.#started === iteration) return;
     this.#started = iteration;
-    showStepStarted(this.#host.emit, iteration, this.#host.plan.maxIterations, this.#tags);
+    showStepStarted(this.#setting.emit, iteration, this.#run.plan.maxIterations, this.#options.tags);
   }
 
   /** Asks for the model step at the loop's position; its live text is taken until the caller clears `#modelSeq`. */
   #ask(carried?: CarriedCalls, opening?: Parameters<ContextKeeper['callModel']>[1]): Promise<ModelStep> {
-    this.#modelSeq = this.#host.seq;
-    return this.#host.context.callModel(this.#host.stepInput(carried), opening);
+    this.#modelSeq = this.#run.seq;
+    return this.#context.callModel(this.#input(carried), opening);
+  }
+
+  /** The input of a model step at the run's position (carrying the fast calls of the step before). */
+  #input(carried?: CarriedCalls): CallModelInput {
+    const run = this.#run;
+    const { input, conversationId } = this.#setting;
+    return modelStepInput({
+      agent: run.agent,
+      plan: run.plan,
+      conversationId,
+      seq: run.seq,
+      tools: [...run.tools],
+      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+      labelAgent:
+        this.#options.labelAgent || run.plan.delegation?.handoffs !== undefined || run.handoffs.length > 0,
+      ...(this.#options.output ? { output: this.#options.output } : {}),
+      ...(run.runLine ? { runLine: runLineSoFar(run.runLine, run.runLineCounts) } : {}),
+      ...(carried ? { carried } : {}),
+    });
   }
 
   /**
@@ -128,7 +157,7 @@ export class ModelSteps {
    * activities wrapped: an activity proxy is itself awaitable (its `then` would be an activity).
    */
   async #retake(failure: NonNullable<OpenedRun['failure']>): Promise<{ activities: ContextActivities }> {
-    const { timeouts } = this.#host.plan;
+    const { timeouts } = this.#run.plan;
     const attempts = timeouts.modelMaxAttempts;
     if (!failure.retryable || attempts === 1)
       throw ApplicationFailure.create({ message: failure.message, type: failure.type, nonRetryable: true });

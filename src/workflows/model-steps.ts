@@ -8,7 +8,7 @@ import { runLineSoFar } from '../usage/run-line.ts';
 import type { RunView, TurnSetting } from './run-state.ts';
 import type { OpenedRun } from '../common/opening.ts';
 import { showStep } from '../visibility/current-details.ts';
-import type { ContextActivities, ContextKeeper } from './context-keeper.ts';
+import type { ContextKeeper } from './context-keeper.ts';
 import { FIRST_RETRY_MS, modelActivities } from './quick-activities.ts';
 import type { ToolCalls } from './tool-calls.ts';
 
@@ -86,37 +86,70 @@ export class ModelSteps {
     showLiveText(this.#setting.emit, delta, this.#options.output !== undefined);
   }
 
-  /** The iteration's model step, once it answered (the caller moves the loop on with it). */
+  /**
+   * The iteration's model step, once it answered (the caller moves the loop on with it): the one
+   * the turn's opening step took, one that carries the fast calls of the step before, or one asked
+   * for now.
+   */
   async take(iteration: number): Promise<ModelStep> {
     const opening = this.#opening;
     this.#opening = undefined;
     const carried = this.#carried;
     this.#carried = undefined;
     if (carried) {
-      this.#carrying = { iteration, calls: carried };
-      let step: ModelStep;
-      try {
-        step = await this.#ask(carried);
-      } finally {
-        this.#carrying = undefined;
-        this.#modelSeq = undefined;
-      }
-      const retries = this.#calls.settleCarried(carried, step.carried ?? []);
-      if (retries) await retries;
-      if (!step.notTaken) {
-        this.#start(iteration);
-        return step;
-      }
+      const step = await this.#takeCarrying(iteration, carried);
+      if (step) return step;
     }
     this.#start(iteration);
     try {
-      return await this.#ask(undefined, {
-        taken: opening?.step,
-        activities: opening?.failure ? (await this.#retake(opening.failure)).activities : undefined,
-      });
+      return await (opening?.step || opening?.failure ? this.#takeOpened(opening) : this.#ask());
     } finally {
       this.#modelSeq = undefined;
     }
+  }
+
+  /** A step asked for now, at the run's position. */
+  #ask(): Promise<ModelStep> {
+    return this.#context.ask(this.#asking());
+  }
+
+  /**
+   * The first step, as the turn's opening step left it: taken (its answer), or failed. A failed
+   * step fails the run when it is not retryable or the agent allows one attempt; else it is asked
+   * for with the attempts left, after the wait a retry would have (Retry-After, else the first
+   * retry interval).
+   */
+  async #takeOpened(opening: Pick<OpenedRun, 'step' | 'failure'>): Promise<ModelStep> {
+    if (opening.step) return this.#context.taken(this.#asking(), opening.step);
+    const failure = opening.failure!;
+    const { timeouts } = this.#run.plan;
+    const attempts = timeouts.modelMaxAttempts;
+    if (!failure.retryable || attempts === 1)
+      throw ApplicationFailure.create({ message: failure.message, type: failure.type, nonRetryable: true });
+    await sleep(failure.retryAfterMs ?? FIRST_RETRY_MS);
+    const left = modelActivities({ ...timeouts, modelMaxAttempts: attempts === 0 ? 0 : attempts - 1 });
+    return this.#context.ask(this.#asking(), left);
+  }
+
+  /**
+   * A step carrying the fast calls of the step before: they are settled once it answers (those it
+   * left to the workflow run again). Undefined when it ran them but did not ask the model: the
+   * iteration's step is then asked for as a step of its own.
+   */
+  async #takeCarrying(iteration: number, carried: CarriedCalls): Promise<ModelStep | undefined> {
+    this.#carrying = { iteration, calls: carried };
+    let step: ModelStep;
+    try {
+      step = await this.#context.carrying(this.#asking(carried));
+    } finally {
+      this.#carrying = undefined;
+      this.#modelSeq = undefined;
+    }
+    const retries = this.#calls.settleCarried(carried, step.carried ?? []);
+    if (retries) await retries;
+    if (step.notTaken) return undefined;
+    this.#start(iteration);
+    return step;
   }
 
   #start(iteration: number): void {
@@ -125,15 +158,13 @@ export class ModelSteps {
     showStepStarted(this.#setting.emit, iteration, this.#run.plan.maxIterations, this.#options.tags);
   }
 
-  /** Asks for the model step at the loop's position; its live text is taken until the caller clears `#modelSeq`. */
-  #ask(carried?: CarriedCalls, opening?: Parameters<ContextKeeper['callModel']>[1]): Promise<ModelStep> {
-    this.#modelSeq = this.#run.seq;
-    return this.#context.callModel(this.#input(carried), opening);
-  }
-
-  /** The input of a model step at the run's position (carrying the fast calls of the step before). */
-  #input(carried?: CarriedCalls): CallModelInput {
+  /**
+   * The input of the step asked for at the run's position (carrying the fast calls of the step
+   * before): its live text is shown from now until it answers (the caller clears `#modelSeq`).
+   */
+  #asking(carried?: CarriedCalls): CallModelInput {
     const run = this.#run;
+    this.#modelSeq = run.seq;
     const { input, conversationId } = this.#setting;
     return modelStepInput({
       agent: run.agent,
@@ -148,23 +179,6 @@ export class ModelSteps {
       ...(run.runLine ? { runLine: runLineSoFar(run.runLine, run.runLineCounts) } : {}),
       ...(carried ? { carried } : {}),
     });
-  }
-
-  /**
-   * The first model step failed in the turn's opening step: the run fails with that failure when it
-   * is not retryable or the agent allows one attempt; else the step is taken with the attempts left,
-   * after the wait a retry would have (Retry-After, else the first retry interval). Returns those
-   * activities wrapped: an activity proxy is itself awaitable (its `then` would be an activity).
-   */
-  async #retake(failure: NonNullable<OpenedRun['failure']>): Promise<{ activities: ContextActivities }> {
-    const { timeouts } = this.#run.plan;
-    const attempts = timeouts.modelMaxAttempts;
-    if (!failure.retryable || attempts === 1)
-      throw ApplicationFailure.create({ message: failure.message, type: failure.type, nonRetryable: true });
-    await sleep(failure.retryAfterMs ?? FIRST_RETRY_MS);
-    return {
-      activities: modelActivities({ ...timeouts, modelMaxAttempts: attempts === 0 ? 0 : attempts - 1 }),
-    };
   }
 }
 

@@ -1,11 +1,11 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
 import type { OpenedRun } from '../common/opening.ts';
 import { carriable, carriedCalls } from '../fast-tools/workflow-carried-calls.ts';
 import { StructuredAnswer } from '../output/structured-answer.ts';
 import type { OutputFailure, OutputSpec } from '../output/types.ts';
-import { resolveHandoff, type PendingHandoff } from '../subagents/workflow-handoff.ts';
+import { handOver } from '../subagents/workflow-handoff.ts';
 import { childLimits } from '../subagents/workflow-limits.ts';
 import { quotaFailureMessage } from '../usage/failure-type.ts';
 import type { RunLineStart } from '../usage/run-line.ts';
@@ -179,33 +179,12 @@ export class RunLoop implements ControlledLoop {
       }
       await this.#calls.run(calls);
       const handoff = this.#calls.takeHandoff();
-      if (handoff) await this.#handOver(handoff, iteration);
+      const plan = handoff && (await handOver(this.#setting, state.agent, handoff, this.#calls));
+      if (plan) {
+        state.handedOver(handoff.target, plan, iteration);
+        this.#calls.use(plan);
+      }
     }
-  }
-
-  /** Hands the conversation to another agent: its plan (model, instructions, tools, skills) from the next step on. */
-  async #handOver(handoff: PendingHandoff, iteration: number): Promise<void> {
-    const { input, conversationId } = this.#setting;
-    const from = this.#state.agent;
-    let plan: ResolvedRun;
-    try {
-      plan = await resolveHandoff(input, conversationId, from, handoff);
-    } catch (error) {
-      // A target this worker cannot resolve (not served here): the model hears why, and goes on.
-      // (A local activity's failure arrives as the ApplicationFailure itself.)
-      const failed = error instanceof ActivityFailure || error instanceof ApplicationFailure;
-      if (!failed || isCancellation(error)) throw error;
-      const message = (error instanceof ActivityFailure ? error.cause?.message : undefined) ?? error.message;
-      return this.#calls.failed(handoff.call, handoff.seq, `Not transferred: ${message}`, message, 'Handoff');
-    }
-    this.#calls.answered(handoff.call.id);
-    this.#state.handedOver(handoff.target, plan, iteration);
-    this.#calls.use(plan);
-    this.#setting.emit('handoff', `${from} handed the conversation to ${handoff.target}`, {
-      from,
-      to: handoff.target,
-      call_id: handoff.call.id,
-    });
   }
 
   /**

@@ -1,16 +1,14 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { toolErrorText, toolResultMessage, type ToolCall } from '../common/messages.ts';
-import type { CarriedCalls, CarriedOutcome, ResolvedRun, SubRunSummary, ToolOutcome } from '../common/run.ts';
+import type { CarriedCalls, CarriedOutcome, ResolvedRun, ToolOutcome } from '../common/run.ts';
 import type { storeActivities, toolActivities } from './quick-activities.ts';
 import type { CallEffect, PlacedCall, RunView, TurnSetting } from './run-state.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
 import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorization-wait.ts';
 import { ToolCallRoutes } from './tool-call-routes.ts';
 import { rateLimitAnswer, waitOutRateLimits } from '../rate-limits/workflow-wait.ts';
-import { runSubAgent, type SubAgentCaller } from '../subagents/workflow-child.ts';
-import { MAX_HANDOFFS_PER_TURN, type PendingHandoff } from '../subagents/workflow-handoff.ts';
-import { limitsLeft } from '../subagents/workflow-limits.ts';
-import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from '../subagents/types.ts';
+import { delegate, type Delegation } from '../subagents/workflow-delegate.ts';
+import { notTransferred, type PendingHandoff } from '../subagents/workflow-handoff.ts';
 
 /** What the calls need of the turn whose steps asked for them (src/workflows/run-loop.ts). */
 export interface ToolCallsOptions {
@@ -33,6 +31,8 @@ export class ToolCalls {
   readonly #setting: TurnSetting;
   readonly #run: RunView;
   readonly #effect: (effect: CallEffect) => void;
+  /** What a sub-agent call needs of this run. */
+  readonly #delegation: Delegation;
   /** Where each tool call runs: its rate-limited queue, locally (fast tools), or as an activity. */
   readonly #routes: ToolCallRoutes;
   readonly #storeActivities: ReturnType<typeof storeActivities>;
@@ -49,6 +49,8 @@ export class ToolCalls {
     this.#effect = options.settled;
     this.#routes = new ToolCallRoutes(options.run.plan, options.tools);
     this.#storeActivities = options.store;
+    const { setting, run, store, settled } = options;
+    this.#delegation = { setting, run, store, settled };
   }
 
   /** The plan whose fast tools and queues route the next calls (a handoff brings another agent's). */
@@ -100,65 +102,9 @@ export class ToolCalls {
 
   /** A `transfer_to_<agent>` call: carried out after the step's other calls (one per step). */
   async #transfer(call: ToolCall, seq: number, target: string): Promise<void> {
-    if (this.#handoff || this.#run.handoffs.length >= MAX_HANDOFFS_PER_TURN) {
-      const why = this.#handoff
-        ? `the conversation is already being transferred to ${this.#handoff.target}`
-        : `a turn hands the conversation over at most ${MAX_HANDOFFS_PER_TURN} times`;
-      await this.answer([{ call, seq }], `Not transferred: ${why}.`);
-      return;
-    }
+    const why = notTransferred(this.#handoff, this.#run.handoffs.length);
+    if (why) return this.answer([{ call, seq }], `Not transferred: ${why}.`);
     this.#handoff = { target, call, seq };
-  }
-
-  /** A sub-agent call: a child run, its answer stored as the call's result, its usage added to this run's. */
-  async #delegate(call: ToolCall, seq: number, sub: ResolvedSubAgent): Promise<void> {
-    const caller: SubAgentCaller = {
-      agent: this.#run.agent,
-      ...(this.#setting.input.tenant !== undefined ? { tenant: this.#setting.input.tenant } : {}),
-      depth: this.#setting.input.parent?.depth ?? 0,
-      maxDepth:
-        this.#setting.input.parent?.maxDepth ??
-        this.#run.plan.delegation?.maxSubAgentDepth ??
-        DEFAULT_MAX_SUB_AGENT_DEPTH,
-      ...(this.#setting.control.deadlineAt !== undefined
-        ? { deadlineAt: this.#setting.control.deadlineAt }
-        : {}),
-      limitsLeft: limitsLeft(this.#setting.limits, this.#run.usage, this.#run.toolCalls),
-      running: this.#setting.control.subRuns,
-      emit: (type, message, payload) => this.#setting.emit(type, message, payload),
-    };
-    let child: SubRunSummary | undefined;
-    const outcome = await runSubAgent(caller, sub, call, (summary) => {
-      child = summary;
-      this.#effect({ kind: 'sub_run', summary });
-    });
-    await this.#storeActivities.appendMessages({
-      agent: this.#run.agent,
-      conversationId: this.#setting.conversationId,
-      seq,
-      messages: [toolResultMessage(call, outcome.content, outcome.isError)],
-    });
-    const about = {
-      tool: call.name,
-      call_id: call.id,
-      child_agent: sub.agent,
-      ...(child ? { child_run: child.workflow_id, stop_reason: child.stop_reason, usage: child.usage } : {}),
-    };
-    const preview = outcome.content.slice(0, 2000);
-    if (outcome.isError) {
-      this.#setting.emit('tool_failed', `${call.name} failed: ${preview}`, {
-        ...about,
-        error: preview,
-        error_type: 'SubAgent',
-      });
-    } else {
-      this.#setting.emit('tool_completed', `${call.name} completed (${outcome.content.length} characters)`, {
-        ...about,
-        output: preview,
-        truncated: preview.length < outcome.content.length,
-      });
-    }
-    this.#unanswered.delete(call.id);
   }
 
   /** How a call that needs the user's grant waits (authorization-wait.ts). */
@@ -197,7 +143,11 @@ export class ToolCalls {
       }
     }
     const sub = delegation?.subAgents?.[call.name];
-    if (sub) return this.#delegate(call, seq, sub);
+    if (sub) {
+      await delegate(this.#delegation, { call, seq }, sub);
+      this.#unanswered.delete(call.id);
+      return;
+    }
     this.called(call);
     return this.#invokeCall(call, seq);
   }

@@ -10,7 +10,7 @@ export interface ContextActivities {
 }
 
 /**
- * The workflow's side of the context budget (DESIGN.md section 9), around each model step: when
+ * The workflow's side of the context budget (docs/chat.md), around each model step: when
  * `callModel` answers that its request is over the budget, compact once and call again (sending
  * anyway if nothing more could be cut); when the provider answered "prompt too long", compact
  * harder once and call again; if that still does not fit, fail the run naming the budget. The

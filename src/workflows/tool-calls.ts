@@ -22,7 +22,7 @@ export interface ToolCallsOptions {
 }
 
 /**
- * The tool calls of a turn's steps (DESIGN.md section 3): where each runs, what it waits for first
+ * The tool calls of a turn's steps (docs/architecture.md): where each runs, what it waits for first
  * (approval, a user's grant, a rate limit), and how it is settled: its result stored in call order,
  * its events emitted, and what it changed (tools, skills, the plan) handed to the loop. A call that
  * never ran is answered with why, so every call is followed by its result.

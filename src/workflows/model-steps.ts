@@ -25,6 +25,11 @@ export interface ModelStepsOptions {
   readonly output?: JsonSchemaObject | undefined;
   /** Store the answering agent with each assistant message (a conversation that is handed off). */
   readonly labelAgent: boolean;
+  /**
+   * What the turn's opening step did before the loop runs: the first model step it took (absent:
+   * the loop takes it), and whether its live text already said that step started.
+   */
+  readonly opened?: (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean }) | undefined;
 }
 
 /**
@@ -56,15 +61,8 @@ export class ModelSteps {
     this.#run = options.run;
     this.#calls = options.calls;
     this.#context = options.context;
-  }
-
-  /**
-   * What the turn's opening step did before the loop runs: the first model step it took (absent:
-   * the loop takes it), and whether its live text already said that step started.
-   */
-  opened(opened: Pick<OpenedRun, 'step' | 'failure'>, started: boolean): void {
-    this.#opening = opened;
-    if (started) this.#started = 1;
+    this.#opening = options.opened;
+    if (options.opened?.started) this.#started = 1;
   }
 
   /** The fast calls of this step ride with the next model step. */

@@ -99,8 +99,8 @@ export class RunLoop implements ControlledLoop {
       tags,
       output: this.answer?.spec.schema,
       labelAgent: options.labelAgent === true,
+      opened: options.opened,
     });
-    if (options.opened) this.#steps.opened(options.opened, options.opened.started);
   }
 
   /** What the run knows: read by the turn for its result. */

@@ -31,7 +31,7 @@ export class ToolCalls {
   readonly #setting: TurnSetting;
   readonly #run: RunView;
   readonly #effect: (effect: CallEffect) => void;
-  /** What a sub-agent call needs of this run. */
+  /** What a sub-agent call needs of this run: what the calls need (src/subagents/workflow-delegate.ts). */
   readonly #delegation: Delegation;
   /** Where each tool call runs: its rate-limited queue, locally (fast tools), or as an activity. */
   readonly #routes: ToolCallRoutes;
@@ -49,8 +49,7 @@ export class ToolCalls {
     this.#effect = options.settled;
     this.#routes = new ToolCallRoutes(options.run.plan, options.tools);
     this.#storeActivities = options.store;
-    const { setting, run, store, settled } = options;
-    this.#delegation = { setting, run, store, settled };
+    this.#delegation = options;
   }
 
   /** The plan whose fast tools and queues route the next calls (a handoff brings another agent's). */

@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { workflowFiles } from './scripts/workflow-files.ts';
 
 /** Modules that do I/O or read the clock/randomness outside Temporal's control: never in workflow code. */
 const IO_MODULES = [
@@ -46,15 +47,9 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code is replayed: it must be deterministic and do no I/O (DESIGN.md section 6).
-    files: [
-      'src/workflows/**/*.ts',
-      'src/visibility/workflow-*.ts',
-      'src/visibility/current-details.ts',
-      'src/telemetry/workflow-*.ts',
-      'src/subagents/workflow-*.ts',
-      'src/subagents/types.ts',
-    ],
+    // Workflow code is replayed: it must be deterministic and do no I/O (docs/contributing.md). The
+    // sandbox is every file the workflow entry point reaches by imports, whatever its name.
+    files: workflowFiles(import.meta.dirname),
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [

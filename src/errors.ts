@@ -1,6 +1,6 @@
 /**
  * Errors with a stable `code`. Activities turn them into Temporal `ApplicationFailure`s whose `type`
- * is the class name and whose retryability follows `retryable` (DESIGN.md section 4).
+ * is the class name and whose retryability follows `retryable`.
  */
 export class ToolkitError extends Error {
   readonly code: string;

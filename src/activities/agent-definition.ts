@@ -115,7 +115,7 @@ export interface AgentDefinition extends SkillOptions {
 }
 
 export const DEFAULT_MAX_ITERATIONS = 4;
-/** The limit when skills are active and no limit was set (spec 8). */
+/** The limit when skills are active and no limit was set. */
 export const SKILL_MAX_ITERATIONS = 8;
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 20_000;
 export const DEFAULT_TIMEOUTS: RunTimeouts = {

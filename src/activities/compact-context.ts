@@ -8,7 +8,7 @@ import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 
 /**
- * Compacts the context of a conversation before a model step (DESIGN.md section 9): the oldest turns
+ * Compacts the context of a conversation before a model step (docs/chat.md): the oldest turns
  * become a summary stored beside the conversation in the memory store. Retried like `callModel`;
  * heartbeats while the model writes the summary. Only numbers go back to the workflow.
  */

@@ -74,20 +74,14 @@ export async function invokeTool(
         return answer.text;
       },
     };
-    // Heartbeats while the tool runs, so a worker that dies mid-call is noticed within toolHeartbeatMs.
-    const beat = setInterval(
-      () => beatUnlessLocal(context),
-      Math.max(100, agent.timeouts.toolHeartbeatMs / 3),
+    // One heartbeat while the tool runs: often enough that a worker that dies mid-call is noticed
+    // within toolHeartbeatMs, and that a cancellation reaches the call within a second.
+    const every = Math.min(HEARTBEAT_EVERY_MS, Math.max(100, agent.timeouts.toolHeartbeatMs / 3));
+    const output = await untilCancelled(
+      runWithRefreshOnRejection(tool, toolContext, parsed.data as Record<string, unknown>),
+      context,
+      every,
     );
-    let output: Awaited<ReturnType<typeof runWithRefreshOnRejection>>;
-    try {
-      output = await untilCancelled(
-        runWithRefreshOnRejection(tool, toolContext, parsed.data as Record<string, unknown>),
-        context,
-      );
-    } finally {
-      clearInterval(beat);
-    }
     const redacted = secrets.redact(String(output?.text ?? ''));
     const { text, truncated } = capText(redacted, agent.maxToolOutputChars);
     await agent.memoryStore.append(
@@ -145,13 +139,13 @@ async function authorizationOutcome(
 }
 
 /**
- * Runs the tool while heartbeating (so that a cancellation reaches this activity even when the
- * tool itself never heartbeats) and ends as soon as the activity is cancelled: the signal fires,
- * the tool is told through it, and its late result is never stored.
+ * Runs the tool while heartbeating every `every` ms (so that a cancellation reaches this activity
+ * even when the tool itself never heartbeats) and ends as soon as the activity is cancelled: the
+ * signal fires, the tool is told through it, and its late result is never stored.
  */
-async function untilCancelled<T>(work: Promise<T>, context: ToolCallContext): Promise<T> {
+async function untilCancelled<T>(work: Promise<T>, context: ToolCallContext, every: number): Promise<T> {
   const signal = context.cancellationSignal;
-  const beat = setInterval(() => beatUnlessLocal(context), HEARTBEAT_EVERY_MS);
+  const beat = setInterval(() => beatUnlessLocal(context), every);
   let onAbort: (() => void) | undefined;
   try {
     return await Promise.race([

@@ -32,7 +32,7 @@ export function resolveLiveText(agent: string, option: LiveTextOption | undefine
 /**
  * Gathers the text a model writes and sends it to the run's workflow as one signal per batch
  * (`batchMs` after the first character of a batch), in order. Each signal is one history event, so
- * a batch, not a token, is what live text costs (DESIGN.md section 9). Live text is best effort: a
+ * a batch, not a token, is what live text costs (docs/streaming.md). Live text is best effort: a
  * signal that fails is dropped, since the step's result, not its deltas, is what the run keeps.
  */
 export class TextDeltaBatcher {

@@ -16,7 +16,7 @@ export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
 
 /**
  * The start of a run: which model, which skills (and the tools they attach), how many iterations
- * (8 when skills are active or listed for the model to load and no limit was set, spec 8), and the
+ * (8 when skills are active or listed for the model to load and no limit was set), and the
  * opening messages: the system prompt with the skills' instruction blocks and the listing of skills
  * the model may load, then the user's prompt. Recorded in history, so
  * replay sees the same decisions.

@@ -40,7 +40,7 @@ function catalogMatcher(registry: FileSkillRegistry): Promise<TriggerMatcher> {
 }
 
 /**
- * The skills of one run (spec 4.9), read inside an activity because it reads files: the catalog,
+ * The skills of one run (docs/skills.md), read inside an activity because it reads files: the catalog,
  * the project's SKILL.md files (which take part like catalog skills and win an id clash), then
  * `selectSkills`. Unknown ids fail the run with a clear error rather than being dropped.
  */

@@ -1,5 +1,5 @@
 /**
- * Controlling a run from outside (DESIGN.md section 9): cancel, deadlines, budgets, tool approval
+ * Controlling a run from outside (docs/control.md): cancel, deadlines, budgets, tool approval
  * and live text. Names and shapes shared by workflow, activity and client code; no imports.
  */
 

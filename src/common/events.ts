@@ -1,4 +1,4 @@
-/** Event types and shapes of a run (spec section 6). Shared by workflow and client code. */
+/** Event types and shapes of a run (docs/streaming.md). Shared by workflow and client code. */
 
 export type AgentEventType =
   | 'run_started'

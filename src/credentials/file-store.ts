@@ -28,7 +28,7 @@ export interface FileCredentialStoreOptions {
 }
 
 /**
- * Credentials in one JSON file, for local development (spec 2.2). Writes are atomic (temporary
+ * Credentials in one JSON file, for local development (docs/credentials-and-oauth.md). Writes are atomic (temporary
  * file, fsync, rename) under a lock shared across processes, so two processes writing at once lose
  * nothing. The file is created with mode 0600 and a group- or world-readable file is refused. A file
  * that cannot be read or parsed is reported and never overwritten.

@@ -14,7 +14,7 @@ import type { HttpResponse } from './request.ts';
 const BODY_IN_ERROR_CHARS = 1_000;
 
 /**
- * The error for a non-2xx answer (DESIGN.md section 4): 401 credential, 403 permission, 404/410 not
+ * The error for a non-2xx answer: 401 credential, 403 permission, 404/410 not
  * found, 429 rate limit (retried after Retry-After), 503 retryable, 408 and other 5xx retryable only
  * when the request is idempotent (a write may have happened), other 4xx not retryable. The message
  * names the service, the status, the request (without its query) and a capped body.

@@ -7,7 +7,7 @@ import { parseRetryAfter } from '../http/retry-after.ts';
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
 /**
- * A provider error as DESIGN.md section 4 says: 408, 409, 429 and 5xx (and network failures) are
+ * A provider error: 408, 409, 429 and 5xx (and network failures) are
  * retried, after `retry-after-ms` / `Retry-After` when given; `x-should-retry` overrides; other 4xx
  * fail the run with the provider's message. Errors that are not API errors pass through.
  */

@@ -1,4 +1,4 @@
-/** An OAuth client registered with the service (spec 2.3). */
+/** An OAuth client registered with the service (docs/credentials-and-oauth.md). */
 export interface OAuthClientConfig {
   client_id: string;
   client_secret: string;

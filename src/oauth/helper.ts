@@ -58,7 +58,7 @@ export interface GrantedTokens {
 }
 
 /**
- * The authorization-code flow shared by the helpers (spec 2.3): a random, single-use state bound to
+ * The authorization-code flow shared by the helpers (docs/credentials-and-oauth.md): a random, single-use state bound to
  * its PKCE verifier, redirect URI and helper, expiring after 10 minutes; a refused state stores
  * nothing. Subclasses say which endpoints, scopes and keys they serve and how to exchange the code.
  */

@@ -48,7 +48,7 @@ export function canRefresh(record: CredentialRecord): boolean {
 }
 
 /**
- * A fresh access token for an OAuth record (DESIGN.md section 4), single-flight: concurrent callers in
+ * A fresh access token for an OAuth record (docs/credentials-and-oauth.md), single-flight: concurrent callers in
  * this process share one refresh, and the store's lock (when it has one) makes other processes wait
  * and then reuse the stored result. A rotated refresh token is stored before the new access token is
  * used. A refused refresh token (`invalid_grant`, Slack's `invalid_refresh_token`) marks the record

@@ -6,7 +6,7 @@ import { readCatalogFile } from './catalog-file.ts';
 import { createSkill, SkillSchema, type Skill, type SkillFields } from './skill.ts';
 
 /**
- * A skill catalog in a JSON file you own (spec 2.5 rule 4): `add` and `create` save at once, with
+ * A skill catalog in a JSON file you own (docs/skills.md): `add` and `create` save at once, with
  * atomic writes. Point an agent at it with `skillSource`.
  *
  * @example

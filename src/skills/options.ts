@@ -7,7 +7,7 @@ export type SkillActivation = 'triggers' | 'model' | 'both';
 /** The default budget of the skill listing, in characters (as Codex). */
 export const DEFAULT_SKILL_LISTING_CHARS = 8_000;
 
-/** The skill parameters of spec 4.8, shared by `Agent`, `DeepAgent` and worker agent definitions. */
+/** The skill parameters (docs/skills.md), shared by `Agent`, `DeepAgent` and worker agent definitions. */
 export interface SkillOptions {
   /** An already constructed skill catalog. */
   skillRegistry?: FileSkillRegistry;

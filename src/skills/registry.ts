@@ -7,7 +7,7 @@ import type { Skill } from './skill.ts';
 export const DEFAULT_SKILLS_PATH = fileURLToPath(new URL('../../skills/skills.json', import.meta.url));
 
 /**
- * A read-only view of a JSON skill catalog (spec 2.5 rule 5): `list()` and fuzzy `search(query)`.
+ * A read-only view of a JSON skill catalog (docs/skills.md): `list()` and fuzzy `search(query)`.
  * The file is read once and cached.
  */
 export class FileSkillRegistry {

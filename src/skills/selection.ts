@@ -12,7 +12,7 @@ export interface SkillChoice {
 }
 
 export interface SkillSelectionInput {
-  /** Skills active in every run, by id or as Skill objects (spec 4.9 rule 1). */
+  /** Skills active in every run, by id or as Skill objects. */
   fixed: ReadonlyArray<string | Skill>;
   /** Ids attached from the active catalog. */
   defaultSkillIds: readonly string[];
@@ -26,7 +26,7 @@ export interface SkillSelectionInput {
 }
 
 /**
- * The skills of one run (spec 4.9): fixed ones, then default ids, then, when `autoUse` is on, the
+ * The skills of one run (docs/skills.md): fixed ones, then default ids, then, when `autoUse` is on, the
  * most specific trigger matches up to `matchLimit`. A pure function: same input, same answer.
  * Ids that resolve to nothing are returned in `unknown` for the caller to report.
  */

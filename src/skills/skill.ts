@@ -3,7 +3,7 @@ import { z } from 'zod';
 const text = z.string();
 const list = z.array(z.string());
 
-/** A skill (spec 2.5): a reusable instruction block plus the metadata used to find and select it. */
+/** A skill (docs/skills.md): a reusable instruction block plus the metadata used to find and select it. */
 export const SkillSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),

@@ -1,5 +1,5 @@
 /**
- * The built-in tools that skills attach for a run (spec 4.9), by skill id. A bundle's tools are given
+ * The built-in tools that skills attach for a run (docs/skills.md), by skill id. A bundle's tools are given
  * to the model only in runs that select the skill, and reported in `metadata.used_skill_tools`.
  * Published at `toolkit-agent/skills/tool_bundles`.
  *

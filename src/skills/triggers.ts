@@ -1,5 +1,5 @@
 /**
- * Trigger-phrase matching (spec 4.9): phrases match whole tokens, case- and width-insensitively, in
+ * Trigger-phrase matching (docs/skills.md): phrases match whole tokens, case- and width-insensitively, in
  * one pass over the prompt whatever the number of phrases (Aho–Corasick over tokens).
  *
  * Tokens, and the decisions behind them:

@@ -9,10 +9,10 @@ import { recordSdkFlags } from './sdk-flags.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
 
 /**
- * One agent run (DESIGN.md section 3): a single turn over a conversation of its own, with its events
+ * One agent run (docs/architecture.md): a single turn over a conversation of its own, with its events
  * readable while it runs. The conversation lives in the memory store; history holds only small deltas.
  * Its result carries its events, so a closed run's events need no worker to read.
- * It can be cancelled, bounded and asked for approvals from outside (DESIGN.md section 9).
+ * It can be cancelled, bounded and asked for approvals from outside (docs/control.md).
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   recordSdkFlags();

@@ -6,7 +6,7 @@ import type { ToolCall } from '../common/messages.ts';
 export type ApprovalDecision = { approved: true; note?: string } | { approved: false; reason: string };
 
 /**
- * The tool calls of a run that wait for a person (DESIGN.md section 9). Waiting is a durable
+ * The tool calls of a run that wait for a person (docs/control.md). Waiting is a durable
  * `condition` with a timeout, so it survives worker restarts (replay rebuilds it); decisions arrive
  * as updates whose validators ({@link Approvals.validateApprove}, {@link Approvals.validateReject})
  * refuse unknown and already decided call ids before anything reaches history.

@@ -36,7 +36,7 @@ export const deliverUpdate = defineUpdate<{ duplicate: boolean }, [SendInput]>(D
 export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
 
 /**
- * A chat session (DESIGN.md section 3): one long-running workflow per session id. Each `send` update
+ * A chat session (docs/chat.md): one long-running workflow per session id. Each `send` update
  * runs one turn over the stored conversation; turns run one at a time, in the order they arrived.
  * The workflow holds only counters; it continues-as-new when Temporal suggests it and no turn is
  * running or waiting, and ends after `idleTimeoutMs` without a turn (a later `send` resumes it from

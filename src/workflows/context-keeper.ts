@@ -1,11 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { CallModelInput, ModelStep } from '../common/run.ts';
-import type {
-  CompactContextInput,
-  CompactionResult,
-  ContextMetadata,
-  ContextOverflow,
-} from '../context/types.ts';
+import type { CompactContextInput, CompactionResult, ContextOverflow } from '../context/types.ts';
 import type { Emit } from './event-log.ts';
 
 /** The model activities the keeper drives (the run loop's proxy, so compaction is retried like a step). */
@@ -15,7 +10,7 @@ export interface ContextActivities {
 }
 
 /**
- * The workflow's side of the context budget (DESIGN.md section 9), around each model step: when
+ * The workflow's side of the context budget (docs/chat.md), around each model step: when
  * `callModel` answers that its request is over the budget, compact once and call again (sending
  * anyway if nothing more could be cut); when the provider answered "prompt too long", compact
  * harder once and call again; if that still does not fit, fail the run naming the budget. The
@@ -24,67 +19,54 @@ export interface ContextActivities {
 export class ContextKeeper {
   readonly #activities: ContextActivities;
   readonly #emit: Emit;
-  #metadata: ContextMetadata | undefined;
 
   constructor(activities: ContextActivities, emit: Emit) {
     this.#activities = activities;
     this.#emit = emit;
   }
 
-  /** `metadata.context` of the result: the last step against the budget. */
-  get metadata(): ContextMetadata | undefined {
-    return this.#metadata;
+  /** A model step asked for now (with `activities`: the attempts a failed opening step left). */
+  async ask(input: CallModelInput, activities = this.#activities): Promise<ModelStep> {
+    const step = await activities.callModel(input);
+    return step.overflow ? this.#fit(input, step, activities) : step;
+  }
+
+  /** The first model step, as the turn's opening step took it: it may say its request did not fit. */
+  async taken(input: CallModelInput, step: ModelStep): Promise<ModelStep> {
+    return step.overflow ? this.#fit(input, step, this.#activities) : step;
   }
 
   /**
-   * One model step, compacting as it must. Calls it carries (`input.carried`) run with its first
-   * attempt only: what became of them comes back with whichever step answers. A turn's first step
-   * may come from its opening step: `taken`, its answer (it may say the request did not fit), or
-   * `activities` with the attempts its failed first attempt left.
+   * A model step that carries the calls of the step before (`input.carried`): they run with its
+   * first attempt only, and what became of them comes back with whichever step answers. A step
+   * that ran them but did not ask the model (`notTaken`) is answered as it is.
    */
-  async callModel(
-    first: CallModelInput,
-    opening: { taken?: ModelStep | undefined; activities?: ContextActivities | undefined } = {},
-  ): Promise<ModelStep> {
+  async carrying(input: CallModelInput): Promise<ModelStep> {
+    const step = await this.#activities.callModel(input);
+    if (step.notTaken || !step.overflow) return step;
+    const { carried: _, ...alone } = input;
+    const fitted = await this.#fit(alone, step, this.#activities);
+    return step.carried ? { ...fitted, carried: step.carried } : fitted;
+  }
+
+  /** A step whose request did not fit: compacted and asked again until it fits, or the run fails. */
+  async #fit(input: CallModelInput, first: ModelStep, activities: ContextActivities): Promise<ModelStep> {
     let compacted = false;
     let forced = false;
     let sendOverBudget = false;
-    let input = first;
-    let carried: ModelStep['carried'];
-    let taken = opening.taken;
-    const activities = opening.activities ?? this.#activities;
-    for (;;) {
-      const step =
-        taken ?? (await activities.callModel(sendOverBudget ? { ...input, sendOverBudget } : input));
-      taken = undefined;
-      if (input.carried) {
-        if (step.notTaken) return step;
-        carried = step.carried;
-        const { carried: _, ...rest } = input;
-        input = rest;
-      }
+    for (let step = first; ;) {
       const { overflow } = step;
-      if (!overflow) {
-        if (step.context) {
-          this.#metadata = {
-            input_tokens: step.usage?.input_tokens || step.context.input_tokens,
-            estimated_input_tokens: step.context.input_tokens,
-            max_input_tokens: step.context.max_input_tokens,
-            compactions: step.context.compactions,
-          };
-        }
-        return carried ? { ...step, carried } : step;
-      }
+      if (!overflow) return step;
       if (overflow.reason === 'over_budget') {
         if (compacted) sendOverBudget = true;
         else await this.#compact(input, overflow, false);
-        compacted = true;
-        continue;
+      } else {
+        if (forced) throw doesNotFit(overflow);
+        await this.#compact(input, overflow, true);
+        forced = true;
       }
-      if (forced) throw doesNotFit(overflow);
-      await this.#compact(input, overflow, true);
-      forced = true;
       compacted = true;
+      step = await activities.callModel(sendOverBudget ? { ...input, sendOverBudget } : input);
     }
   }
 

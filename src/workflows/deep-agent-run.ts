@@ -19,7 +19,7 @@ import { recordSdkFlags } from './sdk-flags.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
 
 /**
- * DeepAgent (DESIGN.md section 3): plan (a model step that writes a short plan, no tools), execute
+ * DeepAgent (docs/chat.md): plan (a model step that writes a short plan, no tools), execute
  * (the agent on the task and its plan, with the same skills), and with `verify` a check of the
  * answer against the task, revised at most once. Each phase's events carry `phase`; the plan and
  * the verdict are in the final `run_completed` and in the result's metadata.

@@ -1,24 +1,35 @@
 import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { Emit } from './event-log.ts';
-import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ResolvedRun } from '../common/run.ts';
+import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep } from '../common/run.ts';
+import { modelStepInput } from '../common/step-input.ts';
+import type { JsonSchemaObject } from '../output/types.ts';
+import { runLineSoFar } from '../usage/run-line.ts';
+import type { RunView, TurnSetting } from './run-state.ts';
 import type { OpenedRun } from '../common/opening.ts';
 import { showStep } from '../visibility/current-details.ts';
-import type { ContextActivities, ContextKeeper } from './context-keeper.ts';
+import type { ContextKeeper } from './context-keeper.ts';
 import { FIRST_RETRY_MS, modelActivities } from './quick-activities.ts';
 import type { ToolCalls } from './tool-calls.ts';
 
-/** What the model steps need of the loop they serve. */
-export interface ModelStepHost {
-  readonly plan: ResolvedRun;
+/** What the model steps need of the turn they serve. */
+export interface ModelStepsOptions {
+  readonly setting: TurnSetting;
+  /** The run as it stands: the step's position, agent, plan and tools. */
+  readonly run: RunView;
+  readonly calls: ToolCalls;
   readonly context: ContextKeeper;
-  readonly emit: Emit;
-  /** Position of the next message: the step's. */
-  readonly seq: number;
-  /** A structured turn: live text also brings the answer parsed so far. */
-  readonly structured: boolean;
-  /** The input of a model step at the loop's position. */
-  stepInput(carried?: CarriedCalls): CallModelInput;
+  /** Added to the payload of every event (`step_started` says it in the run's details too). */
+  readonly tags: Record<string, unknown>;
+  /** A structured turn's schema: the model answers it, and live text brings the answer so far. */
+  readonly output?: JsonSchemaObject | undefined;
+  /** Store the answering agent with each assistant message (a conversation that is handed off). */
+  readonly labelAgent: boolean;
+  /**
+   * What the turn's opening step did before the loop runs: the first model step it took (absent:
+   * the loop takes it), and whether its live text already said that step started.
+   */
+  readonly opened?: (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean }) | undefined;
 }
 
 /**
@@ -28,9 +39,11 @@ export interface ModelStepHost {
  * before that text.
  */
 export class ModelSteps {
-  readonly #host: ModelStepHost;
+  readonly #setting: TurnSetting;
+  readonly #run: RunView;
   readonly #calls: ToolCalls;
-  readonly #tags: Record<string, unknown>;
+  readonly #context: ContextKeeper;
+  readonly #options: ModelStepsOptions;
   /** Position of the model step in flight: live text of any other step is dropped. */
   #modelSeq: number | undefined;
   /** Fast calls of the last step, which the next model step runs before it asks the model. */
@@ -42,19 +55,14 @@ export class ModelSteps {
   /** What the turn's opening step made of the first model step (src/workflows/opening-step.ts). */
   #opening: Pick<OpenedRun, 'step' | 'failure'> | undefined;
 
-  constructor(host: ModelStepHost, calls: ToolCalls, tags: Record<string, unknown>) {
-    this.#host = host;
-    this.#calls = calls;
-    this.#tags = tags;
-  }
-
-  /**
-   * What the turn's opening step did before the loop runs: the first model step it took (absent:
-   * the loop takes it), and whether its live text already said that step started.
-   */
-  opened(opened: Pick<OpenedRun, 'step' | 'failure'>, started: boolean): void {
-    this.#opening = opened;
-    if (started) this.#started = 1;
+  constructor(options: ModelStepsOptions) {
+    this.#options = options;
+    this.#setting = options.setting;
+    this.#run = options.run;
+    this.#calls = options.calls;
+    this.#context = options.context;
+    this.#opening = options.opened;
+    if (options.opened?.started) this.#started = 1;
   }
 
   /** The fast calls of this step ride with the next model step. */
@@ -73,69 +81,102 @@ export class ModelSteps {
       this.#calls.showCarried(carrying.calls, delta.settled as CarriedOutcome[])
     )
       this.#start(carrying.iteration);
-    showLiveText(this.#host.emit, delta, this.#host.structured);
+    showLiveText(this.#setting.emit, delta, this.#options.output !== undefined);
   }
 
-  /** The iteration's model step, once it answered (the caller moves the loop on with it). */
+  /**
+   * The iteration's model step, once it answered (the caller moves the loop on with it): the one
+   * the turn's opening step took, one that carries the fast calls of the step before, or one asked
+   * for now.
+   */
   async take(iteration: number): Promise<ModelStep> {
     const opening = this.#opening;
     this.#opening = undefined;
     const carried = this.#carried;
     this.#carried = undefined;
     if (carried) {
-      this.#carrying = { iteration, calls: carried };
-      let step: ModelStep;
-      try {
-        step = await this.#ask(carried);
-      } finally {
-        this.#carrying = undefined;
-        this.#modelSeq = undefined;
-      }
-      const retries = this.#calls.settleCarried(carried, step.carried ?? []);
-      if (retries) await retries;
-      if (!step.notTaken) {
-        this.#start(iteration);
-        return step;
-      }
+      const step = await this.#takeCarrying(iteration, carried);
+      if (step) return step;
     }
     this.#start(iteration);
     try {
-      return await this.#ask(undefined, {
-        taken: opening?.step,
-        activities: opening?.failure ? (await this.#retake(opening.failure)).activities : undefined,
-      });
+      return await (opening?.step || opening?.failure ? this.#takeOpened(opening) : this.#ask());
     } finally {
       this.#modelSeq = undefined;
     }
   }
 
-  #start(iteration: number): void {
-    if (this.#started === iteration) return;
-    this.#started = iteration;
-    showStepStarted(this.#host.emit, iteration, this.#host.plan.maxIterations, this.#tags);
-  }
-
-  /** Asks for the model step at the loop's position; its live text is taken until the caller clears `#modelSeq`. */
-  #ask(carried?: CarriedCalls, opening?: Parameters<ContextKeeper['callModel']>[1]): Promise<ModelStep> {
-    this.#modelSeq = this.#host.seq;
-    return this.#host.context.callModel(this.#host.stepInput(carried), opening);
+  /** A step asked for now, at the run's position. */
+  #ask(): Promise<ModelStep> {
+    return this.#context.ask(this.#asking());
   }
 
   /**
-   * The first model step failed in the turn's opening step: the run fails with that failure when it
-   * is not retryable or the agent allows one attempt; else the step is taken with the attempts left,
-   * after the wait a retry would have (Retry-After, else the first retry interval). Returns those
-   * activities wrapped: an activity proxy is itself awaitable (its `then` would be an activity).
+   * The first step, as the turn's opening step left it: taken (its answer), or failed. A failed
+   * step fails the run when it is not retryable or the agent allows one attempt; else it is asked
+   * for with the attempts left, after the wait a retry would have (Retry-After, else the first
+   * retry interval).
    */
-  async #retake(failure: NonNullable<OpenedRun['failure']>): Promise<{ activities: ContextActivities }> {
-    const { timeouts } = this.#host.plan;
+  async #takeOpened(opening: Pick<OpenedRun, 'step' | 'failure'>): Promise<ModelStep> {
+    if (opening.step) return this.#context.taken(this.#asking(), opening.step);
+    const failure = opening.failure!;
+    const { timeouts } = this.#run.plan;
     const attempts = timeouts.modelMaxAttempts;
     if (!failure.retryable || attempts === 1)
       throw ApplicationFailure.create({ message: failure.message, type: failure.type, nonRetryable: true });
     await sleep(failure.retryAfterMs ?? FIRST_RETRY_MS);
-    return {
-      activities: modelActivities({ ...timeouts, modelMaxAttempts: attempts === 0 ? 0 : attempts - 1 }),
-    };
+    const left = modelActivities({ ...timeouts, modelMaxAttempts: attempts === 0 ? 0 : attempts - 1 });
+    return this.#context.ask(this.#asking(), left);
+  }
+
+  /**
+   * A step carrying the fast calls of the step before: they are settled once it answers (those it
+   * left to the workflow run again). Undefined when it ran them but did not ask the model: the
+   * iteration's step is then asked for as a step of its own.
+   */
+  async #takeCarrying(iteration: number, carried: CarriedCalls): Promise<ModelStep | undefined> {
+    this.#carrying = { iteration, calls: carried };
+    let step: ModelStep;
+    try {
+      step = await this.#context.carrying(this.#asking(carried));
+    } finally {
+      this.#carrying = undefined;
+      this.#modelSeq = undefined;
+    }
+    const retries = this.#calls.settleCarried(carried, step.carried ?? []);
+    if (retries) await retries;
+    if (step.notTaken) return undefined;
+    this.#start(iteration);
+    return step;
+  }
+
+  #start(iteration: number): void {
+    if (this.#started === iteration) return;
+    this.#started = iteration;
+    showStepStarted(this.#setting.emit, iteration, this.#run.plan.maxIterations, this.#options.tags);
+  }
+
+  /**
+   * The input of the step asked for at the run's position (carrying the fast calls of the step
+   * before): its live text is shown from now until it answers (the caller clears `#modelSeq`).
+   */
+  #asking(carried?: CarriedCalls): CallModelInput {
+    const run = this.#run;
+    this.#modelSeq = run.seq;
+    const { input, conversationId } = this.#setting;
+    return modelStepInput({
+      agent: run.agent,
+      plan: run.plan,
+      conversationId,
+      seq: run.seq,
+      tools: [...run.tools],
+      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+      labelAgent:
+        this.#options.labelAgent || run.plan.delegation?.handoffs !== undefined || run.handoffs.length > 0,
+      ...(this.#options.output ? { output: this.#options.output } : {}),
+      ...(run.runLine ? { runLine: runLineSoFar(run.runLine, run.runLineCounts) } : {}),
+      ...(carried ? { carried } : {}),
+    });
   }
 }
 

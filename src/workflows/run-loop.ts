@@ -1,32 +1,22 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { RunLimits, TextDeltaSignal } from '../common/control.ts';
-import type { Usage } from '../common/messages.ts';
-import type {
-  AgentRunInput,
-  CallModelInput,
-  CarriedCalls,
-  ModelStep,
-  ResolvedRun,
-  StopReason,
-  SubRunSummary,
-} from '../common/run.ts';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { TextDeltaSignal } from '../common/control.ts';
+import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
 import type { OpenedRun } from '../common/opening.ts';
-import { runLineSoFar, type RunLineCounts, type RunLineStart } from '../usage/run-line.ts';
+import { carriable, carriedCalls } from '../fast-tools/workflow-carried-calls.ts';
+import { StructuredAnswer } from '../output/structured-answer.ts';
+import type { OutputFailure, OutputSpec } from '../output/types.ts';
+import { handOver } from '../subagents/workflow-handoff.ts';
+import { childLimits } from '../subagents/workflow-limits.ts';
+import { quotaFailureMessage } from '../usage/failure-type.ts';
+import type { RunLineStart } from '../usage/run-line.ts';
 import { ContextKeeper } from './context-keeper.ts';
 import type { EventLog } from './event-log.ts';
 import { mergeLimits, tokenBudgetSpent, toolBudgetSpent } from './limits.ts';
-import { RunSkills } from './run-skills.ts';
+import { ModelSteps } from './model-steps.ts';
 import { modelActivities, storeActivities, toolActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
-import { StructuredAnswer } from '../output/structured-answer.ts';
-import type { OutputFailure, OutputSpec } from '../output/types.ts';
-import { resolveHandoff, type PendingHandoff } from '../subagents/workflow-handoff.ts';
-import { ToolCalls, type ToolCallHost } from './tool-calls.ts';
-import { childLimits } from '../subagents/workflow-limits.ts';
-import { quotaFailureMessage } from '../usage/failure-type.ts';
-import { carriable, carriedCalls } from '../fast-tools/workflow-carried-calls.ts';
-import { modelStepInput } from '../common/step-input.ts';
-import { ModelSteps } from './model-steps.ts';
+import { RunState, type TurnSetting } from './run-state.ts';
+import { ToolCalls } from './tool-calls.ts';
 
 /** How one turn's loop ended. */
 export interface LoopOutcome {
@@ -41,178 +31,100 @@ export interface LoopOutcome {
   outputFailure?: OutputFailure;
 }
 
-/**
- * The loop of one turn (DESIGN.md section 3): call the model and the tools it asks for until it
- * answers without tool calls, `maxIterations` is reached, a budget would be passed, or the run is
- * stopped from outside. The calls of a step run in parallel (src/workflows/tool-calls.ts), or ride
- * with the next model step when all are fast (src/fast-tools/carried-calls.ts); every call is
- * followed by its result, and calls that never ran are answered with why.
- */
-export class RunLoop implements ControlledLoop, ToolCallHost {
-  readonly usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
-  readonly stepUsage: Usage[] = [];
-  /** The latest plan the model wrote with `plan_task`. */
-  taskPlan: unknown;
-  /** Keeps each step's request within the context budget (compacts, recovers from "prompt too long"). */
-  readonly context: ContextKeeper;
-  /** The run's skills: those chosen at the start and those the model loads. */
-  skills: RunSkills;
-  readonly #storeActivities: ReturnType<typeof storeActivities>;
-  /** The calls of the turn's steps: where each runs, how it waits and is settled. */
-  readonly #calls: ToolCalls;
-  readonly input: AgentRunInput;
-  /** The turn's plan: replaced when the conversation is handed to another agent. */
+/** What a turn's loop is made of. */
+export interface RunLoopOptions {
+  input: AgentRunInput;
+  /** The turn's plan (src/activities/resolve-run.ts). */
   plan: ResolvedRun;
-  /** The agent holding the conversation (another one after a handoff). */
-  agent: string;
-  /** The agents the conversation was handed to, in order. */
-  readonly handoffs: string[] = [];
-  /** The sub-agent runs this loop started. */
-  readonly subRuns: SubRunSummary[] = [];
-  /** This loop's own tool calls by tool (its sub-agents count theirs), for the usage ledger. */
-  readonly toolCallsByTool: Record<string, number> = {};
-  /** The start of the turn's ledger line: with what the loop counts, each model step carries it, and the answering step writes it. */
-  runLine: RunLineStart | undefined;
-  /** Whether the last model step answered and wrote the turn's ledger line. */
-  runRecorded = false;
-  readonly conversationId: string;
-  readonly events: EventLog;
-  readonly control: RunControl;
-  readonly limits: RunLimits | undefined;
-  /** Position of the next message in the stored conversation. */
-  #seq: number;
-  /** The tools the model sees; grows when `tool_search` finds more. */
-  #tools: string[];
-  /** The text of the latest model step: a stopped run's output. */
-  #lastText = '';
-  #iterations = 0;
-  #toolCalls = 0;
-  /** Iterations taken before the last handoff: the new agent's `maxIterations` counts from there. */
-  #iterationBase = 0;
-  /** Store the answering agent with each assistant message (a conversation that is handed off). */
-  readonly #labelAgent: boolean;
-  /** Each iteration's model step (the opening step's, a carried step, or one asked for now) and its live text. */
-  readonly #steps: ModelSteps;
+  conversationId: string;
+  events: EventLog;
+  control: RunControl;
+  /** Added to the payload of every event: a chat turn's `turn_id`, a deep run's `phase`. */
+  tags?: Record<string, unknown>;
+  /** A structured turn's schema and repairs; absent for a turn that answers in text. */
+  output?: OutputSpec | undefined;
+  /** Store the answering agent with each assistant message (a conversation that was handed off). */
+  labelAgent?: boolean | undefined;
+  /** The start of the turn's ledger line, when the usage ledger is on: each model step carries it. */
+  runLine?: RunLineStart | undefined;
+  /** What the turn's opening step did: the first model step it took, and whether its live text said so. */
+  opened?: (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean }) | undefined;
+}
+
+/**
+ * The loop of one turn: call the model and the tools it asks for until it answers without tool
+ * calls, `maxIterations` is reached, a budget would be passed, or the run is stopped from outside.
+ * The calls of a step run in parallel (src/workflows/tool-calls.ts), or ride with the next model
+ * step when all are fast (src/fast-tools/carried-calls.ts); every call is followed by its result,
+ * and calls that never ran are answered with why. What the run knows is its {@link RunState}: the
+ * loop alone changes it, with what its steps and calls answer.
+ */
+export class RunLoop implements ControlledLoop {
+  readonly #state: RunState;
+  readonly #setting: TurnSetting;
   /** A structured run's answer (checks, repairs); undefined for a run that answers in text. */
   readonly answer: StructuredAnswer | undefined;
+  readonly #store: ReturnType<typeof storeActivities>;
+  /** The calls of the turn's steps: where each runs, how it waits and is settled. */
+  readonly #calls: ToolCalls;
+  /** Each iteration's model step (the opening step's, a carried step, or one asked for now) and its live text. */
+  readonly #steps: ModelSteps;
 
-  /** Added to the payload of every event: a chat turn's `turn_id`, a deep run's `phase`. */
-  readonly #tags: Record<string, unknown>;
-
-  constructor(
-    input: AgentRunInput,
-    plan: ResolvedRun,
-    conversationId: string,
-    events: EventLog,
-    control: RunControl,
-    tags: Record<string, unknown> = {},
-    output?: OutputSpec,
-    labelAgent = false,
-  ) {
-    this.#tags = tags;
-    this.input = input;
-    this.agent = input.agent;
-    this.plan = plan;
-    this.#labelAgent = labelAgent;
-    this.conversationId = conversationId;
-    this.events = events;
-    this.control = control;
-    this.limits = childLimits(mergeLimits(input.limits, plan.limits), input.parent?.limits);
-    this.#seq = plan.messageCount;
-    this.#tools = [...plan.tools];
-    this.skills = new RunSkills(plan);
-    if (output) this.answer = new StructuredAnswer(output);
-    const { timeouts } = plan;
-    this.context = new ContextKeeper(modelActivities(timeouts), this.emit);
-    this.#storeActivities = storeActivities(timeouts);
-    this.#calls = new ToolCalls(this, toolActivities(timeouts), this.#storeActivities);
-    this.#steps = new ModelSteps(this, this.#calls, tags);
-  }
-
-  /** What the turn's ledger line counts so far (see src/usage/run-line.ts). */
-  get runLineCounts(): RunLineCounts {
-    return {
-      ...(this.agent !== this.input.agent ? { handedOffFrom: this.input.agent } : {}),
-      subRuns: this.subRuns.length,
-      toolCalls: this.toolCallsByTool,
+  constructor(options: RunLoopOptions) {
+    const { input, plan, events, control } = options;
+    const tags = options.tags ?? {};
+    this.#state = new RunState(input.agent, plan, options.runLine);
+    this.#setting = {
+      input,
+      conversationId: options.conversationId,
+      control,
+      limits: childLimits(mergeLimits(input.limits, plan.limits), input.parent?.limits),
+      emit: (type, message, payload = {}) => events.emit(type, message, { ...payload, ...tags }),
     };
-  }
-
-  /** Model steps taken so far. */
-  get iterations(): number {
-    return this.#iterations;
-  }
-
-  /** Tool calls made, those of sub-agents included. */
-  get toolCalls(): number {
-    return this.#toolCalls;
-  }
-
-  /** Position of the next message: where the next turn of a session continues. */
-  get seq(): number {
-    return this.#seq;
-  }
-
-  /** Events carry the turn's tags, so a reader can follow its own turn or phase. */
-  readonly emit = (
-    type: Parameters<EventLog['emit']>[0],
-    message: string,
-    payload: Record<string, unknown> = {},
-  ): void => {
-    this.events.emit(type, message, { ...payload, ...this.#tags });
-  };
-
-  /** A structured turn: its answer is checked, and live text brings the answer so far. */
-  get structured(): boolean {
-    return this.answer !== undefined;
-  }
-
-  /** See {@link ModelSteps.opened}. */
-  opened(opened: Pick<OpenedRun, 'step' | 'failure'>, started: boolean): void {
-    this.#steps.opened(opened, started);
-  }
-
-  /** The input of a model step at the loop's position (carrying the fast calls of the step before). */
-  stepInput(carried?: CarriedCalls): CallModelInput {
-    return modelStepInput({
-      agent: this.agent,
-      plan: this.plan,
-      conversationId: this.conversationId,
-      seq: this.#seq,
-      tools: this.#tools,
-      ...(this.input.tenant !== undefined ? { tenant: this.input.tenant } : {}),
-      labelAgent:
-        this.#labelAgent || this.plan.delegation?.handoffs !== undefined || this.handoffs.length > 0,
-      ...(this.answer ? { output: this.answer.spec.schema } : {}),
-      ...(this.runLine ? { runLine: runLineSoFar(this.runLine, this.runLineCounts) } : {}),
-      ...(carried ? { carried } : {}),
+    if (options.output) this.answer = new StructuredAnswer(options.output);
+    const { timeouts } = plan;
+    this.#store = storeActivities(timeouts);
+    this.#calls = new ToolCalls({
+      setting: this.#setting,
+      run: this.#state,
+      settled: (effect) => this.#state.settled(effect),
+      tools: toolActivities(timeouts),
+      store: this.#store,
+    });
+    this.#steps = new ModelSteps({
+      setting: this.#setting,
+      run: this.#state,
+      calls: this.#calls,
+      context: new ContextKeeper(modelActivities(timeouts), this.#setting.emit),
+      tags,
+      output: this.answer?.spec.schema,
+      labelAgent: options.labelAgent === true,
+      opened: options.opened,
     });
   }
 
-  offerTools(names: readonly string[]): void {
-    for (const name of names) if (!this.#tools.includes(name)) this.#tools.push(name);
-  }
-
-  addToolCalls(count: number): void {
-    this.#toolCalls += count;
+  /** What the run knows: read by the turn for its result. */
+  get state(): Readonly<RunState> {
+    return this.#state;
   }
 
   /** Runs the loop under the run's control; a stop answers what is left and ends it with its reason. */
   async run(): Promise<LoopOutcome> {
-    this.control.loop = this;
+    const { control, input } = this.#setting;
+    control.loop = this;
     try {
-      return await this.control.run(() => this.#loop());
+      return await control.run(() => this.#loop());
     } catch (error) {
       const parentStopped =
-        this.input.parent && !this.control.stopRequest && CancellationScope.current().consideredCancelled;
+        input.parent && !control.stopRequest && CancellationScope.current().consideredCancelled;
       // A sub-agent run whose parent stopped (its workflow was cancelled) stops as a cancel does.
       if (parentStopped && isCancellation(error))
-        this.control.requestStop('cancelled', 'Its parent run was cancelled.');
-      const stop = this.control.stopRequest;
+        control.requestStop('cancelled', 'Its parent run was cancelled.');
+      const stop = control.stopRequest;
       if (!stop || !isCancellation(error)) throw error;
       return await CancellationScope.nonCancellable(() => this.#stopped(stop));
     } finally {
-      this.control.loop = undefined;
+      control.loop = undefined;
     }
   }
 
@@ -221,81 +133,58 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
   }
 
   async #loop(): Promise<LoopOutcome> {
+    const state = this.#state;
+    const { limits } = this.#setting;
     for (let iteration = 1; ; iteration++) {
-      const tokens = tokenBudgetSpent(this.limits, this.usage, this.stepUsage.at(-1));
+      const tokens = tokenBudgetSpent(limits, state.usage, state.stepUsage.at(-1));
       if (tokens) return this.#ended('budget', tokens);
-      this.#iterations = iteration;
+      state.iterations = iteration;
       // try/catch and try/finally rather than .catch()/.finally() on the hot path: the SDK records a
       // stack for every promise a workflow makes, the largest share of a model step's workflow task.
       let step: ModelStep;
       try {
-        step = this.#took(await this.#steps.take(iteration));
+        step = await this.#steps.take(iteration);
       } catch (error) {
         const quota = quotaFailureMessage(error);
         if (quota === undefined) throw error;
         return this.#ended('quota', quota);
       }
+      this.#took(step);
       if (step.toolCalls.length === 0) {
         const ended = await this.#answered(step);
         if (ended) return ended;
         continue;
       }
-      if (iteration - this.#iterationBase >= this.plan.maxIterations) {
+      const calls = step.toolCalls.map((call, i) => ({ call, seq: state.seq + i }));
+      state.seq += calls.length;
+      if (iteration - state.iterationBase >= state.plan.maxIterations) {
         await this.#calls.answer(
-          step.toolCalls.map((call, i) => ({ call, seq: this.#seq + i })),
-          `Not run: the agent reached its limit of ${this.plan.maxIterations} iterations.`,
+          calls,
+          `Not run: the agent reached its limit of ${state.plan.maxIterations} iterations.`,
         );
-        this.#seq += step.toolCalls.length;
         return this.#ended('max_iterations');
       }
-      const calls = step.toolCalls.map((call, i) => ({ call, seq: this.#seq + i }));
-      this.#seq += calls.length;
-      const over = toolBudgetSpent(this.limits, this.#toolCalls, calls.length);
+      const over = toolBudgetSpent(limits, state.toolCalls, calls.length);
       if (over) {
         await this.#calls.answer(calls, `Not run: ${over}`);
         return this.#ended('budget', over);
       }
-      this.#toolCalls += calls.length;
+      state.called(calls);
       this.#calls.begin(calls);
-      for (const { call } of calls)
-        this.toolCallsByTool[call.name] = (this.toolCallsByTool[call.name] ?? 0) + 1;
-      if (carriable(this.plan, calls) && !tokenBudgetSpent(this.limits, this.usage, this.stepUsage.at(-1))) {
+      if (carriable(state.plan, calls) && !tokenBudgetSpent(limits, state.usage, state.stepUsage.at(-1))) {
         // Fast calls ride with the next model step: no workflow task or local activity of their own.
         for (const { call } of calls) this.#calls.called(call);
-        this.#steps.carry(carriedCalls(this.plan, calls, this.skills.tools));
+        this.#steps.carry(carriedCalls(state.plan, calls, state.skills.tools));
         continue;
       }
       await this.#calls.run(calls);
       const handoff = this.#calls.takeHandoff();
-      if (handoff) await this.#handOver(handoff, iteration);
+      const plan = handoff && (await handOver(this.#setting, state.agent, handoff, this.#calls));
+      if (plan) {
+        state.handedOver(handoff.target, plan, iteration);
+        this.#calls.use(plan);
+      }
     }
-  }
-
-  /** Hands the conversation to another agent: its plan (model, instructions, tools, skills) from the next step on. */
-  async #handOver(handoff: PendingHandoff, iteration: number): Promise<void> {
-    const from = this.agent;
-    try {
-      this.plan = await resolveHandoff(this.input, this.conversationId, from, handoff);
-    } catch (error) {
-      // A target this worker cannot resolve (not served here): the model hears why, and goes on.
-      // (A local activity's failure arrives as the ApplicationFailure itself.)
-      const failed = error instanceof ActivityFailure || error instanceof ApplicationFailure;
-      if (!failed || isCancellation(error)) throw error;
-      const message = (error instanceof ActivityFailure ? error.cause?.message : undefined) ?? error.message;
-      return this.#calls.failed(handoff.call, handoff.seq, `Not transferred: ${message}`, message, 'Handoff');
-    }
-    this.#calls.answered(handoff.call.id);
-    this.agent = handoff.target;
-    this.handoffs.push(handoff.target);
-    this.#tools = [...this.plan.tools];
-    this.skills = new RunSkills(this.plan);
-    this.#calls.use(this.plan);
-    this.#iterationBase = iteration;
-    this.emit('handoff', `${from} handed the conversation to ${handoff.target}`, {
-      from,
-      to: handoff.target,
-      call_id: handoff.call.id,
-    });
   }
 
   /**
@@ -309,21 +198,21 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     if (verdict.kind === 'accepted') return { ...this.#ended('completed'), value: verdict.value };
     if (verdict.kind === 'failed')
       return { ...this.#ended('invalid_output', verdict.message), outputFailure: verdict.failure };
-    await this.#storeActivities.appendMessages({
-      agent: this.agent,
-      conversationId: this.conversationId,
-      seq: this.#seq,
+    await this.#store.appendMessages({
+      agent: this.#state.agent,
+      conversationId: this.#setting.conversationId,
+      seq: this.#state.seq,
       messages: [{ role: 'user', content: verdict.message }],
     });
-    this.#seq += 1;
+    this.#state.seq += 1;
     return undefined;
   }
 
   #ended(stopReason: StopReason, stopMessage?: string): LoopOutcome {
     return {
-      output: this.#lastText,
+      output: this.#state.lastText,
       stopReason,
-      iterations: this.#iterations,
+      iterations: this.#state.iterations,
       ...(stopMessage ? { stopMessage } : {}),
     };
   }
@@ -335,22 +224,14 @@ export class RunLoop implements ControlledLoop, ToolCallHost {
     return this.#ended(stop.reason, stop.message);
   }
 
-  /** A step the model answered: the loop's position, text and usage move on. */
-  #took(step: ModelStep): ModelStep {
-    this.runRecorded = step.runRecorded === true;
-    this.#seq += 1;
-    this.#lastText = step.text;
+  /** A step the model answered: the run moves on with it, and its reasoning is shown. */
+  #took(step: ModelStep): void {
+    this.#state.took(step);
     if (step.reasoning) {
-      this.emit('reasoning_started', 'The model is reasoning');
-      this.emit('reasoning_completed', 'The model finished reasoning', { reasoning: step.reasoning });
+      const { emit } = this.#setting;
+      emit('reasoning_started', 'The model is reasoning');
+      emit('reasoning_completed', 'The model finished reasoning', { reasoning: step.reasoning });
     }
-    this.stepUsage.push(step.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0 });
-    if (step.usage) {
-      this.usage.input_tokens += step.usage.input_tokens;
-      this.usage.output_tokens += step.usage.output_tokens;
-      this.usage.total_tokens += step.usage.total_tokens;
-    }
-    return step;
   }
 }
 

@@ -1,81 +1,55 @@
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
-import type { RunLimits } from '../common/control.ts';
-import { toolErrorText, toolResultMessage, type ToolCall, type Usage } from '../common/messages.ts';
-import type {
-  AgentRunInput,
-  CarriedCalls,
-  CarriedOutcome,
-  ResolvedRun,
-  SubRunSummary,
-  ToolOutcome,
-} from '../common/run.ts';
-import type { EventLog } from './event-log.ts';
+import { toolErrorText, toolResultMessage, type ToolCall } from '../common/messages.ts';
+import type { CarriedCalls, CarriedOutcome, ResolvedRun, ToolOutcome } from '../common/run.ts';
 import type { storeActivities, toolActivities } from './quick-activities.ts';
-import type { RunControl } from './run-control.ts';
-import type { RunSkills } from './run-skills.ts';
+import type { CallEffect, PlacedCall, RunView, TurnSetting } from './run-state.ts';
 import { askApproval, callNeedsApproval } from './tool-approval.ts';
 import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorization-wait.ts';
 import { ToolCallRoutes } from './tool-call-routes.ts';
 import { rateLimitAnswer, waitOutRateLimits } from '../rate-limits/workflow-wait.ts';
-import { runSubAgent, type SubAgentCaller } from '../subagents/workflow-child.ts';
-import { MAX_HANDOFFS_PER_TURN, type PendingHandoff } from '../subagents/workflow-handoff.ts';
-import { addUsage, limitsLeft } from '../subagents/workflow-limits.ts';
-import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from '../subagents/types.ts';
+import { delegate, type Delegation } from '../subagents/workflow-delegate.ts';
+import { notTransferred, type PendingHandoff } from '../subagents/workflow-handoff.ts';
 
-type Call = { call: ToolCall; seq: number };
-
-/** What the calls need of the loop whose steps asked for them (src/workflows/run-loop.ts). */
-export interface ToolCallHost {
-  readonly input: AgentRunInput;
-  readonly conversationId: string;
-  readonly control: RunControl;
-  readonly limits: RunLimits | undefined;
-  /** The turn's plan and agent: another's after a handoff. */
-  readonly plan: ResolvedRun;
-  readonly agent: string;
-  readonly handoffs: readonly string[];
-  readonly skills: RunSkills;
-  readonly usage: Usage;
-  readonly subRuns: SubRunSummary[];
-  readonly toolCalls: number;
-  taskPlan: unknown;
-  readonly emit: (
-    type: Parameters<EventLog['emit']>[0],
-    message: string,
-    payload?: Record<string, unknown>,
-  ) => void;
-  /** Tools the model may call from the next step on (found by `tool_search`, or a loaded skill's). */
-  offerTools(names: readonly string[]): void;
-  /** Calls made by a sub-agent run, which count in this run's. */
-  addToolCalls(count: number): void;
+/** What the calls need of the turn whose steps asked for them (src/workflows/run-loop.ts). */
+export interface ToolCallsOptions {
+  readonly setting: TurnSetting;
+  /** The run as it stands: its agent and plan (another's after a handoff), skills, budgets spent. */
+  readonly run: RunView;
+  /** Applies what a settled call changed to the run (the loop's). */
+  readonly settled: (effect: CallEffect) => void;
+  readonly tools: ReturnType<typeof toolActivities>;
+  readonly store: ReturnType<typeof storeActivities>;
 }
 
 /**
- * The tool calls of a turn's steps (DESIGN.md section 3): where each runs, what it waits for first
+ * The tool calls of a turn's steps (docs/architecture.md): where each runs, what it waits for first
  * (approval, a user's grant, a rate limit), and how it is settled: its result stored in call order,
  * its events emitted, and what it changed (tools, skills, the plan) handed to the loop. A call that
  * never ran is answered with why, so every call is followed by its result.
  */
 export class ToolCalls {
-  readonly #host: ToolCallHost;
+  readonly #setting: TurnSetting;
+  readonly #run: RunView;
+  readonly #effect: (effect: CallEffect) => void;
+  /** What a sub-agent call needs of this run: what the calls need (src/subagents/workflow-delegate.ts). */
+  readonly #delegation: Delegation;
   /** Where each tool call runs: its rate-limited queue, locally (fast tools), or as an activity. */
   readonly #routes: ToolCallRoutes;
   readonly #storeActivities: ReturnType<typeof storeActivities>;
   /** Calls of the current step whose result is not stored yet, with their positions. */
-  readonly #unanswered = new Map<string, Call>();
+  readonly #unanswered = new Map<string, PlacedCall>();
   /** A transfer asked for in the current step. */
   #handoff: PendingHandoff | undefined;
   /** Whether the live text of the step in flight said what became of the calls it carried. */
   #shownCarried = false;
 
-  constructor(
-    host: ToolCallHost,
-    tools: ReturnType<typeof toolActivities>,
-    store: ReturnType<typeof storeActivities>,
-  ) {
-    this.#host = host;
-    this.#routes = new ToolCallRoutes(host.plan, tools);
-    this.#storeActivities = store;
+  constructor(options: ToolCallsOptions) {
+    this.#setting = options.setting;
+    this.#run = options.run;
+    this.#effect = options.settled;
+    this.#routes = new ToolCallRoutes(options.run.plan, options.tools);
+    this.#storeActivities = options.store;
+    this.#delegation = options;
   }
 
   /** The plan whose fast tools and queues route the next calls (a handoff brings another agent's). */
@@ -84,12 +58,12 @@ export class ToolCalls {
   }
 
   /** The step's calls wait for their results from now on (a stop answers those still waiting). */
-  begin(calls: readonly Call[]): void {
+  begin(calls: readonly PlacedCall[]): void {
     for (const entry of calls) this.#unanswered.set(entry.call.id, entry);
   }
 
   /** Runs the step's calls in parallel, each after its approval when it needs one. */
-  async run(calls: readonly Call[]): Promise<void> {
+  async run(calls: readonly PlacedCall[]): Promise<void> {
     await allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
   }
 
@@ -111,12 +85,12 @@ export class ToolCalls {
   }
 
   /** Stores `content` as the result of each call, at the call's position. */
-  async answer(calls: readonly Call[], content: string): Promise<void> {
+  async answer(calls: readonly PlacedCall[], content: string): Promise<void> {
     await Promise.all(
       calls.map(({ call, seq }) =>
         this.#storeActivities.appendMessages({
-          agent: this.#host.agent,
-          conversationId: this.#host.conversationId,
+          agent: this.#run.agent,
+          conversationId: this.#setting.conversationId,
           seq,
           messages: [toolResultMessage(call, content, true)],
         }),
@@ -127,95 +101,39 @@ export class ToolCalls {
 
   /** A `transfer_to_<agent>` call: carried out after the step's other calls (one per step). */
   async #transfer(call: ToolCall, seq: number, target: string): Promise<void> {
-    if (this.#handoff || this.#host.handoffs.length >= MAX_HANDOFFS_PER_TURN) {
-      const why = this.#handoff
-        ? `the conversation is already being transferred to ${this.#handoff.target}`
-        : `a turn hands the conversation over at most ${MAX_HANDOFFS_PER_TURN} times`;
-      await this.answer([{ call, seq }], `Not transferred: ${why}.`);
-      return;
-    }
+    const why = notTransferred(this.#handoff, this.#run.handoffs.length);
+    if (why) return this.answer([{ call, seq }], `Not transferred: ${why}.`);
     this.#handoff = { target, call, seq };
-  }
-
-  /** A sub-agent call: a child run, its answer stored as the call's result, its usage added to this run's. */
-  async #delegate(call: ToolCall, seq: number, sub: ResolvedSubAgent): Promise<void> {
-    const caller: SubAgentCaller = {
-      agent: this.#host.agent,
-      ...(this.#host.input.tenant !== undefined ? { tenant: this.#host.input.tenant } : {}),
-      depth: this.#host.input.parent?.depth ?? 0,
-      maxDepth:
-        this.#host.input.parent?.maxDepth ??
-        this.#host.plan.delegation?.maxSubAgentDepth ??
-        DEFAULT_MAX_SUB_AGENT_DEPTH,
-      ...(this.#host.control.deadlineAt !== undefined ? { deadlineAt: this.#host.control.deadlineAt } : {}),
-      limitsLeft: limitsLeft(this.#host.limits, this.#host.usage, this.#host.toolCalls),
-      running: this.#host.control.subRuns,
-      emit: (type, message, payload) => this.#host.emit(type, message, payload),
-    };
-    let child: SubRunSummary | undefined;
-    const outcome = await runSubAgent(caller, sub, call, (summary) => {
-      child = summary;
-      this.#host.subRuns.push(summary);
-      addUsage(this.#host.usage, summary.usage);
-      this.#host.addToolCalls(summary.tool_calls);
-    });
-    await this.#storeActivities.appendMessages({
-      agent: this.#host.agent,
-      conversationId: this.#host.conversationId,
-      seq,
-      messages: [toolResultMessage(call, outcome.content, outcome.isError)],
-    });
-    const about = {
-      tool: call.name,
-      call_id: call.id,
-      child_agent: sub.agent,
-      ...(child ? { child_run: child.workflow_id, stop_reason: child.stop_reason, usage: child.usage } : {}),
-    };
-    const preview = outcome.content.slice(0, 2000);
-    if (outcome.isError) {
-      this.#host.emit('tool_failed', `${call.name} failed: ${preview}`, {
-        ...about,
-        error: preview,
-        error_type: 'SubAgent',
-      });
-    } else {
-      this.#host.emit('tool_completed', `${call.name} completed (${outcome.content.length} characters)`, {
-        ...about,
-        output: preview,
-        truncated: preview.length < outcome.content.length,
-      });
-    }
-    this.#unanswered.delete(call.id);
   }
 
   /** How a call that needs the user's grant waits (authorization-wait.ts). */
   #authorizing(call: ToolCall): AuthorizedCallContext {
     return {
-      authorizations: this.#host.control.authorizations,
-      settings: this.#host.plan.authorization,
+      authorizations: this.#setting.control.authorizations,
+      settings: this.#run.plan.authorization,
       call,
-      agent: this.#host.input.agent,
-      emit: (type, message, payload) => this.#host.emit(type, message, payload),
-      stop: (message) => this.#host.control.requestStop('authorization_timeout', message),
+      agent: this.#setting.input.agent,
+      emit: (type, message, payload) => this.#setting.emit(type, message, payload),
+      stop: (message) => this.#setting.control.requestStop('authorization_timeout', message),
     };
   }
 
   async #runTool(call: ToolCall, seq: number): Promise<void> {
-    const delegation = this.#host.plan.delegation;
+    const delegation = this.#run.plan.delegation;
     const handoff = delegation?.handoffs?.[call.name];
     if (handoff) return this.#transfer(call, seq, handoff.agent);
     // Sub-agent calls and tool calls wait for approval alike.
     if (
-      await callNeedsApproval(this.#host.plan, call, {
-        agent: this.#host.agent,
-        tenant: this.#host.input.tenant,
+      await callNeedsApproval(this.#run.plan, call, {
+        agent: this.#run.agent,
+        tenant: this.#setting.input.tenant,
       })
     ) {
-      const emit = this.#host.emit;
+      const emit = this.#setting.emit;
       const decision = await askApproval(
-        this.#host.control.approvals,
+        this.#setting.control.approvals,
         call,
-        this.#host.plan.approval!.timeoutMs,
+        this.#run.plan.approval!.timeoutMs,
         emit,
       );
       if (!decision.approved) {
@@ -224,14 +142,18 @@ export class ToolCalls {
       }
     }
     const sub = delegation?.subAgents?.[call.name];
-    if (sub) return this.#delegate(call, seq, sub);
+    if (sub) {
+      await delegate(this.#delegation, { call, seq }, sub);
+      this.#unanswered.delete(call.id);
+      return;
+    }
     this.called(call);
     return this.#invokeCall(call, seq);
   }
 
   /** `tool_called`: the call starts (or rides with the next model step). */
   called(call: ToolCall): void {
-    this.#host.emit('tool_called', `Calling ${call.name}`, {
+    this.#setting.emit('tool_called', `Calling ${call.name}`, {
       tool: call.name,
       call_id: call.id,
       args: call.args,
@@ -242,22 +164,22 @@ export class ToolCalls {
   async #invokeCall(call: ToolCall, seq: number, attemptBase?: number): Promise<void> {
     try {
       const input = {
-        agent: this.#host.agent,
-        conversationId: this.#host.conversationId,
+        agent: this.#run.agent,
+        conversationId: this.#setting.conversationId,
         seq,
         call,
-        tenant: this.#host.input.tenant,
-        ...(this.#host.skills.tools.length ? { skillTools: [...this.#host.skills.tools] } : {}),
-        model: this.#host.plan.model,
+        tenant: this.#setting.input.tenant,
+        ...(this.#run.skills.tools.length ? { skillTools: [...this.#run.skills.tools] } : {}),
+        model: this.#run.plan.model,
         ...(attemptBase ? { attemptBase } : {}),
       };
       const invoke = () => this.#routes.invoke(input);
-      const waiting = { call, deadlineAt: this.#host.control.deadlineAt, emit: this.#host.emit };
+      const waiting = { call, deadlineAt: this.#setting.control.deadlineAt, emit: this.#setting.emit };
       const outcome = await invokeUntilAuthorized(this.#authorizing(call), () =>
         waitOutRateLimits(waiting, invoke),
       );
       if (!('notAuthorized' in outcome) && outcome.rateLimited) {
-        const message = rateLimitAnswer(outcome, this.#host.control.deadlineAt);
+        const message = rateLimitAnswer(outcome, this.#setting.control.deadlineAt);
         return this.failed(call, seq, toolErrorText('RateLimitError', message), message, 'RateLimitError');
       }
       if ('notAuthorized' in outcome) {
@@ -277,15 +199,14 @@ export class ToolCalls {
 
   /** A call whose result is stored: the tools and skills it loaded, the plan it wrote, and its event (unless shown). */
   #settle(call: ToolCall, outcome: ToolOutcome, show: boolean): void {
-    this.#host.offerTools([...(outcome.loadTools ?? []), ...this.#host.skills.absorb(outcome)]);
-    if (call.name === 'plan_task' && outcome.metadata?.plan) this.#host.taskPlan = outcome.metadata.plan;
+    this.#effect({ kind: 'tool', call, outcome });
     if (show) this.#completed(call, outcome);
     this.#unanswered.delete(call.id);
   }
 
   #completed(call: ToolCall, outcome: ToolOutcome): void {
     const size = outcome.truncated ? `${outcome.chars} characters, truncated` : `${outcome.chars} characters`;
-    this.#host.emit('tool_completed', `${call.name} completed (${size})`, {
+    this.#setting.emit('tool_completed', `${call.name} completed (${size})`, {
       tool: call.name,
       call_id: call.id,
       output: outcome.preview,
@@ -347,7 +268,7 @@ export class ToolCalls {
   }
 
   #toolFailed(call: ToolCall, error: string, errorType: string): void {
-    this.#host.emit('tool_failed', `${call.name} failed: ${error}`, {
+    this.#setting.emit('tool_failed', `${call.name} failed: ${error}`, {
       tool: call.name,
       call_id: call.id,
       error,

@@ -97,22 +97,32 @@ export async function runTurn(
   const deadlineAt = turnDeadlineAt(from, input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt);
   if (deadlineAt !== undefined) control.watchDeadline(Math.max(1, deadlineAt - from), from, opened.outOfTime);
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
-  const loop = new RunLoop(input, plan, conversationId, events, control, tags, spec, options.labelAgent);
-  if (ledger) loop.runLine = line;
-  loop.opened(opened, opened.started);
+  const loop = new RunLoop({
+    input,
+    plan,
+    conversationId,
+    events,
+    control,
+    tags,
+    output: spec,
+    labelAgent: options.labelAgent,
+    runLine: ledger ? line : undefined,
+    opened,
+  });
+  const run = loop.state;
   let outcome: LoopOutcome;
   try {
     outcome = await loop.run();
   } catch (error) {
-    showFailure(error, loop.iterations, tags);
+    showFailure(error, run.iterations, tags);
     if (options.admit && ledger) await releaseSlot(input.agent);
     throw error;
   }
   // Written by the answering model step (the common end), else here, at the end.
-  if (ledger && !loop.runRecorded) {
+  if (ledger && !run.runRecorded) {
     const record = completeRunLine(
-      runLineSoFar(line, loop.runLineCounts),
-      { agent: input.agent, tenant: input.tenant, model: loop.plan.model, conversationId },
+      runLineSoFar(line, run.runLineCounts),
+      { agent: input.agent, tenant: input.tenant, model: run.plan.model, conversationId },
       Date.now(),
     );
     // Recorded also when the turn was cancelled (its parent stopped): a cancelled scope must not skip it.
@@ -144,8 +154,8 @@ export async function runTurn(
       output,
       stop_reason: stopReason,
       iterations,
-      used_skills: loop.skills.metadata.used_skills,
-      used_skill_tools: loop.skills.metadata.used_skill_tools,
+      used_skills: run.skills.metadata.used_skills,
+      used_skill_tools: run.skills.metadata.used_skill_tools,
       ...(loop.answer ? { text: outcome.output } : {}),
       ...(outcome.outputFailure ? { output_error: outcome.outputFailure } : {}),
       ...(stopMessage ? { reason: stopMessage } : {}),
@@ -154,24 +164,24 @@ export async function runTurn(
   }
   return {
     output,
-    messageCount: loop.seq,
+    messageCount: run.seq,
     metadata: {
-      ...loop.skills.metadata,
+      ...run.skills.metadata,
       unavailable_skill_mcps: plan.unavailable_skill_mcps ?? [],
       unavailable_mcps: plan.unavailable_mcps ?? [],
       iterations,
       stop_reason: stopReason,
       workflow_id: workflowId,
       run_id: runId,
-      model: loop.plan.model,
-      usage: loop.usage,
-      tool_calls: loop.toolCalls,
-      ...(loop.subRuns.length ? { sub_runs: loop.subRuns } : {}),
-      ...(loop.handoffs.length ? { handoffs: loop.handoffs } : {}),
-      ...(loop.handoffs.length || options.labelAgent ? { agent: loop.agent } : {}),
-      step_usage: loop.stepUsage,
-      ...(loop.taskPlan ? { plan: loop.taskPlan } : {}),
-      ...(loop.context.metadata ? { context: loop.context.metadata } : {}),
+      model: run.plan.model,
+      usage: run.usage,
+      tool_calls: run.toolCalls,
+      ...(run.subRuns.length ? { sub_runs: run.subRuns } : {}),
+      ...(run.handoffs.length ? { handoffs: run.handoffs } : {}),
+      ...(run.handoffs.length || options.labelAgent ? { agent: run.agent } : {}),
+      step_usage: run.stepUsage,
+      ...(run.taskPlan ? { plan: run.taskPlan } : {}),
+      ...(run.context ? { context: run.context } : {}),
       ...structured,
     },
   };

@@ -21,13 +21,36 @@ const HISTORIES = new URL('../fixtures/histories/', import.meta.url);
 const versions = (await readdir(HISTORIES, { withFileTypes: true }))
   .filter((e) => e.isDirectory())
   .map((e) => e.name);
+/** Each kind of run test/fixtures/histories/record.ts records, by file, with its workflow id. */
+const RUNS: Record<string, string> = {
+  'agent-run.json': 'replay-agent-run',
+  'chat-session.json': 'chat-replay-chat',
+  'deep-agent-run.json': 'replay-deep-run',
+  'plain.json': 'replay-plain',
+  'sub-agents.json': 'replay-boss',
+  'structured.json': 'replay-structured',
+  'authorization-wait.json': 'replay-mailer',
+  'rate-limited.json': 'replay-limited',
+  'poller.json': 'poller-replay',
+};
+/** The histories of a folder: the older folders hold the first three kinds only. */
+const recorded = async (version: string): Promise<Array<[string, string]>> =>
+  (await readdir(new URL(`${version}/`, HISTORIES))).map((file) => {
+    const workflowId = RUNS[file];
+    if (!workflowId) throw new Error(`${version}/${file} is no kind of run record.ts records`);
+    return [file, workflowId];
+  });
+const folders = await Promise.all(
+  versions.map(async (version) => [version, await recorded(version)] as const),
+);
 
-describe.each(versions)('histories recorded at %s replay with the current workflow code', (version) => {
-  for (const [file, workflowId] of [
-    ['agent-run.json', 'replay-agent-run'],
-    ['chat-session.json', 'chat-replay-chat'],
-    ['deep-agent-run.json', 'replay-deep-run'],
-  ] as const) {
+it('keeps a history of every kind of run recorded by the current code (the compatibility floor)', () => {
+  const kinds = folders.map(([, files]) => files.length);
+  expect(Math.max(...kinds)).toBe(Object.keys(RUNS).length);
+});
+
+describe.each(folders)('histories recorded at %s replay with the current workflow code', (version, files) => {
+  for (const [file, workflowId] of files) {
     it(file, async () => {
       const history: unknown = JSON.parse(await readFile(new URL(`${version}/${file}`, HISTORIES), 'utf8'));
       await expect(Worker.runReplayHistory(replayOptions(), history, workflowId)).resolves.toBeUndefined();

@@ -6,6 +6,7 @@ import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
+import { checkWorkflowInput } from '../contract/check-input.ts';
 
 /**
  * One agent run (DESIGN.md section 3): a single turn over a conversation of its own, with its events
@@ -15,6 +16,7 @@ import { recordSdkFlags } from './sdk-flags.ts';
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   recordSdkFlags();
+  checkWorkflowInput('agentRun', input);
   const events = new EventLog();
   const control = new RunControl();
   setControlHandlers(() => control, 'run');

@@ -29,6 +29,7 @@ import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 import { showSessionIdle } from '../visibility/current-details.ts';
+import { checkWorkflowInput } from '../contract/check-input.ts';
 
 export const sendUpdate = defineUpdate<ChatTurnOutput, [SendInput]>(SEND_UPDATE);
 export const deliverSignal = defineSignal<[SendInput]>(DELIVER_SIGNAL);
@@ -44,6 +45,7 @@ export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean 
  */
 export async function chatSession(input: ChatSessionInput): Promise<ChatSessionState> {
   recordSdkFlags();
+  checkWorkflowInput('chatSession', input);
   // Handlers first: the first `send` arrives with the start (update-with-start).
   const state: ChatSessionState = input.state ?? { turns: 0, messageCount: 0, lastEventSeq: 0 };
   const events = new EventLog(state.lastEventSeq);

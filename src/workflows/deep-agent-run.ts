@@ -16,6 +16,7 @@ import { failedWithEvents } from './failed-run.ts';
 import { RunControl } from './run-control.ts';
 import { releaseSlot, runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
+import { checkWorkflowInput } from '../contract/check-input.ts';
 
 /**
  * DeepAgent (DESIGN.md section 3): plan (a model step that writes a short plan, no tools), execute
@@ -27,6 +28,7 @@ export async function deepAgentRun(
   input: DeepAgentRunInput,
 ): Promise<AgentRunOutput<DeepAgentResult<unknown>>> {
   recordSdkFlags();
+  checkWorkflowInput('deepAgentRun', input);
   const events = new EventLog();
   try {
     return await deepRun(input, events);

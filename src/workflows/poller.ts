@@ -20,6 +20,7 @@ import { agentMemo } from '../visibility/search-attributes.ts';
 import { agentRun } from './agent-run.ts';
 import { deliverToSession } from './deliver-to-session.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
+import { checkWorkflowInput } from '../contract/check-input.ts';
 
 /** What `AgentPollers.list` shows of a running poller. */
 export interface PollerState {
@@ -48,6 +49,7 @@ const POLLS_PER_RUN = 200;
  */
 export async function agentPoller(input: PollerInput): Promise<void> {
   recordSdkFlags();
+  checkWorkflowInput('agentPoller', input);
   const state: PollerState = { cursor: input.cursor, polls: 0, started: 0, lastError: undefined };
   setHandler(pollerStateQuery, () => state, {
     description: 'Where the poller stands: its source, cursor and the items it has handed on.',

@@ -2,6 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { SessionMessageInput } from '../common/chat.ts';
 import { deliverToSession } from './deliver-to-session.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
+import { checkWorkflowInput } from '../contract/check-input.ts';
 
 /**
  * A message into a chat session that no one waits on (what a schedule starts). The message's id is
@@ -9,5 +10,6 @@ import { recordSdkFlags } from './sdk-flags.ts';
  */
 export async function sessionMessage(input: SessionMessageInput): Promise<string> {
   recordSdkFlags();
+  checkWorkflowInput('sessionMessage', input);
   return deliverToSession(input.session, input.prompt, workflowInfo().workflowId);
 }

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -243,6 +245,29 @@ describe('serveMcp: our agents as an MCP server', () => {
     });
     expect(ended.status).toBe(404);
     expect(await ended.text()).toContain(`No session ${sessionId}`);
+  });
+
+  it('answers the MCP Inspector CLI: lists run_helper and runs it', async () => {
+    const inspector = new URL('../../node_modules/.bin/mcp-inspector', import.meta.url).pathname;
+    const inspect = (...args: string[]) =>
+      promisify(execFile)(inspector, [
+        '--cli',
+        serving.url!,
+        '--header',
+        `Authorization: Bearer ${TOKEN}`,
+        ...args,
+      ]);
+    const listed = JSON.parse((await inspect('--method', 'tools/list')).stdout) as {
+      tools: Array<{ name: string }>;
+    };
+    expect(listed.tools.map((tool) => tool.name)).toEqual(['run_helper', 'run_triage']);
+    llm.push({ text: 'Hello, Inspector.' });
+    const called = JSON.parse(
+      (await inspect('--method', 'tools/call', '--tool-name', 'run_helper', '--tool-arg', 'prompt=Say hello'))
+        .stdout,
+    ) as { content: Array<{ text: string }>; structuredContent: { workflow_id: string } };
+    expect(called.content).toEqual([{ type: 'text', text: 'Hello, Inspector.' }]);
+    expect(called.structuredContent.workflow_id).toMatch(/^agent-helper-/);
   });
 
   it('continues a chat session given session_id', async () => {

@@ -94,4 +94,12 @@ export interface McpHttpTransport {
   host?: string;
   /** Every request must carry it; others get 401. */
   bearerToken: string;
+  /**
+   * No sessions: each POST gets a fresh MCP server that knows nothing of the client (no
+   * elicitation, no resumable streams). Default false: a client's `initialize` opens a session
+   * (`Mcp-Session-Id`) that URL elicitation, progress, cancellation and resumed streams go through.
+   */
+  stateless?: boolean;
+  /** A session nobody has used for this long (and with no request open) is closed. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
 }

@@ -28,6 +28,7 @@ export interface McpServerSdk {
   McpServer: typeof ServerMcp.McpServer;
   StdioServerTransport: typeof ServerStdio.StdioServerTransport;
   StreamableHTTPServerTransport: typeof ServerHttp.StreamableHTTPServerTransport;
+  isInitializeRequest: typeof Types.isInitializeRequest;
 }
 
 const SDK = '@modelcontextprotocol/sdk';
@@ -68,14 +69,16 @@ export function loadedMcpClientSdk(): McpClientSdk | undefined {
 /** The server side of the SDK, for `serveMcp`. */
 export async function loadMcpServerSdk(): Promise<McpServerSdk> {
   const feature = 'serveMcp (agents as an MCP server)';
-  const [mcp, stdio, http] = await Promise.all([
+  const [mcp, stdio, http, types] = await Promise.all([
     importOptional<typeof ServerMcp>(`${SDK}/server/mcp.js`, feature),
     importOptional<typeof ServerStdio>(`${SDK}/server/stdio.js`, feature),
     importOptional<typeof ServerHttp>(`${SDK}/server/streamableHttp.js`, feature),
+    importOptional<typeof Types>(`${SDK}/types.js`, feature),
   ]);
   return {
     McpServer: mcp.McpServer,
     StdioServerTransport: stdio.StdioServerTransport,
     StreamableHTTPServerTransport: http.StreamableHTTPServerTransport,
+    isInitializeRequest: types.isInitializeRequest,
   };
 }

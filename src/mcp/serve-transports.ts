@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ConfigurationError } from '../errors.ts';
 import type { McpHttpTransport } from './options.ts';
 import type { McpServerSdk } from './sdk.ts';
+import { McpHttpSessions, RequestRefusal } from './http-sessions.ts';
 
 interface Serving {
   url?: string;
@@ -20,9 +21,10 @@ export async function serveStdio(sdk: McpServerSdk, create: () => McpServer): Pr
 }
 
 /**
- * Serves over Streamable HTTP, stateless: each POST gets a fresh MCP server and transport, so a
- * client that disconnects leaves nothing behind (its run goes on in Temporal). Requests without the
- * bearer token get 401 before any MCP code sees them.
+ * Serves over Streamable HTTP at `/mcp`: with a session per client (see {@link McpHttpSessions}), or
+ * with `stateless`, a fresh MCP server and transport per POST, so a client that disconnects leaves
+ * nothing behind (its run goes on in Temporal). Requests without the bearer token get 401 before any
+ * MCP code sees them.
  */
 export async function serveHttp(
   sdk: McpServerSdk,
@@ -37,9 +39,14 @@ export async function serveHttp(
   }
   const expected = Buffer.from(`Bearer ${options.bearerToken}`);
   const host = options.host ?? '127.0.0.1';
+  const sessions = options.stateless
+    ? undefined
+    : new McpHttpSessions(sdk, create, options.sessionIdleTimeoutMs);
   const http = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) reply(response, 500, error instanceof Error ? error.message : String(error));
+      if (response.headersSent) return;
+      if (error instanceof RequestRefusal) return reply(response, error.status, error.message);
+      reply(response, 500, error instanceof Error ? error.message : String(error));
     });
   });
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -51,6 +58,8 @@ export async function serveHttp(
     if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/mcp') {
       return reply(response, 404, 'Not found: the MCP endpoint is /mcp.');
     }
+    const body = request.method === 'POST' ? await readJson(request) : undefined;
+    if (sessions) return sessions.handle(request, response, body);
     if (request.method !== 'POST') {
       response.setHeader('allow', 'POST');
       return reply(response, 405, 'This server is stateless: send requests with POST.');
@@ -62,7 +71,7 @@ export async function serveHttp(
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, body);
   }
   http.listen(options.port, host);
   await once(http, 'listening');
@@ -70,11 +79,23 @@ export async function serveHttp(
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
     async close() {
+      await sessions?.close();
       http.closeAllConnections();
       http.close();
       await once(http, 'close').catch(() => undefined);
     },
   };
+}
+
+/** The JSON body of a POST (a parse error is the client's: 400). */
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new RequestRefusal(400, 'Parse error: the body is not JSON.');
+  }
 }
 
 function reply(response: ServerResponse, status: number, message: string): void {

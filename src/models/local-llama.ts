@@ -5,6 +5,9 @@ import { assertInstalled } from '../optional-dependency.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema } from './local-prompt.ts';
 import { LocalAnswerStream, LocalObjectStream } from './local-answer-stream.ts';
+import { llamaLogOptions } from './local-llama-log.ts';
+import type { LlamaLogLevel } from 'node-llama-cpp';
+import { resolveLogLevel, type WorkerLogLevel } from '../runtime-log.ts';
 
 export interface LocalLlamaOptions {
   /** A GGUF model file (e.g. the Gemma 3 270M that `npm run model:local` assembles). */
@@ -21,6 +24,11 @@ export interface LocalLlamaOptions {
   /** Most tokens per reply. Default 256. */
   maxTokens?: number;
   temperature?: number;
+  /**
+   * What of llama.cpp's own log is shown, through our log: default `TOOLKIT_AGENT_LOG_LEVEL`, else
+   * WARN (its errors only; its notes on the model file come at DEBUG).
+   */
+  logLevel?: WorkerLogLevel;
 }
 
 const DEFAULT_CONTEXT_SIZE = 4096;
@@ -118,7 +126,13 @@ export class LocalLlamaModel implements ModelAdapter {
           },
         );
       });
-      const llama = await llamaCpp.getLlama({ gpu: false });
+      const logLevel = resolveLogLevel(this.#options.logLevel, 'WARN');
+      const log = llamaLogOptions(logLevel);
+      const llama = await llamaCpp.getLlama({
+        gpu: false,
+        logLevel: log.logLevel as LlamaLogLevel,
+        logger: log.logger,
+      });
       const model = await llama.loadModel({ modelPath: this.#options.modelPath });
       const context = await model.createContext({
         contextSize: this.#options.contextSize ?? DEFAULT_CONTEXT_SIZE,

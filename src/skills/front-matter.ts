@@ -65,6 +65,24 @@ export function readFrontMatter(
   let close = lines.findIndex((line, i) => i > open && /^(---|\.\.\.)\s*$/.test(line));
   let bodyStart = close + 1;
   if (close < 0) {
+    // A closing fence with text joined to it (`---# Heading`, `------`), before any heading: one
+    // after a heading is a Markdown rule in a body whose frontmatter was never closed.
+    const joined = lines.findIndex((line, i) => i > open && /^(---\S|#{1,6}\s)/.test(line));
+    close = joined >= 0 && lines[joined]!.startsWith('---') ? joined : -1;
+    if (close >= 0) {
+      const rest = lines[close]!.slice(3).replace(/^-+\s*$/, '');
+      warn(
+        'joined-fence',
+        close + 1,
+        rest
+          ? `The closing --- has text joined to it ("${rest.slice(0, 40)}"); it was read as the body's first line. Put the --- on a line of its own.`
+          : 'The closing fence has more than three dashes; it was read as ---. Write it as ---.',
+      );
+      lines[close] = rest;
+      bodyStart = rest ? close : close + 1;
+    }
+  }
+  if (close < 0) {
     const heading = lines.findIndex((line, i) => i > open && /^#{1,6}\s/.test(line));
     close = heading < 0 ? lines.length : heading;
     bodyStart = close;
@@ -96,7 +114,14 @@ export function readFrontMatter(
     let lines = head;
     let repairs: Repair[] = [];
     let retry: ParsedYaml | undefined;
-    for (const repair of [detab, requoteColons, requoteFlowText, requoteInnerQuotes, closeQuote]) {
+    for (const repair of [
+      detab,
+      indentContinuations,
+      requoteColons,
+      requoteFlowText,
+      requoteInnerQuotes,
+      closeQuote,
+    ]) {
       const next = repair(lines);
       if (!next.changed.length) continue;
       lines = next.lines;
@@ -202,6 +227,41 @@ interface Repair {
   index: number;
   code: string;
   message: string;
+}
+
+/**
+ * Indents the lines that continue a value but start at column 0 (`description: Reviews pull
+ * requests,` then `and suggests fixes.`, quoted or not), which YAML refuses: indented, they fold into
+ * the value with a space, as a reader that keeps going reads them.
+ */
+function indentContinuations(lines: string[]): { lines: string[]; changed: Repair[] } {
+  const changed: Repair[] = [];
+  const out = [...lines];
+  let key: string | undefined;
+  for (const index of outsideBlockScalars(lines)) {
+    const line = lines[index]!;
+    const pair = KEY_VALUE.exec(line);
+    if (pair) {
+      key = pair[1] === '' ? pair[2] : undefined;
+      continue;
+    }
+    if (
+      key === undefined ||
+      line.trim() === '' ||
+      /^[\s#-]/.test(line) ||
+      /^[A-Za-z_][\w-]*:(\s|$)/.test(line)
+    ) {
+      if (line.trim() !== '') key = undefined;
+      continue;
+    }
+    changed.push({
+      index,
+      code: 'continuation-indent',
+      message: `This line continues the value of \`${key}\` but starts at column 0; it was read as part of it. Indent it.`,
+    });
+    out[index] = `  ${line}`;
+  }
+  return { lines: out, changed };
 }
 
 /** Quotes values that contain `: ` (the most common way real files break YAML). */

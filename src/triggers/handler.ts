@@ -92,7 +92,7 @@ export function createTriggerHandler(options: TriggerHandlerOptions): TriggerHan
     let delivery: VerifiedDelivery;
     try {
       delivery = trigger.verify
-        ? await trigger.verify(request, body)
+        ? customDelivery(trigger, await trigger.verify(request, body))
         : verifyDelivery(trigger.source!, { headers: request.headers, body }, await secretOf(trigger));
     } catch (error) {
       const rejection = asRejection(error);
@@ -197,6 +197,33 @@ function valueOf<T>(
   event: TriggerEvent,
 ): T | undefined {
   return typeof option === 'function' ? (option as (event: TriggerEvent) => T)(event) : option;
+}
+
+/**
+ * What a custom `verify` answered, as a delivery: a falsy answer refuses the request (401), as many
+ * verifier libraries answer `false`; an answer that is not a delivery is the trigger's misconfiguration
+ * (500, naming the trigger), never a crash that the provider would redeliver into forever.
+ */
+function customDelivery(
+  trigger: Trigger,
+  answer: VerifiedDelivery | false | null | undefined,
+): VerifiedDelivery {
+  if (!answer)
+    throw new TriggerRejection(401, `Not verified: the verify of trigger "${trigger.name}" refused it.`);
+  const { eventId } = answer as Partial<VerifiedDelivery>;
+  if (typeof answer !== 'object' || typeof eventId !== 'string' || eventId === '') {
+    throw new ConfigurationError(
+      `Trigger "${trigger.name}": verify answered ${describe(answer)}; it must return { eventId, body } ` +
+        "(eventId a non-empty string: the provider's delivery or event id) to accept a request, and " +
+        'false (or throw) to refuse it.',
+    );
+  }
+  return answer;
+}
+
+function describe(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? String(value);
+  return `an object with keys ${Object.keys(value).join(', ') || '(none)'}`;
 }
 
 function asRejection(error: unknown): TriggerRejection {

@@ -40,8 +40,14 @@ export interface Trigger {
   source?: TriggerSource;
   /** The credential record whose `token` is the signing secret (built-in sources). */
   secretKey?: string;
-  /** Your own check for another provider: throw to refuse (401), return the delivery to accept it. */
-  verify?: (request: Request, body: string) => VerifiedDelivery | Promise<VerifiedDelivery>;
+  /**
+   * Your own check for another provider: return the delivery to accept the request; return `false`
+   * (or anything falsy) or throw to refuse it (401).
+   */
+  verify?: (
+    request: Request,
+    body: string,
+  ) => VerifiedDelivery | false | null | undefined | Promise<VerifiedDelivery | false | null | undefined>;
   /** Events for which this returns false are acknowledged (200) and start nothing. */
   filter?: (event: TriggerEvent) => boolean;
   /** Start a run of `agent` for each event. */

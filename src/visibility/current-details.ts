@@ -28,16 +28,38 @@ export function showWaitingForAuthorization(key: string, tool: string): void {
 
 /** Shows how a run (or a chat turn, or a deep run's phase) ended, e.g. "Completed after 2 steps". */
 export function showEnd(stopReason: StopReason, iterations: number, tags: Record<string, unknown>): void {
-  const ending = ENDINGS[stopReason] ?? `Stopped (${stopReason})`;
-  setCurrentDetails(`**${ending}** after ${steps(iterations)}${phaseOf(tags)}`);
+  setCurrentDetails(`**${endingOf(stopReason)}** after ${steps(iterations)}${phaseOf(tags)}`);
 }
 
 /** Shows that a run failed, with the first line of what failed (the activity's own error, not its wrapper). */
 export function showFailure(error: unknown, iterations: number, tags: Record<string, unknown>): void {
+  setCurrentDetails(`**Failed** after ${steps(iterations)}${phaseOf(tags)}: ${failureOf(error)}`);
+}
+
+/**
+ * Shows a chat session between turns: which turn was the last and how it ended, e.g.
+ * "Waiting for a message · turn 3 completed after 2 steps" (or "turn 3 failed: …").
+ */
+export function showSessionIdle(
+  turn: number,
+  last: { stopReason: StopReason; iterations: number } | { error: unknown },
+): void {
+  const how =
+    'error' in last
+      ? `failed: ${failureOf(last.error)}`
+      : `${endingOf(last.stopReason).toLowerCase()} after ${steps(last.iterations)}`;
+  setCurrentDetails(`**Waiting for a message** · turn ${turn} ${how}`);
+}
+
+function endingOf(stopReason: StopReason): string {
+  return ENDINGS[stopReason] ?? `Stopped (${stopReason})`;
+}
+
+/** The first line of what failed (the activity's own error, not its wrapper). */
+function failureOf(error: unknown): string {
   let root = error;
   while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-  const message = (root instanceof Error ? root.message : String(root)).split('\n')[0]!.slice(0, 200);
-  setCurrentDetails(`**Failed** after ${steps(iterations)}${phaseOf(tags)}: ${message}`);
+  return (root instanceof Error ? root.message : String(root)).split('\n')[0]!.slice(0, 200);
 }
 
 function steps(count: number): string {

@@ -28,6 +28,7 @@ import { quickActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
+import { showSessionIdle } from '../visibility/current-details.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
 
 export const sendUpdate = defineUpdate<ChatTurnOutput, [SendInput]>(SEND_UPDATE);
@@ -57,7 +58,10 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   let current: RunControl | undefined;
   setControlHandlers(() => current, 'turn');
 
-  setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }));
+  setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }), {
+    description:
+      "The session's counters: turns taken, stored messages, the last event seq, and whether a turn runs.",
+  });
   /** Runs one turn when its ticket comes up: turns run one at a time, in the order they arrived. */
   const takeTurn = async ({ prompt, turnId, output, outputRepairs }: SendInput): Promise<ChatTurnOutput> => {
     state.recentTurnIds = [...(state.recentTurnIds ?? []), turnId].slice(-RECENT_TURN_IDS);
@@ -66,8 +70,8 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     const control = new RunControl();
     current = control;
     const startedAt = events.lastSeq;
+    const turn = state.turns + 1;
     try {
-      const turn = state.turns + 1;
       const result = await runTurn(
         {
           agent: state.agent ?? input.agent,
@@ -96,7 +100,14 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       if (result.metadata.agent !== undefined) state.agent = result.metadata.agent;
       state.messageCount = result.messageCount;
       const { messageCount, ...answer } = result;
+      showSessionIdle(turn, {
+        stopReason: answer.metadata.stop_reason,
+        iterations: answer.metadata.iterations,
+      });
       return { ...answer, turn, events: events.since(startedAt) };
+    } catch (error) {
+      showSessionIdle(turn, { error });
+      throw error;
     } finally {
       control.finish();
       current = undefined;
@@ -125,16 +136,27 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     void takeTurn(send).catch(() => undefined); // a failed turn is in its events; the session goes on
     return true;
   };
-  setHandler(deliverUpdate, (send) => ({ duplicate: !deliver(send) }), { validator: checkSend });
-  setHandler(deliverSignal, (send) => {
-    try {
-      checkSend(send);
-    } catch {
-      return; // a signal has no sender to tell
-    }
-    deliver(send);
+  setHandler(deliverUpdate, (send) => ({ duplicate: !deliver(send) }), {
+    validator: checkSend,
+    description:
+      'Queues a message ({ prompt, turnId }) as a turn and answers { duplicate } at once; a turnId already taken runs nothing.',
   });
+  setHandler(
+    deliverSignal,
+    (send) => {
+      try {
+        checkSend(send);
+      } catch {
+        return; // a signal has no sender to tell
+      }
+      deliver(send);
+    },
+    {
+      description: 'As the toolkit.deliver update, for senders that cannot send updates (schedules).',
+    },
+  );
   setHandler(sendUpdate, takeTurn, {
+    description: 'Runs a turn ({ prompt, turnId }) and answers with its result and events once it is done.',
     validator: (send: SendInput) => {
       checkSend(send);
       const next = state.turns + (nextTicket - serving) + 1;

@@ -72,17 +72,30 @@ export function setControlHandlers(current: () => RunControl | undefined, what: 
           throw ApplicationFailure.nonRetryable('A cancel reason must be a string.', 'InvalidCancel');
         }
       },
+      description: `Stops the ${what} ({ reason? }): it ends with stop_reason 'cancelled', keeping what it has.`,
     },
   );
   setHandler(approveUpdate, (input) => running().approvals.approve(input), {
     validator: (input: ApproveInput) => running().approvals.validateApprove(input),
+    description: 'Approves a waiting tool call ({ callId, note? }): it runs.',
   });
   setHandler(rejectUpdate, (input) => running().approvals.reject(input), {
     validator: (input: RejectInput) => running().approvals.validateReject(input),
+    description: 'Rejects a waiting tool call ({ callId, reason }): the model is told the reason.',
   });
-  setHandler(pendingApprovalsQuery, () => current()?.approvals.list() ?? []);
-  setHandler(subRunsQuery, () => [...(current()?.subRuns.values() ?? [])]);
-  setHandler(textDeltaSignal, (delta) => current()?.loop?.acceptTextDelta(delta));
-  setHandler(authorizationCompletedSignal, (grant) => current()?.authorizations.complete(grant));
-  setHandler(pendingAuthorizationsQuery, () => current()?.authorizations.list() ?? []);
+  setHandler(pendingApprovalsQuery, () => current()?.approvals.list() ?? [], {
+    description: 'The tool calls waiting for a person to approve or reject them.',
+  });
+  setHandler(subRunsQuery, () => [...(current()?.subRuns.values() ?? [])], {
+    description: 'The sub-agent runs in flight (agent, workflow id, call id, depth).',
+  });
+  setHandler(textDeltaSignal, (delta) => current()?.loop?.acceptTextDelta(delta), {
+    description: 'Live text of a model step, sent by its activity (not for clients).',
+  });
+  setHandler(authorizationCompletedSignal, (grant) => current()?.authorizations.complete(grant), {
+    description: 'A user granted a credential the run waits for (sent by the authorization flow).',
+  });
+  setHandler(pendingAuthorizationsQuery, () => current()?.authorizations.list() ?? [], {
+    description: 'The credentials the run waits for a user to authorize, with the URL to grant each.',
+  });
 }

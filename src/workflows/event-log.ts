@@ -29,11 +29,17 @@ export class EventLog {
 
   constructor(offset = 0) {
     this.#offset = offset;
-    setHandler(eventsQuery, (afterSeq) => this.#events.slice(Math.max(0, (afterSeq ?? 0) - this.#offset)));
-    setHandler(waitForEventsUpdate, async (afterSeq) => {
-      await condition(() => this.lastSeq > (afterSeq ?? 0) || this.#finished || this.#released);
-      return { lastSeq: this.lastSeq, finished: this.#finished };
+    setHandler(eventsQuery, (afterSeq) => this.#events.slice(Math.max(0, (afterSeq ?? 0) - this.#offset)), {
+      description: 'The events after the seq given (0: all), in order. Costs the run no history.',
     });
+    setHandler(
+      waitForEventsUpdate,
+      async (afterSeq) => {
+        await condition(() => this.lastSeq > (afterSeq ?? 0) || this.#finished || this.#released);
+        return { lastSeq: this.lastSeq, finished: this.#finished };
+      },
+      { description: 'Kept for readers of earlier versions: answers once events after the seq given exist.' },
+    );
   }
 
   get lastSeq(): number {

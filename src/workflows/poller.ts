@@ -51,7 +51,9 @@ export async function agentPoller(input: PollerInput): Promise<void> {
   recordSdkFlags();
   checkWorkflowInput('agentPoller', input);
   const state: PollerState = { cursor: input.cursor, polls: 0, started: 0, lastError: undefined };
-  setHandler(pollerStateQuery, () => state);
+  setHandler(pollerStateQuery, () => state, {
+    description: 'Where the poller stands: its source, cursor and the items it has handed on.',
+  });
   for (let round = 0; ; round++) {
     if (round > 0) await sleep(input.everyMs);
     try {

@@ -61,35 +61,50 @@ describe('tool approval', () => {
 
   it('an agent lists the tools that need approval; a timeout declines; approval runs the tool once', async () => {
     const add = new AddTool();
-    const llm = new ScriptedModel([
-      { toolCalls: [{ name: 'add', args: { a: 2, b: 2 }, id: 'first' }] },
-      { toolCalls: [{ name: 'add', args: { a: 3, b: 3 }, id: 'second' }] },
-      { text: 'done' },
-    ]);
+    const script = () =>
+      new ScriptedModel([
+        { toolCalls: [{ name: 'add', args: { a: 2, b: 2 }, id: 'first' }] },
+        { toolCalls: [{ name: 'add', args: { a: 3, b: 3 }, id: 'second' }] },
+        { text: 'done' },
+      ]);
+    const hasty = script();
+    // `hasty` declines after 1 s; `patient` waits longer than any test takes, so a decision is never late.
     const env = await startTestWorker({
-      agent: { llm, tools: [add], approval: { tools: ['add'], timeoutMs: 1000 } },
+      hasty: { llm: hasty, tools: [add], approval: { tools: ['add'], timeoutMs: 1000 } },
+      patient: { llm: script(), tools: [add], approval: { tools: ['add'], timeoutMs: 10 * 60_000 } },
     });
     workers.push(env);
-    const handle = await env.agents.start('agent', 'Add twice', { maxIterations: 3 });
-    // The first call times out; the second is approved.
-    for await (const event of handle.events()) {
-      if (event.type === 'approval_requested' && event.payload.call_id === 'second') {
-        await handle.approve('second', { note: 'fine by me' });
+    /** Runs `agent`, deciding each call as `decide` says, and returns the approval events. */
+    const approvals = async (agent: string, decide: Record<string, 'approve' | 'reject'>) => {
+      const handle = await env.agents.start(agent, 'Add twice', { maxIterations: 3 });
+      const seen: string[] = [];
+      for await (const event of handle.events()) {
+        if (!event.type.startsWith('approval_')) continue;
+        const callId = String(event.payload.call_id);
+        seen.push(`${event.type} ${callId}`);
+        if (event.type !== 'approval_requested') continue;
+        if (decide[callId] === 'approve') await handle.approve(callId, { note: 'fine by me' });
+        if (decide[callId] === 'reject') await handle.reject(callId, 'not this one');
       }
-    }
-    const events: string[] = [];
-    for await (const event of handle.events()) {
-      if (event.type.startsWith('approval_')) events.push(`${event.type} ${String(event.payload.call_id)}`);
-    }
-    expect(events).toEqual([
+      expect((await handle.result()).output).toBe('done');
+      return seen;
+    };
+    // Nobody decides: each call is declined when its wait ends.
+    expect(await approvals('hasty', {})).toEqual([
+      'approval_requested first',
+      'approval_rejected first',
+      'approval_requested second',
+      'approval_rejected second',
+    ]);
+    expect(hasty.calls[1]!.messages.at(-1)).toMatchObject({ content: 'declined: no decision within 1 s' });
+    expect(add.ran).toEqual([]);
+    expect(await approvals('patient', { first: 'reject', second: 'approve' })).toEqual([
       'approval_requested first',
       'approval_rejected first',
       'approval_requested second',
       'approval_granted second',
     ]);
     expect(add.ran).toEqual([{ a: 3, b: 3 }]);
-    expect(llm.calls[1]!.messages.at(-1)).toMatchObject({ content: 'declined: no decision within 1 s' });
-    expect((await handle.result()).output).toBe('done');
   });
 
   it('a needsApproval function decides per call, on the worker', async () => {

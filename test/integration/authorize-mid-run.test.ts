@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
@@ -13,6 +13,7 @@ import { AgentClient } from '../../src/client/agent-client.ts';
 import { eventStreamResponse } from '../../src/client/event-stream-response.ts';
 import { createAgentMcpServer } from '../../src/mcp/agent-server.ts';
 import { loadMcpServerSdk } from '../../src/mcp/sdk.ts';
+import { serveHttp } from '../../src/mcp/serve-transports.ts';
 import { FileCredentialStore } from '../../src/credentials/file-store.ts';
 import type { CredentialStore } from '../../src/credentials/types.ts';
 import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
@@ -303,7 +304,16 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     await callback(url);
     await handle.result();
 
-    const server = createAgentMcpServer(await loadMcpServerSdk(), env.agents, ['mailer']);
+    // Over Streamable HTTP as a client reaches serveMcp: with sessions, the server knows the client's capabilities.
+    const sdk = await loadMcpServerSdk();
+    const token = `mcp-${randomUUID()}`;
+    const mailer = () => createAgentMcpServer(sdk, env.agents, ['mailer']);
+    const sessions = await serveHttp(sdk, mailer, { port: 0, bearerToken: token });
+    const stateless = await serveHttp(sdk, mailer, { port: 0, bearerToken: token, stateless: true });
+    const over = (served: { url?: string }) =>
+      new StreamableHTTPClientTransport(new URL(served.url!), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      });
     // A client that supports URL elicitation: asked to open the URL; the call then answers.
     const eliciting = new McpClient(
       { name: 'test', version: '1' },
@@ -316,38 +326,46 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
       void callback(String(params.url)); // the user opens it and grants
       return { action: 'accept' };
     });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    await eliciting.connect(b);
-    await store.delete('mail'); // the shared record: none, so the MCP run (no tenant) asks
-    const answered = (await eliciting.callTool({
-      name: 'run_mailer',
-      arguments: { prompt: 'How much unread mail?' },
-    })) as CallToolResult;
-    expect(elicited).toHaveLength(1);
-    expect(answered.isError).toBeFalsy();
-    expect(answered.content).toEqual([{ type: 'text', text: 'answer: {"unread":3}' }]);
-    await eliciting.close();
+    try {
+      await eliciting.connect(over(sessions));
+      await store.delete('mail'); // the shared record: none, so the MCP run (no tenant) asks
+      const progress: string[] = [];
+      const answered = (await eliciting.callTool(
+        { name: 'run_mailer', arguments: { prompt: 'How much unread mail?' } },
+        undefined,
+        { onprogress: (update) => void progress.push(String(update.message)) },
+      )) as CallToolResult;
+      expect(elicited).toHaveLength(1);
+      expect(elicited[0]!.startsWith(as.endpoints.authorization_endpoint)).toBe(true);
+      expect(answered.isError).toBeFalsy();
+      expect(answered.content).toEqual([{ type: 'text', text: 'answer: {"unread":3}' }]);
+      expect(progress.some((message) => message.startsWith('authorization_required:'))).toBe(true);
+      await eliciting.close();
 
-    // A client without it: the tool call ends with an error naming the URL; the run keeps waiting.
-    await store.delete('mail');
-    const plain = new McpClient({ name: 'plain', version: '1' });
-    const server2 = createAgentMcpServer(await loadMcpServerSdk(), env.agents, ['mailer']);
-    const [c, d] = InMemoryTransport.createLinkedPair();
-    await server2.connect(c);
-    await plain.connect(d);
-    const refused = (await plain.callTool({
-      name: 'run_mailer',
-      arguments: { prompt: 'How much unread mail?' },
-    })) as CallToolResult;
-    expect(refused.isError).toBe(true);
-    const message = (refused.content[0] as { text: string }).text;
-    const named = /open (\S+) to authorize/.exec(message)![1]!;
-    expect(named.startsWith(as.endpoints.authorization_endpoint)).toBe(true);
-    const workflowId = /Run (\S+) waits/.exec(message)![1]!;
-    await callback(named);
-    expect((await env.agents.getHandle(workflowId).result()).output).toBe('answer: {"unread":3}');
-    await plain.close();
+      // A client without it (or a stateless server, which never saw its initialize): the tool call
+      // ends with an error naming the URL; the run keeps waiting.
+      await store.delete('mail');
+      const plain = new McpClient(
+        { name: 'plain', version: '1' },
+        { capabilities: { elicitation: { url: {} } } },
+      );
+      await plain.connect(over(stateless));
+      const refused = (await plain.callTool({
+        name: 'run_mailer',
+        arguments: { prompt: 'How much unread mail?' },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      const message = (refused.content[0] as { text: string }).text;
+      const named = /open (\S+) to authorize/.exec(message)![1]!;
+      expect(named.startsWith(as.endpoints.authorization_endpoint)).toBe(true);
+      const workflowId = /Run (\S+) waits/.exec(message)![1]!;
+      await callback(named);
+      expect((await env.agents.getHandle(workflowId).result()).output).toBe('answer: {"unread":3}');
+      await plain.close();
+    } finally {
+      await sessions.close();
+      await stateless.close();
+    }
   });
 
   it('finds a token stored without a wake-up by looking in the store itself', async () => {

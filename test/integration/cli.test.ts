@@ -255,8 +255,9 @@ describe('toolkit-agent run and runs', () => {
   it('authorization: the live view and runs show print the URL to open; runs list marks the waiting run', async () => {
     const env = clusterEnv();
     const id = `cli-authorize-${randomUUID()}`;
+    // An hour's wait: the run still waits when the test reads it, however slow the machine.
     const run = startCli(
-      ['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'locked', '--id', id, '--json'],
+      ['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'waiting', '--id', id, '--json'],
       {
         env,
       },
@@ -268,9 +269,11 @@ describe('toolkit-agent run and runs', () => {
     );
     const list = await runCli(['-c', CLI_CONFIG, 'runs', 'list'], { env });
     expect(list.stdout).toMatch(new RegExp(`${id} .*running \\(authorize mail\\)`));
-    expect(await run.exited).toBe(0);
+    expect((await runCli(['runs', 'cancel', id], { env })).code).toBe(0);
+    expect(await run.exited).toBe(1); // a cancelled run gave no answer
     const types = run.lines.map((line) => (JSON.parse(line) as AgentEvent).type);
-    expect(types).toContain('authorization_timed_out');
+    expect(types).toContain('authorization_required');
+    expect(types.at(-1)).toBe('run_cancelled');
 
     const human = await runCli(['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'locked'], { env });
     expect(human.code, human.stderr).toBe(0);
@@ -286,7 +289,7 @@ describe('toolkit-agent run and runs', () => {
     const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
     expect(info).toMatchObject({
       taskQueue: env.CLI_TASK_QUEUE,
-      agents: ['helper', 'careful', 'offline', 'locked'],
+      agents: ['helper', 'careful', 'offline', 'locked', 'waiting'],
     });
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
     expect(result.code, result.stderr).toBe(0);

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ContextOverflowError } from '../../src/errors.ts';
@@ -14,6 +16,24 @@ if (!modelPath) {
 }
 
 describe.skipIf(!modelPath)('a local GGUF model (Gemma 3 270M through node-llama-cpp)', () => {
+  it("says llama.cpp's notes on the model file only at DEBUG, through our log, never coloured", async () => {
+    const answer = (level: string | undefined) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+      delete env.TOOLKIT_AGENT_LOG_LEVEL;
+      if (level) env.TOOLKIT_AGENT_LOG_LEVEL = level;
+      const fixture = new URL('../fixtures/local-model-answer.ts', import.meta.url).pathname;
+      return promisify(execFile)(process.execPath, [fixture, modelPath!], { env });
+    };
+    const quiet = await answer(undefined);
+    expect(quiet.stdout).toMatch(/^answer: /);
+    // This model's tokenizer note ("control-looking token … probably a bug in the model") is not the user's to act on.
+    expect(quiet.stderr).toBe('');
+    const detailed = await answer('debug');
+    expect(detailed.stderr).toMatch(/^DEBUG node-llama-cpp: .*control-looking token/m);
+    expect(detailed.stderr).not.toContain('\u001b[');
+    expect(detailed.stderr).not.toContain('[node-llama-cpp]');
+  });
+
   it('runs a real agent end to end: the model calls a tool, then answers', async () => {
     const add = new AddTool();
     const llm = new LocalLlamaModel({ modelPath: modelPath!, toolChoice: 'required', contextSize: 2048 });

@@ -7,10 +7,10 @@ import { INVALID_WORKFLOW_INPUT } from '../../src/contract/check-input.ts';
 import { exists } from '../../src/fs/probe.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-const PYTHON = process.env.TOOLKIT_AGENT_PYTHON ?? `${root}node_modules/.cache/python-example/bin/python`;
+const PYTHON = process.env.TOOLKIT_AGENT_PYTHON ?? `${root}node_modules/.cache/python/bin/python`;
 // The worker imports 'toolkit-agent' as a user does: the built package.
 const skipped = !(await exists(PYTHON))
-  ? `no Python with temporalio at ${PYTHON} (npm run examples:python:install; .ci/run runs it)`
+  ? `no Python with temporalio at ${PYTHON} (npm run python:install; .ci/run runs it)`
   : !(await exists(`${root}dist/index.js`))
     ? 'no build (npm run build)'
     : '';

@@ -9,7 +9,7 @@ import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { ChatTool } from '../../src/tools/slack/chat.ts';
 import { createTriggerHandler } from '../../src/triggers/handler.ts';
 import { toNodeListener } from '../../src/triggers/node-listener.ts';
-import type { Trigger, TriggerEvent } from '../../src/triggers/types.ts';
+import type { Trigger, TriggerEvent, VerifiedDelivery } from '../../src/triggers/types.ts';
 import { startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { SlackThreadModel } from '../support/slack-thread-model.ts';
 import { linearDelivery, slackDelivery, slackMention } from '../support/webhook-signing.ts';
@@ -90,6 +90,21 @@ describe('webhook triggers and schedules', () => {
         source: 'standard-webhooks',
         secretKey: 'standard_signing',
         run: { agent: 'responder', prompt: (e) => `Handle ${e.type}`, tenant: 'acme' },
+      },
+      {
+        // A verifier library's answer: false for a bad signature, the delivery otherwise.
+        name: 'custom',
+        verify: (request, body) =>
+          request.headers.get('x-custom-token') === 'let-me-in' && {
+            eventId: request.headers.get('x-custom-id') ?? '',
+            body: JSON.parse(body) as unknown,
+          },
+        run: { agent: 'responder', prompt: (e) => `Handle ${e.eventId}` },
+      },
+      {
+        name: 'custom-misconfigured',
+        verify: () => true as unknown as VerifiedDelivery,
+        run: { agent: 'responder', prompt: (e) => e.eventId },
       },
     ];
     server = createServer(
@@ -209,6 +224,33 @@ describe('webhook triggers and schedules', () => {
       slackDelivery(SLACK_SECRET, { type: 'url_verification', challenge: 'c-123', token: 't' }),
     );
     expect(await challenge.json()).toEqual({ challenge: 'c-123' });
+  });
+
+  it('a custom verify that answers false refuses with 401; one that answers no delivery is named as misconfigured', async () => {
+    const eventId = `custom-${randomUUID()}`;
+    const body = JSON.stringify({ hello: 'world' });
+    const refused = await post('custom', {
+      headers: { 'x-custom-token': 'wrong', 'x-custom-id': eventId },
+      body,
+    });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toBe(
+      'Not verified: the verify of trigger "custom" refused it.',
+    );
+    expect(await exists(`trigger-custom-${eventId}`)).toBe(false);
+
+    const misconfigured = await post('custom-misconfigured', { headers: {}, body });
+    expect(misconfigured.status).toBe(500);
+    expect(((await misconfigured.json()) as { error: string }).error).toMatch(
+      /^Trigger "custom-misconfigured": verify answered true; it must return \{ eventId, body \}/,
+    );
+
+    const accepted = await post('custom', {
+      headers: { 'x-custom-token': 'let-me-in', 'x-custom-id': eventId },
+      body,
+    });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ started: `trigger-custom-${eventId}` });
   });
 
   it('verifies and deduplicates Linear and Standard Webhooks deliveries the same way', async () => {

@@ -49,6 +49,7 @@ describe('runs in the Temporal UI and in listings', () => {
       support: { llm: addingModel(), tools: [new AddTool()] },
       billing: { llm: addingModel(), tools: [new AddTool()] },
       limited: { llm: addingModel(), tools: [new AddTool()], maxIterations: 1 },
+      chatty: { llm: addingModel(), tools: [new AddTool()] },
       refused: {
         llm: new ScriptedModel([
           () => {
@@ -171,6 +172,47 @@ describe('runs in the Temporal UI and in listings', () => {
     expect(await env.agents.list({ agent: 'support', limit: 2 })).toHaveLength(2);
     expect(await env.agents.list({ agent: 'nobody' })).toEqual([]);
     await expect(env.agents.list({ limit: 0 })).rejects.toThrow(/limit must be a whole number/);
+  });
+
+  it('describes every query, update and signal; an idle chat session says its last turn and how it ended', async () => {
+    const session = env.agents.chatSession('chatty');
+    await session.send('Add two and three');
+    await session.send('Once more');
+    type Handler = { name: string; description?: string };
+    const metadata = await env.client.workflow.getHandle(session.workflowId).query<{
+      currentDetails?: string;
+      definition?: {
+        queryDefinitions?: Handler[];
+        signalDefinitions?: Handler[];
+        updateDefinitions?: Handler[];
+      };
+    }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe('**Waiting for a message** · turn 2 completed after 2 steps');
+    const {
+      queryDefinitions = [],
+      signalDefinitions = [],
+      updateDefinitions = [],
+    } = metadata.definition ?? {};
+    const ours = [...queryDefinitions, ...signalDefinitions, ...updateDefinitions].filter(({ name }) =>
+      name.startsWith('toolkit.'),
+    );
+    expect(ours.map(({ name }) => name).sort()).toEqual([
+      'toolkit.approve',
+      'toolkit.authorizationCompleted',
+      'toolkit.cancel',
+      'toolkit.deliver',
+      'toolkit.deliverSignal',
+      'toolkit.events',
+      'toolkit.pendingApprovals',
+      'toolkit.pendingAuthorizations',
+      'toolkit.reject',
+      'toolkit.send',
+      'toolkit.sessionState',
+      'toolkit.subRuns',
+      'toolkit.textDelta',
+      'toolkit.waitForEvents',
+    ]);
+    expect(ours.filter(({ description }) => !description?.trim()).map(({ name }) => name)).toEqual([]);
   });
 });
 

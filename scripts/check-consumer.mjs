@@ -56,6 +56,21 @@ try {
 
   // Source maps: each names sources that the package ships.
   const installed = join(app, 'node_modules', 'toolkit-agent');
+  // The package carries its licence and its docs: every relative link of the README resolves inside
+  // it (on npm and in node_modules as in the repository); the repository's own scripts stay out.
+  assert.ok(existsSync(join(installed, 'LICENSE')), 'the package has no LICENSE');
+  assert.ok(!existsSync(join(installed, 'scripts')), 'the package ships the repository scripts/');
+  const readmeLinks = [
+    ...readFileSync(join(installed, 'README.md'), 'utf8').matchAll(/\]\(((?!https?:|#)[^)#\s]+)/g),
+  ];
+  const deadLinks = readmeLinks
+    .map((link) => link[1])
+    .filter((target) => !existsSync(join(installed, target)));
+  assert.deepEqual(
+    deadLinks,
+    [],
+    `README links to files the package does not carry: ${deadLinks.join(', ')}`,
+  );
   const maps = readdirSync(installed, { recursive: true }).filter((file) => String(file).endsWith('.map'));
   const dangling = maps.flatMap((file) => {
     const { sources } = JSON.parse(readFileSync(join(installed, file), 'utf8'));

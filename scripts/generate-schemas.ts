@@ -94,7 +94,7 @@ function generate(): JsonSchema {
   const definitions = { ...(schema.definitions as Record<string, JsonSchema>), Skill: skill };
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
-    $id: 'https://github.com/toolkit-agent/toolkit-agent/schemas/toolkit-agent.schema.json',
+    $id: 'urn:toolkit-agent:wire-contract',
     title: 'toolkit-agent wire contract',
     description:
       'Workflow inputs and results, update, query and signal payloads, and events of toolkit-agent. ' +

@@ -185,4 +185,5 @@ export {
   type EmbeddedServerOptions,
 } from './embedded/dev-server.ts';
 export { findTemporalCli, type TemporalCli } from './embedded/temporal-cli.ts';
-export { defineConfig, CONFIG_FILES, type ToolkitAgentConfig, type CliOAuthClient } from './cli/config.ts';
+export { CONFIG_FILES } from './cli/config.ts';
+export { defineConfig, type ToolkitAgentConfig, type CliOAuthClient } from './cli/config-types.ts';

@@ -5,7 +5,8 @@ import { DRIVE_SUITE_SCOPES, DriveSuiteOAuthHelper, type DriveSuiteService } fro
 import type { OAuthHelper } from '../oauth/helper.ts';
 import { loopbackLogin } from '../oauth/loopback-login.ts';
 import { InMemoryOAuthStateStore } from '../oauth/state-store.ts';
-import { credentialStoreOf, loadOptionalConfig, type CliOAuthClient } from './config.ts';
+import { credentialStoreOf, loadOptionalConfig } from './config.ts';
+import type { CliOAuthClient } from './config-types.ts';
 import { CliError, paint, printJson, UsageError } from './output.ts';
 import { wakeWaitingRuns } from './wake-runs.ts';
 

@@ -2,72 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AgentDefinition } from '../activities/agent-definition.ts';
 import { FileCredentialStore } from '../credentials/file-store.ts';
-import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
-import type { TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import type { CredentialStore } from '../credentials/types.ts';
-import type { Quotas } from '../usage/quotas.ts';
-import type { Pricing } from '../usage/summary.ts';
-import type { UsageStore } from '../usage/types.ts';
-import type { MemoryStore } from '../memory/types.ts';
-import type { Trigger } from '../triggers/types.ts';
-import type { OAuthEndpoints } from '../oauth/config.ts';
 import { dataDir } from '../paths.ts';
+import { checkConfigKeys } from './config-check.ts';
+import type { ToolkitAgentConfig } from './config-types.ts';
 import { CliError, UsageError } from './output.ts';
-
-/** An OAuth client for `toolkit-agent auth`. The secret may also come from the environment. */
-export interface CliOAuthClient {
-  client_id: string;
-  client_secret?: string;
-  /** A loopback redirect with a port, e.g. `http://127.0.0.1:8976/callback` (the default). */
-  redirect_uri?: string;
-  scopes?: string[];
-  /** Other endpoints than the service's own (self-hosted, tests). */
-  endpoints?: OAuthEndpoints;
-}
-
-/**
- * What `toolkit-agent.config.ts` exports (see {@link defineConfig}): the agents the CLI runs and
- * serves, and the stores and cluster they use.
- */
-export interface ToolkitAgentConfig {
-  /** The agents, by name; `run` and `chat` use `defaultAgent` or the first one. */
-  agents: Record<string, AgentDefinition>;
-  defaultAgent?: string;
-  /** Given to agents that have none, and used by `creds` and `auth`. Default: `~/.toolkit-agent/credentials.json`. */
-  credentialStore?: CredentialStore;
-  /** Where conversations live. Default: `~/.toolkit-agent/memory.sqlite`. */
-  memoryStore?: MemoryStore;
-  /** The usage ledger the worker writes and `toolkit-agent usage` reads. Default: beside the memory store. */
-  usageStore?: UsageStore;
-  /** Quotas per tenant for the worker (docs/tenants.md). */
-  quotas?: Quotas;
-  /** Dollars per million tokens by model: `toolkit-agent usage` then shows cost. */
-  pricing?: Pricing;
-  /**
-   * A cluster to use instead of the local server: a `temporal.toml` profile, or address, namespace,
-   * API key and TLS. `taskQueue` defaults to one named after the config's folder, so that `worker`
-   * and `run` of one project meet.
-   */
-  temporal?: TemporalConnectionOptions & { taskQueue?: string };
-  /** Payload encryption; it must match between the CLI, the workers and other clients. */
-  encryption?: PayloadEncryptionOptions;
-  /** OAuth clients for `toolkit-agent auth google` and `auth slack`. */
-  oauth?: { google?: CliOAuthClient; slack?: CliOAuthClient };
-  /** Webhook triggers `toolkit-agent triggers serve` serves (each at `POST /<name>`). */
-  triggers?: Trigger[];
-}
-
-/**
- * Types a `toolkit-agent.config.ts` (it returns its argument).
- *
- * @example
- * export default defineConfig({ agents: { assistant: { llm: anthropic('claude-sonnet-4-5') } } });
- */
-export function defineConfig(config: ToolkitAgentConfig): ToolkitAgentConfig {
-  return config;
-}
 
 /** The file names `toolkit-agent` looks for, in the current folder and its parents. */
 export const CONFIG_FILES = [
@@ -107,7 +47,7 @@ export async function loadConfig(explicit?: string): Promise<LoadedConfig> {
   try {
     module = (await import(pathToFileURL(path).href)) as typeof module;
   } catch (error) {
-    throw new CliError(`Could not load ${path}: ${(error as Error).message}`);
+    throw new CliError(`Could not load ${path}: ${loadFailure(error)}`);
   }
   const config = (module.default ?? module.config) as ToolkitAgentConfig | undefined;
   if (!config || typeof config !== 'object') {
@@ -115,7 +55,17 @@ export async function loadConfig(explicit?: string): Promise<LoadedConfig> {
       `${path} must export its config as default: export default defineConfig({ agents: { ... } }).`,
     );
   }
+  checkConfigKeys(config, path);
   return { path, config: { ...config, agents: config.agents ?? {} } };
+}
+
+/**
+ * Why a config did not load. A syntax error keeps what Node prints of it (the file and line, the
+ * line itself and a caret under the fault), not only its last line.
+ */
+function loadFailure(error: unknown): string {
+  if (!(error instanceof SyntaxError) || !error.stack) return (error as Error).message;
+  return `\n${error.stack.split('\n    at ')[0]!.trim()}`;
 }
 
 /** The config's agent `name`, or its default agent. */

@@ -68,22 +68,76 @@ export function packageJsonFor(dir: string, extras?: ProjectManifestExtras): str
         dependencies: { ...projectDependencies(), ...templateDependencies().dependencies },
         devDependencies: templateDependencies().devDependencies,
       }
-    : { name, private: true, type: 'module', dependencies: projectDependencies() };
+    : {
+        name,
+        private: true,
+        type: 'module',
+        dependencies: { ...projectDependencies(), ...providerDependencies() },
+      };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
+/** The provider packages the config loads when its API key is set: named so `npm install` brings them. */
+export function providerDependencies(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const manifest = ours();
+  const wanted: Record<string, string> = {};
+  for (const [key, name] of [
+    ['ANTHROPIC_API_KEY', '@ai-sdk/anthropic'],
+    ['OPENAI_API_KEY', '@ai-sdk/openai'],
+  ] as const) {
+    if (env[key]) wanted[name] = manifest.devDependencies?.[name] ?? 'latest';
+  }
+  return wanted;
+}
+
 /**
- * What an existing package.json lacks for the config to load and run: `"type": "module"` (else Node
- * warns MODULE_TYPELESS_PACKAGE_JSON on every command) and the dependencies. Each entry is a
- * sentence saying what to do.
+ * An existing package.json, made ready for the config (or the template) to load and run:
+ * `"type": "module"` (the config is an ES module; `npm init -y` writes "commonjs"), the template's
+ * scripts (a script of the same name is kept and said), and the dependencies it lacks. Answers the
+ * new text and one line per change, for the user to read; no change, no lines.
  */
-export function packageJsonGaps(text: string, template = false): string[] {
-  const manifest = JSON.parse(text) as Manifest;
-  const gaps: string[] = [];
-  if (manifest.type !== 'module') gaps.push('add "type": "module" to package.json');
+export function updatePackageJson(
+  text: string,
+  options: { template?: ProjectManifestExtras; env?: NodeJS.ProcessEnv } = {},
+): { text: string; changes: string[] } {
+  const manifest = JSON.parse(text) as Manifest & { scripts?: Record<string, string> };
+  const changes: string[] = [];
+  if (manifest.type !== 'module') {
+    changes.push(
+      `"type": "module" (was ${manifest.type === undefined ? 'unset' : JSON.stringify(manifest.type)})`,
+    );
+    manifest.type = 'module';
+  }
+  if (options.template) {
+    const scripts = { ...options.template.scripts, typecheck: 'tsc' };
+    for (const [name, command] of Object.entries(scripts)) {
+      const current = manifest.scripts?.[name];
+      if (current === command) continue;
+      if (current !== undefined && !/no test specified/.test(current)) {
+        changes.push(`kept your script "${name}" (the template's would be: ${command})`);
+        continue;
+      }
+      manifest.scripts = { ...manifest.scripts, [name]: command };
+      changes.push(`script "${name}": ${command}`);
+    }
+  }
   const have = { ...manifest.devDependencies, ...manifest.dependencies };
-  const needed = { ...projectDependencies(), ...(template ? templateDependencies().dependencies : {}) };
-  const missing = Object.keys(needed).filter((name) => !(name in have));
-  if (missing.length) gaps.push(`npm install ${missing.join(' ')}`);
-  return gaps;
+  const wanted = {
+    ...projectDependencies(),
+    ...(options.template ? templateDependencies().dependencies : {}),
+    ...providerDependencies(options.env),
+  };
+  const added = Object.entries(wanted).filter(([name]) => !(name in have));
+  if (added.length) {
+    manifest.dependencies = { ...manifest.dependencies, ...Object.fromEntries(added) };
+    changes.push(`dependencies: ${added.map(([name]) => name).join(', ')}`);
+  }
+  if (options.template) {
+    const dev = Object.entries(templateDependencies().devDependencies).filter(([name]) => !(name in have));
+    if (dev.length) {
+      manifest.devDependencies = { ...manifest.devDependencies, ...Object.fromEntries(dev) };
+      changes.push(`devDependencies: ${dev.map(([name]) => name).join(', ')}`);
+    }
+  }
+  return { text: `${JSON.stringify(manifest, null, 2)}\n`, changes };
 }

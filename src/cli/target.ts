@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { dataDir } from '../paths.ts';
-import type { ToolkitAgentConfig } from './config.ts';
+import type { ToolkitAgentConfig } from './config-types.ts';
 import { CliError, note } from './output.ts';
 
 /** Where a command talks to Temporal, and how it was chosen. */

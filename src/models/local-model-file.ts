@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDirsToSearch, userCacheDir } from '../cache-dir.ts';
+import { ConfigurationError } from '../errors.ts';
 import { exists } from '../fs/probe.ts';
 import { findPythonWithPip, pipInstallTarget, runPython } from '../fs/pypi.ts';
 
@@ -29,8 +30,14 @@ export async function findLocalModel(
   } = {},
 ): Promise<string | undefined> {
   const env = options.env ?? process.env;
-  if (env.TOOLKIT_AGENT_LOCAL_MODEL)
-    return (await exists(env.TOOLKIT_AGENT_LOCAL_MODEL)) ? env.TOOLKIT_AGENT_LOCAL_MODEL : undefined;
+  const chosen = env.TOOLKIT_AGENT_LOCAL_MODEL;
+  if (chosen) {
+    if (await exists(chosen)) return chosen;
+    throw new ConfigurationError(
+      `TOOLKIT_AGENT_LOCAL_MODEL is ${chosen}, which does not exist: point it at a GGUF file, or unset it ` +
+        'to use the default offline model (`toolkit-agent model pull` fetches it).',
+    );
+  }
   for (const dir of cacheDirsToSearch(env)) {
     const cached = join(dir, 'models', LOCAL_MODEL_FILE);
     if (await exists(cached)) return cached;

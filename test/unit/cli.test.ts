@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { updatePackageJson } from '../../src/cli/init-package.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 
@@ -134,20 +135,70 @@ describe('toolkit-agent creds', { timeout: 60_000 }, () => {
 });
 
 describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
-  it("in a project of one's own: leaves package.json alone and says what it lacks", async () => {
+  it("in a project of one's own (as `npm init -y` leaves it): updates package.json and says what it changed", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-init-own-'));
     try {
-      const own = `${JSON.stringify({ name: 'mine', dependencies: { 'toolkit-agent': '^0.1.0' } })}\n`;
-      await writeFile(join(dir, 'package.json'), own);
+      const own = {
+        name: 'mine',
+        version: '1.0.0',
+        main: 'index.js',
+        scripts: { test: 'echo "Error: no test specified" && exit 1' },
+        type: 'commonjs',
+        dependencies: { 'toolkit-agent': '^0.1.0' },
+      };
+      await writeFile(join(dir, 'package.json'), `${JSON.stringify(own, null, 2)}\n`);
       const init = await runCli(['init', '--dir', dir], { env });
       expect(init.code, init.stderr).toBe(0);
-      expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(own);
-      expect(init.stderr).toContain('add "type": "module" to package.json');
-      expect(init.stderr).toContain('npm install node-llama-cpp ');
-      expect(init.stderr).not.toMatch(/^ +npm install +#/m);
+      const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as typeof own;
+      expect(manifest).toMatchObject({ name: 'mine', type: 'module', scripts: own.scripts });
+      expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent']);
+      expect(manifest.dependencies['toolkit-agent']).toBe('^0.1.0');
+      expect(init.stdout).toContain(`updated ${join(dir, 'package.json')}`);
+      expect(init.stdout).toContain('"type": "module" (was "commonjs")');
+      expect(init.stdout).toContain('dependencies: node-llama-cpp');
+      expect(init.stderr).toMatch(/^ {2}npm install +# /m);
+      expect(init.stderr).not.toContain('add "type"');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a template in a project of one's own: adds its scripts and packages, keeps a script of the same name", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-init-own-template-'));
+    try {
+      await writeFile(
+        join(dir, 'package.json'),
+        `${JSON.stringify({ name: 'mine', scripts: { start: 'node app.js' } }, null, 2)}\n`,
+      );
+      const init = await runCli(['init', '--dir', dir, '--template', 'chat', '--json'], { env });
+      expect(init.code, init.stderr).toBe(0);
+      const { changes, next } = JSON.parse(init.stdout) as { changes: string[]; next: string[] };
+      expect(next).toEqual(['npm install']);
+      expect(changes).toContain('kept your script "start" (the template\'s would be: node src/server.ts)');
+      const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+        dependencies: Record<string, string>;
+        devDependencies: Record<string, string>;
+      };
+      expect(manifest.scripts).toEqual({ start: 'node app.js', typecheck: 'tsc' });
+      expect(Object.keys(manifest.dependencies)).toEqual(
+        expect.arrayContaining(['toolkit-agent', 'node-llama-cpp', 'zod']),
+      );
+      expect(Object.keys(manifest.devDependencies)).toEqual(expect.arrayContaining(['typescript']));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the provider package of a key that is set, so npm install brings it', () => {
+    const own = { type: 'module', dependencies: { 'toolkit-agent': '^0.1.0', 'node-llama-cpp': '^3.0.0' } };
+    const { text, changes } = updatePackageJson(JSON.stringify(own), {
+      env: { ANTHROPIC_API_KEY: 'sk-test' },
+    });
+    expect(changes).toEqual(['dependencies: @ai-sdk/anthropic']);
+    const { dependencies } = JSON.parse(text) as { dependencies: Record<string, string> };
+    expect(dependencies['@ai-sdk/anthropic']).toMatch(/\d/);
+    expect(updatePackageJson(JSON.stringify(own), { env: {} }).changes).toEqual([]);
   });
 
   it('writes a config and an example skill that the skills commands find, and refuses to overwrite', async () => {

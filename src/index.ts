@@ -81,6 +81,7 @@ export {
   type ToolContext,
   type ToolOutput,
 } from './tools/connector-base.ts';
+export { defineTool, type DefinedToolContext, type ToolDefinition } from './tools/define-tool.ts';
 export type { CredentialRecord, CredentialStore, CredentialType } from './credentials/types.ts';
 export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { FileCredentialStore, type FileCredentialStoreOptions } from './credentials/file-store.ts';

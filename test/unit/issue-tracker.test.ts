@@ -66,7 +66,7 @@ describe.skipIf(!LINEAR_SCHEMA_AVAILABLE)(
     it('creates with a client-chosen id, so a retry after a lost answer makes no second issue', async () => {
       const { linear, store, tool } = await setup('api_key', { loseFirstCreateAnswer: true });
       const args = {
-        action: 'create',
+        action: 'create' as const,
         team_id: 'team-eng',
         title: 'Flaky test',
         description: 'It fails on Mondays',

@@ -33,7 +33,7 @@ interface SearchResult {
  * `wiki` (Confluence Cloud, spec 4.6): `search` with plain words (as CQL) or CQL, and `create` a page
  * in a space (its key resolved to the numeric id) from Markdown, written as storage-format XHTML.
  */
-export class WikiTool extends BaseConnectorTool {
+export class WikiTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'wiki';
   readonly description =
     'Search wiki pages (plain words or CQL), or create a page from Markdown in a space (Confluence).';
@@ -41,8 +41,7 @@ export class WikiTool extends BaseConnectorTool {
   protected override readonly defaultCredentialKey = 'wiki';
   protected override readonly credentialTypes = ['api_key', 'bearer', 'basic'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const { site, call } = atlassianClient(
       await this.getCredential(context),
       this.credentialKey,

@@ -54,15 +54,14 @@ export interface FileDriveToolOptions {
  * query), `list` (recent files or a folder's children), and `get` a file's metadata and content:
  * Docs, Sheets and Slides exported as text or CSV, text files downloaded, binary files described.
  */
-export class FileDriveTool extends BaseConnectorTool {
+export class FileDriveTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'file_drive';
   readonly description = 'Search or list cloud drive files, or get a file with its text content.';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'file_drive';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     if (args.action === 'get') return getFile(record, context, args.file_id);
     requireScope(record, METADATA_SCOPES, 'Listing files');

@@ -44,15 +44,14 @@ const parameters = z.object({
  * `create` with a client-chosen id, so a retried create can never make a second issue. Personal API
  * keys (`type: 'api_key'`) are sent as they are; OAuth and bearer tokens with "Bearer".
  */
-export class IssueTrackerTool extends BaseConnectorTool {
+export class IssueTrackerTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'issue_tracker';
   readonly description = 'Search issues or create an issue in the issue tracker (Linear).';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'issue_tracker';
   protected override readonly credentialTypes = ['api_key', 'bearer', 'oauth2'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     if (args.action === 'search') {
       if (!args.query?.trim()) throw new ToolInputError('search needs a query.');

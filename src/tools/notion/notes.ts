@@ -40,7 +40,7 @@ interface NotionPage {
  * turned into Notion blocks. Pages must be shared with the integration; Notion's `object_not_found`
  * says exactly that.
  */
-export class NotesTool extends BaseConnectorTool {
+export class NotesTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'notes';
   readonly description =
     'Search pages, or create a page with Markdown content, in the notes workspace (Notion).';
@@ -48,8 +48,7 @@ export class NotesTool extends BaseConnectorTool {
   protected override readonly defaultCredentialKey = 'notes';
   protected override readonly credentialTypes = ['api_key', 'bearer', 'oauth2'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     if (args.action === 'search') {
       const limit = args.limit ?? 10;

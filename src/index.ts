@@ -67,7 +67,7 @@ export type { AuthorizationOptions } from './authorization/options.ts';
 export type { LiveTextOption } from './activities/live-text.ts';
 export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason, SubRunSummary } from './common/run.ts';
-export type { SubAgentSpec } from './activities/agent-definition.ts';
+export type { SubAgentSpec } from './agent/definition.ts';
 export {
   DEFAULT_MAX_SUB_AGENT_DEPTH,
   HANDOFF_TOOL_PREFIX,

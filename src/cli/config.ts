@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AgentDefinition } from '../activities/agent-definition.ts';
+import type { AgentDefinition } from '../agent/definition.ts';
 import { FileCredentialStore } from '../credentials/file-store.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import type { TemporalConnectionOptions } from '../connection/temporal-options.ts';

@@ -1,7 +1,9 @@
 /**
- * The `toolkit-agent/tools/connector_base` entry point: what a connector author needs, the base
- * class, {@link defineTool} for a tool without a class, and the HTTP helpers the built-in connectors
- * use.
+ * The `toolkit-agent/tools/connector_base` entry point: what a connector author needs. The base
+ * class of every tool, {@link defineTool} for a tool without a class, the base of the built-in
+ * tools, and the HTTP layer the built-in connectors call (`httpRequest` registers the secrets it
+ * sends for redaction; `errorForResponse` turns a failed response into the error kinds the activity
+ * retries or gives back to the model).
  *
  * @module toolkit-agent/tools/connector_base
  */
@@ -16,3 +18,8 @@ export {
   type ToolOutput,
 } from './connector-base.ts';
 export { defineTool, type DefinedToolContext, type ToolDefinition } from './define-tool.ts';
+export { BuiltinTool, type BuiltinToolOptions } from './builtins/builtin-tool.ts';
+export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from '../http/request.ts';
+export { errorForResponse } from '../http/classify.ts';
+export { parseRetryAfter } from '../http/retry-after.ts';
+export { SecretSet, REDACTED } from '../redaction.ts';

@@ -129,7 +129,9 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
   /** Attaches one more skill, by id or as a Skill object, to the runs that start from now on. */
   addSkill(idOrSkill: string | Skill): void {
     if (typeof idOrSkill !== 'string' && !idOrSkill?.id)
-      throw new TypeError('addSkill takes a skill id or a Skill.');
+      throw new ConfigurationError(
+        "addSkill takes a skill id or a Skill, e.g. addSkill('brand-voice') or addSkill(createSkill({ ... })).",
+      );
     this.#skills.push(idOrSkill);
   }
 
@@ -176,7 +178,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
     opts: AgentRunOptions & { output?: R } = {},
   ): Promise<AgentRunHandle<ResultOutput<R, S>>> {
     const started = await this.#start();
-    const handle = await started.agents.start(this.#name, prompt, { ...this.#runOptions(), ...opts });
+    const handle = await started.agents.startRun(this.#name, prompt, { ...this.#runOptions(), ...opts });
     return handle as unknown as AgentRunHandle<ResultOutput<R, S>>;
   }
 

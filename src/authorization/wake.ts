@@ -5,6 +5,7 @@ import {
 } from '../common/authorization.ts';
 import { listAgentRuns } from '../visibility/list.ts';
 import { isUndefinedSearchAttributeError } from '../visibility/start-with-search-attributes.ts';
+import { ConfigurationError } from '../errors.ts';
 
 /** At most this many running runs and sessions of one tenant are woken per grant. */
 const MAX_WOKEN = 10_000;
@@ -23,7 +24,7 @@ export async function wakeWaitingRuns(
   credentialKey: string,
 ): Promise<string[]> {
   if (typeof credentialKey !== 'string' || credentialKey === '')
-    throw new TypeError('authorizationCompleted needs the credential key that was granted.');
+    throw new ConfigurationError('authorizationCompleted needs the credential key that was granted.');
   const runs = await listAgentRuns(client, taskQueue, {
     status: 'running',
     limit: MAX_WOKEN,

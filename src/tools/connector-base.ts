@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CredentialRecord, CredentialStore, CredentialType } from '../credentials/types.ts';
 import { secretValuesOf } from '../credentials/types.ts';
-import { CredentialError } from '../errors.ts';
+import { ConfigurationError, CredentialError } from '../errors.ts';
 import { assertUsable, canRefresh, needsRefresh, refreshCredential } from '../oauth/refresh.ts';
 import type { SecretSet } from '../redaction.ts';
 import { noteCredentialUse } from './call-scope.ts';
@@ -225,15 +225,19 @@ export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<s
 /** Refuses a tool definition that no model could call, when the agent is created rather than mid-run. */
 export function assertValidTool(tool: BaseConnectorTool): void {
   if (!(tool instanceof BaseConnectorTool)) {
-    throw new TypeError('Every tool must extend BaseConnectorTool (toolkit-agent/tools/connector_base).');
+    throw new ConfigurationError(
+      'Every tool must extend BaseConnectorTool (toolkit-agent/tools/connector_base).',
+    );
   }
   if (!TOOL_NAME.test(tool.name)) {
-    throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must be 1-64 letters, digits, _ or -.`);
+    throw new ConfigurationError(
+      `Tool name ${JSON.stringify(tool.name)} must be 1-64 letters, digits, _ or -.`,
+    );
   }
   if (!tool.description?.trim())
-    throw new TypeError(`Tool "${tool.name}" needs a description for the model.`);
+    throw new ConfigurationError(`Tool "${tool.name}" needs a description for the model.`);
   if (!(tool.parameters instanceof z.ZodObject)) {
-    throw new TypeError(`Tool "${tool.name}": parameters must be a zod object (z.object({...})).`);
+    throw new ConfigurationError(`Tool "${tool.name}": parameters must be a zod object (z.object({...})).`);
   }
   tool.schema();
 }

@@ -1,5 +1,6 @@
 import type { Context } from '@temporalio/activity';
-import { DEFAULT_TEXT_DELTA_BATCH_MS, TEXT_DELTA_SIGNAL, type TextDeltaSignal } from '../common/control.ts';
+import { DEFAULT_TEXT_DELTA_BATCH_MS, type TextDeltaSignal } from '../common/control.ts';
+import { textDeltaSignal } from '../common/workflow-definitions.ts';
 import { ConfigurationError } from '../errors.ts';
 import { parsePartialJson } from '../output/partial-json.ts';
 
@@ -74,7 +75,7 @@ export class TextDeltaBatcher {
     const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
     return new TextDeltaBatcher(
       (text, partial, first) =>
-        handle.signal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL, {
+        handle.signal(textDeltaSignal, {
           seq,
           attempt,
           text,

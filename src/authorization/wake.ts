@@ -1,8 +1,6 @@
 import type { Client } from '@temporalio/client';
-import {
-  AUTHORIZATION_COMPLETED_SIGNAL,
-  type AuthorizationCompletedSignal,
-} from '../common/authorization.ts';
+import type { AuthorizationCompletedSignal } from '../common/authorization.ts';
+import { authorizationCompletedSignal } from '../common/workflow-definitions.ts';
 import { listAgentRuns } from '../visibility/list.ts';
 import { isUndefinedSearchAttributeError } from '../visibility/start-with-search-attributes.ts';
 import { ConfigurationError } from '../errors.ts';
@@ -43,7 +41,7 @@ export async function wakeWaitingRuns(
       .filter((run) => run.tenant === tenant)
       .map(async (run) => {
         try {
-          await client.workflow.getHandle(run.workflowId).signal(AUTHORIZATION_COMPLETED_SIGNAL, signal);
+          await client.workflow.getHandle(run.workflowId).signal(authorizationCompletedSignal, signal);
           woken.push(run.workflowId);
         } catch {
           // It ended meanwhile: nothing to wake.

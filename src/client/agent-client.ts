@@ -33,6 +33,7 @@ import {
   type ResultOutput,
 } from '../output/schema.ts';
 import { ConfigurationError } from '../errors.ts';
+import type { agentRun, deepAgentRun } from '../workflows/index.ts';
 
 export { AgentRunHandle };
 
@@ -210,16 +211,21 @@ export class AgentClient {
       ...((opts.summaryIncludesPrompt ?? this.#summaryIncludesPrompt) ? { prompt } : {}),
     });
     const workflow = await startWithSearchAttributes(this.client, (withSearchAttributes) =>
-      this.client.workflow.start(opts.deep ? 'deepAgentRun' : 'agentRun', {
-        taskQueue: this.taskQueue,
-        workflowId,
-        args: [input],
-        ...(opts.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
-        ...(priority ? { priority } : {}),
-        ...(canStartEagerly(this.client) ? { requestEagerStart: true } : {}),
-        ...ui.options,
-        ...(withSearchAttributes ? ui.searchAttributes : {}),
-      }),
+      this.client.workflow.start<typeof agentRun | typeof deepAgentRun>(
+        opts.deep ? 'deepAgentRun' : 'agentRun',
+        {
+          taskQueue: this.taskQueue,
+          workflowId,
+          args: [input],
+          ...(opts.once
+            ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' }
+            : {}),
+          ...(priority ? { priority } : {}),
+          ...(canStartEagerly(this.client) ? { requestEagerStart: true } : {}),
+          ...ui.options,
+          ...(withSearchAttributes ? ui.searchAttributes : {}),
+        },
+      ),
     );
     return new AgentRunHandle<ResultOutput<S>>(workflow);
   }

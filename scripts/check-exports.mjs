@@ -53,7 +53,7 @@ for (const { specifier, declarations } of entries) {
     }
   }
   sections.push(
-    `## ${specifier}\n\n${exported.length} names.\n\n${exported.map(({ name, kind }) => `- ${name} (${kind})`).join('\n')}\n`,
+    `## ${specifier}\n\n${exported.length} ${exported.length === 1 ? 'name' : 'names'}.\n\n${exported.map(({ name, kind }) => `- ${name} (${kind})`).join('\n')}\n`,
   );
 }
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { UpstreamError } from '../../src/errors.ts';
-import { IssueTrackerTool, LINEAR_DOCUMENTS } from '../../src/tools/linear/issue-tracker.ts';
+import { LINEAR_DOCUMENTS } from '../../src/tools/linear/documents.ts';
+import { IssueTrackerTool } from '../../src/tools/linear/issue-tracker.ts';
 import {
   LINEAR_SCHEMA_AVAILABLE,
   schemaErrors,

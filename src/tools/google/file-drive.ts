@@ -10,6 +10,7 @@ import { ToolInputError } from '../../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
 import { collectPages } from '../../http/collect-pages.ts';
 import { ExportTooLargeError, googleRequest, requireScope } from './request.ts';
+import { driveQuery, quote } from './drive-query.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'list', 'get']),
@@ -96,19 +97,6 @@ export class FileDriveTool extends BaseConnectorTool<typeof parameters> {
       metadata: { files, q },
     };
   }
-}
-
-function quote(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
-}
-
-/** Drive query syntax is passed through; plain words become a full-text search. */
-export function driveQuery(query: string): string {
-  if (
-    /\b(contains|in parents|trashed|mimeType|modifiedTime|fullText|sharedWithMe|starred)\b|[=<>]/.test(query)
-  )
-    return query;
-  return `fullText contains '${quote(query.trim())}' and trashed = false`;
 }
 
 function line(file: DriveFile): string {

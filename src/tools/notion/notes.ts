@@ -10,11 +10,9 @@ import { NotFoundError, ToolInputError } from '../../errors.ts';
 import { errorForResponse } from '../../http/classify.ts';
 import { httpRequest } from '../../http/request.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
-import { parseMarkdownBlocks, type MarkdownBlock } from '../markdown-blocks.ts';
+import { parseMarkdownBlocks } from '../markdown-blocks.ts';
+import { NOTION_VERSION, toNotionBlock } from './blocks.ts';
 import { collectPages } from '../../http/collect-pages.ts';
-
-/** The Notion API version sent with every request (the current one in Notion's official SDK). */
-export const NOTION_VERSION = '2025-09-03';
 
 const parameters = z.object({
   action: z.enum(['search', 'create']),
@@ -92,41 +90,6 @@ export class NotesTool extends BaseConnectorTool<typeof parameters> {
 function pageTitle(page: NotionPage): string {
   const title = Object.values(page.properties ?? {}).find((p) => p.type === 'title')?.title;
   return title?.map((t) => t.plain_text).join('') || 'Untitled';
-}
-
-/** Notion caps a text object at 2,000 characters. */
-function richText(text: string) {
-  const chunks = text.match(/[\s\S]{1,2000}/g) ?? [''];
-  return chunks.map((content) => ({ type: 'text', text: { content } }));
-}
-
-export function toNotionBlock(block: MarkdownBlock): Record<string, unknown> {
-  switch (block.type) {
-    case 'heading': {
-      const type = `heading_${block.level}`;
-      return { object: 'block', type, [type]: { rich_text: richText(block.text) } };
-    }
-    case 'bullet':
-      return {
-        object: 'block',
-        type: 'bulleted_list_item',
-        bulleted_list_item: { rich_text: richText(block.text) },
-      };
-    case 'numbered':
-      return {
-        object: 'block',
-        type: 'numbered_list_item',
-        numbered_list_item: { rich_text: richText(block.text) },
-      };
-    case 'code':
-      return {
-        object: 'block',
-        type: 'code',
-        code: { rich_text: richText(block.text), language: block.language },
-      };
-    default:
-      return { object: 'block', type: 'paragraph', paragraph: { rich_text: richText(block.text) } };
-  }
 }
 
 async function notion(

@@ -64,7 +64,7 @@ export type {
 } from './common/authorization.ts';
 export { DEFAULT_AUTHORIZATION_TIMEOUT_MS } from './common/authorization.ts';
 export type { AuthorizationOptions } from './authorization/options.ts';
-export type { LiveTextOption } from './activities/live-text.ts';
+export type { LiveTextOption } from './agent/definition.ts';
 export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason, SubRunSummary } from './common/run.ts';
 export type { SubAgentSpec } from './agent/definition.ts';

@@ -1,6 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import { DEFAULT_TEXT_DELTA_BATCH_MS, type TextDeltaSignal } from '../common/control.ts';
 import { textDeltaSignal } from '../common/workflow-definitions.ts';
+import type { LiveTextOption } from '../agent/definition.ts';
 import { ConfigurationError } from '../errors.ts';
 import { parsePartialJson } from '../output/partial-json.ts';
 
@@ -14,9 +15,6 @@ const FIRST_ALONE_AFTER_MS = 1_000;
 
 /** What a step's first batch says before its text. */
 export type FirstBatch = Pick<TextDeltaSignal, 'settled' | 'opening'>;
-
-/** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
-export type LiveTextOption = boolean | { batchMs?: number };
 
 export function resolveLiveText(agent: string, option: LiveTextOption | undefined): number | undefined {
   if (option === false) return undefined;

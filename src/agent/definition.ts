@@ -9,8 +9,10 @@ import type { LlmOption } from '../models/to-adapter.ts';
 import type { SkillOptions } from '../skills/options.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSchema } from '../output/schema.ts';
-import type { LiveTextOption } from '../activities/live-text.ts';
 import type { RateLimits } from '../rate-limits/types.ts';
+
+/** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
+export type LiveTextOption = boolean | { batchMs?: number };
 
 /**
  * A sub-agent of an agent (`subAgents`): a served agent by name (`agent`), or an inline `definition`

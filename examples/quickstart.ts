@@ -16,13 +16,11 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import {
   Agent,
-  BaseConnectorTool,
+  defineTool,
   findLocalModel,
   InMemoryCredentialStore,
   LocalLlamaModel,
   type LanguageModel,
-  type ToolContext,
-  type ToolOutput,
 } from 'toolkit-agent';
 
 /** A provider model when an API key is configured, else the offline local model. */
@@ -59,23 +57,22 @@ statusApi.listen(0, '127.0.0.1');
 await once(statusApi, 'listening');
 const baseUrl = `http://127.0.0.1:${(statusApi.address() as AddressInfo).port}`;
 
-/** A custom connector: reads its credential from the shared store inside the activity. */
-class StatusTool extends BaseConnectorTool {
-  readonly name = 'service_status';
-  readonly description = 'Current status of an internal service';
-  readonly parameters = z.object({ service: z.string().describe('service name, e.g. billing') });
-  protected override readonly defaultCredentialKey = 'status_api';
-
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { token, metadata } = await this.getCredential(context);
-    const response = await fetch(`${String(metadata?.base_url)}/status/${String(args.service)}`, {
+/** A custom connector: `run` gets typed arguments and reads its credential inside the activity. */
+const serviceStatus = defineTool({
+  name: 'service_status',
+  description: 'Current status of an internal service',
+  parameters: z.object({ service: z.string().describe('service name, e.g. billing') }),
+  credentialKey: 'status_api',
+  async run(context, { service }) {
+    const { token, metadata } = await context.getCredential();
+    const response = await fetch(`${String(metadata?.base_url)}/status/${encodeURIComponent(service)}`, {
       headers: { authorization: `Bearer ${token}` },
       signal: context.signal,
     });
     const body = (await response.json()) as Record<string, unknown>;
     return { text: JSON.stringify(body), metadata: body };
-  }
-}
+  },
+});
 
 const credentialStore = new InMemoryCredentialStore();
 await credentialStore.put({
@@ -87,7 +84,7 @@ await credentialStore.put({
 
 const llm = await chooseModel();
 console.log(`Model: ${llm instanceof LocalLlamaModel ? llm.modelId : `${llm.provider}:${llm.modelId}`}`);
-const agent = new Agent({ llm, tools: [new StatusTool()], credentialStore });
+const agent = new Agent({ llm, tools: [serviceStatus], credentialStore });
 
 try {
   console.log('Starting an embedded Temporal server and a worker ...');

@@ -91,7 +91,7 @@ const service = createServer((request, response) => {
   const run = /^\/runs\/([\w-]+)$/.exec(request.url ?? '')?.[1];
   if (request.method === 'POST' && ticket) {
     // Starts the run and returns at once; `output` makes the handle's result a Triage.
-    agents.start('triage', `Triage ticket ${ticket}.`, { output: Triage }).then(
+    agents.startRun('triage', `Triage ticket ${ticket}.`, { output: Triage }).then(
       (handle) => json(response, 202, { run: handle.workflowId }),
       (error: Error) => json(response, 500, { error: error.message }),
     );

@@ -105,6 +105,57 @@ try {
   const section = readme.indexOf('## An agent in a few lines');
   const snippet = /```ts\n([\s\S]*?)```/.exec(readme.slice(section))[1];
   writeFileSync(join(app, 'readme-agent.ts'), snippet);
+  // Typed tools: `run` gets the parsed arguments typed by `parameters`; an undeclared field is a
+  // compile error (each @ts-expect-error must stay an error, or tsc fails on it), and a class written
+  // the old way (no type argument, `args: Record<string, unknown>`) still compiles.
+  writeFileSync(
+    join(app, 'typed-tools.ts'),
+    `import { z } from 'zod';
+import { BaseConnectorTool, defineTool, type ToolContext } from 'toolkit-agent';
+import { defineTool as defineToolFromSubpath } from 'toolkit-agent/tools/connector_base';
+
+const parameters = z.object({ city: z.string(), days: z.number().int().optional() });
+
+export const weather = defineTool({
+  name: 'weather',
+  description: 'Weather for a city',
+  parameters,
+  run(_context, args) {
+    const city: string = args.city;
+    const days: number | undefined = args.days;
+    // @ts-expect-error \`country\` is not declared in parameters
+    const country = args.country;
+    // @ts-expect-error \`city\` is a string
+    const cityAsNumber: number = args.city;
+    return { text: \`\${city} \${days ?? 1} \${String(country)} \${cityAsNumber}\`, metadata: {} };
+  },
+});
+
+class WeatherTool extends BaseConnectorTool<typeof parameters> {
+  readonly name = 'weather_class';
+  readonly description = 'Weather for a city';
+  readonly parameters = parameters;
+  async run(_context: ToolContext, args: z.infer<typeof parameters>) {
+    // @ts-expect-error \`country\` is not declared in parameters
+    const country = args.country;
+    return { text: args.city + String(country), metadata: {} };
+  }
+}
+
+class UntypedTool extends BaseConnectorTool {
+  readonly name = 'untyped';
+  readonly description = 'A class written before tools were typed';
+  readonly parameters = z.object({ q: z.string() });
+  async run(_context: ToolContext, args: Record<string, unknown>) {
+    return { text: String(args.q), metadata: {} };
+  }
+}
+
+export const tools: BaseConnectorTool[] = [weather, new WeatherTool(), new UntypedTool(), defineToolFromSubpath({
+  name: 'noop', description: 'Does nothing', parameters: z.object({}), run: () => ({ text: '', metadata: {} }),
+})];
+`,
+  );
   writeFileSync(
     join(app, 'subpaths.ts'),
     subpaths.map((subpath, i) => `import * as m${i} from '${specifier(subpath)}';`).join('\n') +
@@ -128,7 +179,7 @@ try {
     );
   }
   console.log(
-    `ok the package's types and the README's agent snippet compile (strict, nodenext, no skipLibCheck)`,
+    `ok the package's types, the README's agent snippet and typed tools compile (strict, nodenext, no skipLibCheck); an undeclared tool argument does not`,
   );
 
   // The README's snippet runs as written (an embedded Temporal server; our temporal CLI, to skip the download).

@@ -1,11 +1,18 @@
 /**
- * toolkit-agent: durable AI agents on Temporal. Everything public is exported here; subpaths
- * (`toolkit-agent/client`, `/worker`, `/testing`, `/tools/connector_base`) carry the same names.
+ * toolkit-agent: durable AI agents on Temporal. This entry holds what an application needs: the
+ * agents, the client, the worker, the connectors and built-in tools, the stores, skills, models,
+ * OAuth helpers, errors and the types of their options. Narrower entries: `toolkit-agent/client`
+ * (starting and watching runs, without the worker), `/worker` (also the worker's defaults),
+ * `/testing`, `/mcp`, `/triggers`, `/skills/tool_bundles` (also `TOOL_BUNDLES` and
+ * `BUILTIN_TOOL_NAMES`), one `/tools/<module>` per connector, and `/tools/connector_base`: the base
+ * of every tool and what a connector author needs besides (the HTTP helpers, `SecretSet`,
+ * `BuiltinTool`), which this entry does not repeat. `api/exports.md` lists every entry's names.
  *
  * @module toolkit-agent
  */
 import './node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 export { Agent, type AgentOptions, type AgentRunOptions } from './agent/agent.ts';
+export type { AgentHostingOptions } from './agent/options.ts';
 export { DeepAgent, type DeepAgentOptions } from './agent/deep-agent.ts';
 export type { DeepAgentResult, Verification } from './common/deep.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
@@ -39,19 +46,12 @@ export {
 export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 export {
   resolveTemporalConnection,
-  describeConnection,
   type TemporalConnectionOptions,
   type TemporalTlsOptions,
   type ResolvedTemporalConnection,
 } from './connection/temporal-options.ts';
-export { connectWorkerConnection, connectClientConnection } from './connection/connect.ts';
-export {
-  AesGcmPayloadCodec,
-  encryptionDataConverter,
-  ENCRYPTED_ENCODING,
-  ENCRYPTION_KEY_ID,
-} from './codec/aes-gcm-codec.ts';
-export { resolveEncryption, type PayloadEncryptionOptions } from './codec/key-ring.ts';
+export { AesGcmPayloadCodec, encryptionDataConverter } from './codec/aes-gcm-codec.ts';
+export type { PayloadEncryptionOptions } from './codec/key-ring.ts';
 export { createCodecServer, type CodecServerOptions, type CodecRequest } from './codec/codec-server.ts';
 export { authorizeUiOrigin, type UiOriginAuthorizationOptions } from './codec/ui-authorization.ts';
 export type { AgentEvent, AgentEventType } from './common/events.ts';
@@ -64,16 +64,11 @@ export type {
 } from './common/authorization.ts';
 export { DEFAULT_AUTHORIZATION_TIMEOUT_MS } from './common/authorization.ts';
 export type { AuthorizationOptions } from './authorization/options.ts';
-export type { LiveTextOption } from './activities/live-text.ts';
+export type { LiveTextOption } from './agent/definition.ts';
 export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason, SubRunSummary } from './common/run.ts';
-export type { SubAgentSpec } from './activities/agent-definition.ts';
-export {
-  DEFAULT_MAX_SUB_AGENT_DEPTH,
-  HANDOFF_TOOL_PREFIX,
-  SUB_AGENT_TOOL_PREFIX,
-  type ParentRunInfo,
-} from './subagents/types.ts';
+export type { SubAgentSpec } from './agent/definition.ts';
+export { DEFAULT_MAX_SUB_AGENT_DEPTH, type ParentRunInfo } from './subagents/types.ts';
 export {
   BaseConnectorTool,
   type ApprovalContext,
@@ -81,6 +76,7 @@ export {
   type ToolContext,
   type ToolOutput,
 } from './tools/connector-base.ts';
+export { defineTool, type DefinedToolContext, type ToolDefinition } from './tools/define-tool.ts';
 export type { CredentialRecord, CredentialStore, CredentialType } from './credentials/types.ts';
 export { InMemoryCredentialStore } from './credentials/in-memory.ts';
 export { FileCredentialStore, type FileCredentialStoreOptions } from './credentials/file-store.ts';
@@ -90,33 +86,24 @@ export { CustomAPITool, type CustomAPIToolOptions } from './tools/http/custom-ap
 export { ToolSearchTool } from './tools/tool-search.ts';
 export * from './mcp/index.ts';
 export * from './triggers/index.ts';
-export { IssueTrackerTool, LINEAR_DOCUMENTS } from './tools/linear/issue-tracker.ts';
+export { IssueTrackerTool } from './tools/linear/issue-tracker.ts';
 export { ChatTool } from './tools/slack/chat.ts';
 export { ProjectTrackerTool } from './tools/atlassian/project-tracker.ts';
-export { NotesTool, NOTION_VERSION } from './tools/notion/notes.ts';
+export { NotesTool } from './tools/notion/notes.ts';
 export { WikiTool } from './tools/atlassian/wiki.ts';
 export { CalendarTool, type CalendarToolOptions } from './tools/google/calendar.ts';
 export { MailTool, type MailToolOptions } from './tools/google/mail.ts';
 export { FileDriveTool, type FileDriveToolOptions } from './tools/google/file-drive.ts';
 export * from './tools/builtins/index.ts';
-export { httpRequest, type HttpRequest, type HttpResponse, type HttpTimeouts } from './http/request.ts';
-export { errorForResponse } from './http/classify.ts';
-export { parseRetryAfter } from './http/retry-after.ts';
 export type { MemoryStore, WriteAttempt } from './memory/types.ts';
 export { InMemoryMemoryStore } from './memory/in-memory.ts';
 export { SqliteMemoryStore } from './memory/sqlite.ts';
 export { PostgresMemoryStore, type PostgresMemoryStoreOptions } from './memory/postgres.ts';
 export type { ModelAdapter, ModelRequest, ModelResponse } from './models/model-adapter.ts';
 export { ScriptedModel, type ScriptedStep } from './models/scripted.ts';
-export {
-  aiSdkModel,
-  isLanguageModel,
-  type LanguageModel,
-  type AiSdkAdapterOptions,
-} from './models/ai-sdk.ts';
+export { aiSdkModel, type LanguageModel, type AiSdkAdapterOptions } from './models/ai-sdk.ts';
 export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts';
-export { findLocalModel, LOCAL_MODEL_PACKAGE } from './models/local-model-file.ts';
-export { SecretSet, REDACTED } from './redaction.ts';
+export { findLocalModel } from './models/local-model-file.ts';
 export * from './skills/index.ts';
 export * from './context/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
@@ -136,7 +123,6 @@ export {
 export { DriveSuiteOAuthHelper, DRIVE_SUITE_SCOPES, type DriveSuiteService } from './oauth/drive-suite.ts';
 export { ChatOAuthHelper, CHAT_BOT_SCOPES, CHAT_USER_SCOPES } from './oauth/chat.ts';
 export { loopbackLogin, type LoopbackLoginOptions } from './oauth/loopback-login.ts';
-export { refreshCredential, REFRESH_BACKOFF_MS, NEEDS_REAUTH } from './oauth/refresh.ts';
 export {
   PostgresOAuthStateStore,
   type PostgresOAuthStateStoreOptions,
@@ -178,12 +164,5 @@ export type { Pricing, ModelPrice, UsageReport, UsageTotals } from './usage/summ
 export type { UsageQuery } from './usage/query.ts';
 export { MissingDependencyError } from './optional-dependency.ts';
 export type { PostgresPool, PostgresPoolClient } from './postgres/pool.ts';
-export {
-  EmbeddedTemporalServer,
-  acquireEmbeddedServer,
-  EMBEDDED_DYNAMIC_CONFIG,
-  type EmbeddedServerOptions,
-} from './embedded/dev-server.ts';
-export { findTemporalCli, type TemporalCli } from './embedded/temporal-cli.ts';
-export { CONFIG_FILES } from './cli/config.ts';
+export { EmbeddedTemporalServer, type EmbeddedServerOptions } from './embedded/dev-server.ts';
 export { defineConfig, type ToolkitAgentConfig, type CliOAuthClient } from './cli/config-types.ts';

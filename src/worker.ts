@@ -11,7 +11,7 @@ import {
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { createActivities } from './activities/index.ts';
-import type { AgentDefinition } from './activities/agent-definition.ts';
+import type { AgentDefinition } from './agent/definition.ts';
 import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
@@ -35,12 +35,12 @@ import type { RateLimits } from './rate-limits/types.ts';
 import { createRateLimitedWorkers, withRateLimitedWorkers } from './rate-limits/workers.ts';
 import { concurrencyDefaults } from './worker-concurrency.ts';
 
-export type { AgentDefinition, SubAgentSpec } from './activities/agent-definition.ts';
+export type { AgentDefinition, SubAgentSpec } from './agent/definition.ts';
 export {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   DEFAULT_TIMEOUTS,
-} from './activities/agent-definition.ts';
+} from './activities/agent-defaults.ts';
 export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 export type { Quotas, QuotaLimits } from './usage/quotas.ts';
 export type { UsageStore } from './usage/types.ts';

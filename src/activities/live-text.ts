@@ -1,5 +1,7 @@
 import type { Context } from '@temporalio/activity';
-import { DEFAULT_TEXT_DELTA_BATCH_MS, TEXT_DELTA_SIGNAL, type TextDeltaSignal } from '../common/control.ts';
+import { DEFAULT_TEXT_DELTA_BATCH_MS, type TextDeltaSignal } from '../common/control.ts';
+import { textDeltaSignal } from '../common/workflow-definitions.ts';
+import type { LiveTextOption } from '../agent/definition.ts';
 import { ConfigurationError } from '../errors.ts';
 import { parsePartialJson } from '../output/partial-json.ts';
 
@@ -13,9 +15,6 @@ const FIRST_ALONE_AFTER_MS = 1_000;
 
 /** What a step's first batch says before its text. */
 export type FirstBatch = Pick<TextDeltaSignal, 'settled' | 'opening'>;
-
-/** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
-export type LiveTextOption = boolean | { batchMs?: number };
 
 export function resolveLiveText(agent: string, option: LiveTextOption | undefined): number | undefined {
   if (option === false) return undefined;
@@ -74,7 +73,7 @@ export class TextDeltaBatcher {
     const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
     return new TextDeltaBatcher(
       (text, partial, first) =>
-        handle.signal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL, {
+        handle.signal(textDeltaSignal, {
           seq,
           attempt,
           text,

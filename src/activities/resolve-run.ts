@@ -4,7 +4,7 @@ import { toolResultMessage } from '../common/messages.ts';
 import type { RegisteredAuthorization } from '../authorization/options.ts';
 import type { ResolvedAuthorization } from '../common/authorization.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
-import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS } from './agent-definition.ts';
+import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS } from './agent-defaults.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';

@@ -25,7 +25,8 @@ import { discoverProjectSkills } from '../skills/project.ts';
 import { FileSkillRegistry } from '../skills/registry.ts';
 import { SkillSearchIndex } from '../skills/search.ts';
 import type { Skill } from '../skills/skill.ts';
-import { builtinTools, DEFAULT_PROJECT_ROOT } from '../tools/builtins/index.ts';
+import { builtinTools } from '../tools/builtins/index.ts';
+import { DEFAULT_PROJECT_ROOT } from '../tools/builtins/jail.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import { createAgentWorker } from '../worker.ts';
 import { installWorkerRuntime, resolveLogLevel } from '../runtime-log.ts';
@@ -128,7 +129,9 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
   /** Attaches one more skill, by id or as a Skill object, to the runs that start from now on. */
   addSkill(idOrSkill: string | Skill): void {
     if (typeof idOrSkill !== 'string' && !idOrSkill?.id)
-      throw new TypeError('addSkill takes a skill id or a Skill.');
+      throw new ConfigurationError(
+        "addSkill takes a skill id or a Skill, e.g. addSkill('brand-voice') or addSkill(createSkill({ ... })).",
+      );
     this.#skills.push(idOrSkill);
   }
 
@@ -175,7 +178,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
     opts: AgentRunOptions & { output?: R } = {},
   ): Promise<AgentRunHandle<ResultOutput<R, S>>> {
     const started = await this.#start();
-    const handle = await started.agents.start(this.#name, prompt, { ...this.#runOptions(), ...opts });
+    const handle = await started.agents.startRun(this.#name, prompt, { ...this.#runOptions(), ...opts });
     return handle as unknown as AgentRunHandle<ResultOutput<R, S>>;
   }
 
@@ -268,12 +271,23 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
       for (const step of cleanup.reverse()) await step();
     };
     try {
-      const { temporal } = this.#options;
+      // The hosting options are this process's; the rest is the agent's definition, served as is.
+      const {
+        temporal,
+        embedded: embeddedOptions,
+        encryption,
+        usageStore,
+        telemetry,
+        summaryIncludesPrompt,
+        logLevel: _logLevel, // applied above, when the runtime is installed
+        fairness,
+        ...definition
+      } = this.#options;
       let resolved: ResolvedTemporalConnection;
       if (temporal) {
         resolved = resolveTemporalConnection(temporal);
       } else {
-        const embedded = await acquireEmbeddedServer(this.#options.embedded);
+        const embedded = await acquireEmbeddedServer(embeddedOptions);
         cleanup.push(embedded.release);
         resolved = { address: embedded.server.address, namespace: embedded.server.namespace };
       }
@@ -287,39 +301,17 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
         connection: nativeConnection,
         address: resolved.address,
         namespace,
-        ...(this.#options.encryption ? { encryption: this.#options.encryption } : {}),
+        ...(encryption ? { encryption } : {}),
         taskQueue,
         memoryStore,
-        telemetry: this.#options.telemetry,
+        ...(usageStore ? { usageStore } : {}),
+        telemetry,
         agents: {
           [this.#name]: {
+            ...definition,
             llm: this.#llm,
-            tools: this.#options.tools,
-            fastTools: this.#options.fastTools,
-            builtinTools: this.#builtins,
-            credentialStore: this.#options.credentialStore,
-            systemPrompt: this.#options.systemPrompt,
-            maxToolOutputChars: this.#options.maxToolOutputChars,
-            toolSearch: this.#options.toolSearch,
-            mcpServers: this.#options.mcpServers,
-            context: this.#options.context,
+            builtinTools: [...(definition.builtinTools ?? []), ...this.#builtins],
             skillRegistry: this.#registry,
-            defaultSkillIds: this.#options.defaultSkillIds,
-            autoUseSkills: this.#options.autoUseSkills,
-            skillMatchLimit: this.#options.skillMatchLimit,
-            autoProjectSkills: this.#options.autoProjectSkills,
-            skillActivation: this.#options.skillActivation,
-            skillListingChars: this.#options.skillListingChars,
-            projectRoot: this.#options.projectRoot,
-            timeoutMs: this.#options.timeoutMs,
-            limits: this.#options.limits,
-            approval: this.#options.approval,
-            liveText: this.#options.liveText,
-            subAgents: this.#options.subAgents,
-            handoffs: this.#options.handoffs,
-            maxSubAgentDepth: this.#options.maxSubAgentDepth,
-            authorization: this.#options.authorization,
-            rateLimits: this.#options.rateLimits,
           },
         },
       });
@@ -332,20 +324,20 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
         throw new Error('The agent worker stopped (the agent was closed).');
       });
       serving.catch(() => undefined);
-      const dataConverter = encryptionDataConverter(this.#options.encryption);
+      const dataConverter = encryptionDataConverter(encryption);
       // The worker's connection: runs start eagerly on the worker above.
       const client = new Client({
         connection: nativeConnection,
         namespace,
         ...(dataConverter ? { dataConverter } : {}),
-        interceptors: telemetryClientInterceptors(this.#options.telemetry),
+        interceptors: telemetryClientInterceptors(telemetry),
       });
       return {
         agents: new AgentClient({
           client,
           taskQueue,
-          summaryIncludesPrompt: this.#options.summaryIncludesPrompt,
-          ...(this.#options.fairness ? { fairness: this.#options.fairness } : {}),
+          summaryIncludesPrompt,
+          ...(fairness ? { fairness } : {}),
         }),
         client,
         namespace,

@@ -34,7 +34,12 @@ export class DeepAgent<S extends OutputSchema | undefined = undefined> extends A
     this.#verify = opts.verify ?? false;
   }
 
-  /** A chat session with this agent (the spec's `DeepAgent.chat`); turns are plain agent turns. */
+  /**
+   * A chat session with this agent; turns are plain agent turns.
+   *
+   * @deprecated Use {@link Agent.chatSession}, the one name for opening a chat session on `Agent`,
+   * `DeepAgent` and `AgentClient` alike; `chat` stays as an alias.
+   */
   chat(opts: { sessionId?: string; idleTimeoutMs?: number } = {}): AgentChatSession {
     return this.chatSession(opts);
   }

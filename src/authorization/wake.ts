@@ -1,10 +1,9 @@
 import type { Client } from '@temporalio/client';
-import {
-  AUTHORIZATION_COMPLETED_SIGNAL,
-  type AuthorizationCompletedSignal,
-} from '../common/authorization.ts';
+import type { AuthorizationCompletedSignal } from '../common/authorization.ts';
+import { authorizationCompletedSignal } from '../common/workflow-definitions.ts';
 import { listAgentRuns } from '../visibility/list.ts';
 import { isUndefinedSearchAttributeError } from '../visibility/start-with-search-attributes.ts';
+import { ConfigurationError } from '../errors.ts';
 
 /** At most this many running runs and sessions of one tenant are woken per grant. */
 const MAX_WOKEN = 10_000;
@@ -23,7 +22,7 @@ export async function wakeWaitingRuns(
   credentialKey: string,
 ): Promise<string[]> {
   if (typeof credentialKey !== 'string' || credentialKey === '')
-    throw new TypeError('authorizationCompleted needs the credential key that was granted.');
+    throw new ConfigurationError('authorizationCompleted needs the credential key that was granted.');
   const runs = await listAgentRuns(client, taskQueue, {
     status: 'running',
     limit: MAX_WOKEN,
@@ -42,7 +41,7 @@ export async function wakeWaitingRuns(
       .filter((run) => run.tenant === tenant)
       .map(async (run) => {
         try {
-          await client.workflow.getHandle(run.workflowId).signal(AUTHORIZATION_COMPLETED_SIGNAL, signal);
+          await client.workflow.getHandle(run.workflowId).signal(authorizationCompletedSignal, signal);
           woken.push(run.workflowId);
         } catch {
           // It ended meanwhile: nothing to wake.

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../activities/agent-definition.ts';
+import type { AgentDefinition } from '../agent/definition.ts';
 import { closestName } from '../common/closest-name.ts';
 import type { ToolkitAgentConfig } from './config-types.ts';
 import { CliError } from './output.ts';

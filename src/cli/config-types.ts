@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../activities/agent-definition.ts';
+import type { AgentDefinition } from '../agent/definition.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import type { TemporalConnectionOptions } from '../connection/temporal-options.ts';
 import type { CredentialStore } from '../credentials/types.ts';

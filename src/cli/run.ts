@@ -100,7 +100,7 @@ export function registerRun(program: Command): void {
       const view = new LiveView(opts.json ? 'json' : 'human', { structured: output !== undefined });
       let release = () => undefined as void;
       try {
-        const handle = await serving.agents.start(agent, prompt, {
+        const handle = await serving.agents.startRun(agent, prompt, {
           ...(opts.model ? { model: opts.model } : {}),
           ...(opts.skill.length ? { skills: opts.skill } : {}),
           ...(opts.tenant ? { tenant: opts.tenant } : {}),

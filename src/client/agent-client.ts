@@ -32,6 +32,8 @@ import {
   type OutputSchema,
   type ResultOutput,
 } from '../output/schema.ts';
+import { ConfigurationError } from '../errors.ts';
+import type { agentRun, deepAgentRun } from '../workflows/index.ts';
 
 export { AgentRunHandle };
 
@@ -174,17 +176,19 @@ export class AgentClient {
   }
 
   /**
-   * Starts a run of the named agent and returns at once. With `output`, the handle's result is typed
-   * from the schema; an agent whose definition has an `output` answers in objects too (type them
-   * with `start<T>` or a `JsonSchema<T>`).
+   * Starts a run of the named agent and returns its handle at once (`result()`, `events()`, the
+   * controls). With `output`, the handle's result is typed from the schema; an agent whose definition
+   * has an `output` answers in objects too (type them with `startRun<T>` or a `JsonSchema<T>`).
    */
-  async start<S extends OutputSchema | undefined = undefined>(
+  async startRun<S extends OutputSchema | undefined = undefined>(
     agent: string,
     prompt: string,
     opts: StartRunOptions & { output?: S } = {},
   ): Promise<AgentRunHandle<ResultOutput<S>>> {
     if (typeof prompt !== 'string' || prompt.trim() === '') {
-      throw new TypeError('The prompt must be a non-empty string.');
+      throw new ConfigurationError(
+        'The prompt must be a non-empty string: pass the task for the agent as text.',
+      );
     }
     const input: DeepAgentRunInput = { agent, prompt };
     if (opts.tenant !== undefined) input.tenant = opts.tenant;
@@ -207,18 +211,35 @@ export class AgentClient {
       ...((opts.summaryIncludesPrompt ?? this.#summaryIncludesPrompt) ? { prompt } : {}),
     });
     const workflow = await startWithSearchAttributes(this.client, (withSearchAttributes) =>
-      this.client.workflow.start(opts.deep ? 'deepAgentRun' : 'agentRun', {
-        taskQueue: this.taskQueue,
-        workflowId,
-        args: [input],
-        ...(opts.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' } : {}),
-        ...(priority ? { priority } : {}),
-        ...(canStartEagerly(this.client) ? { requestEagerStart: true } : {}),
-        ...ui.options,
-        ...(withSearchAttributes ? ui.searchAttributes : {}),
-      }),
+      this.client.workflow.start<typeof agentRun | typeof deepAgentRun>(
+        opts.deep ? 'deepAgentRun' : 'agentRun',
+        {
+          taskQueue: this.taskQueue,
+          workflowId,
+          args: [input],
+          ...(opts.once
+            ? { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' }
+            : {}),
+          ...(priority ? { priority } : {}),
+          ...(canStartEagerly(this.client) ? { requestEagerStart: true } : {}),
+          ...ui.options,
+          ...(withSearchAttributes ? ui.searchAttributes : {}),
+        },
+      ),
     );
     return new AgentRunHandle<ResultOutput<S>>(workflow);
+  }
+
+  /**
+   * @deprecated Use {@link AgentClient.startRun}, the one name for starting a run on `Agent` and
+   * `AgentClient` alike; `start` stays as an alias.
+   */
+  start<S extends OutputSchema | undefined = undefined>(
+    agent: string,
+    prompt: string,
+    opts: StartRunOptions & { output?: S } = {},
+  ): Promise<AgentRunHandle<ResultOutput<S>>> {
+    return this.startRun(agent, prompt, opts);
   }
 
   /** Runs the named agent to the end. */
@@ -227,12 +248,12 @@ export class AgentClient {
     prompt: string,
     opts?: StartRunOptions & { output?: S },
   ): Promise<AgentResult<ResultOutput<S>>> {
-    return (await this.start(agent, prompt, opts)).result();
+    return (await this.startRun(agent, prompt, opts)).result();
   }
 
   /** Starts a run and yields its events as they happen. */
   async *stream(agent: string, prompt: string, opts?: StartRunOptions): AsyncGenerator<AgentEvent> {
-    yield* (await this.start(agent, prompt, opts)).events();
+    yield* (await this.startRun(agent, prompt, opts)).events();
   }
 
   /** A chat session of the named agent, by id (a new one when no id is given); reachable from any process. */
@@ -322,7 +343,9 @@ export class AgentClient {
 
 function checkedTimeout(timeoutMs: number): number {
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
-    throw new TypeError(`timeoutMs must be a number of milliseconds above 0 (got ${String(timeoutMs)}).`);
+    throw new ConfigurationError(
+      `timeoutMs must be a number of milliseconds above 0 (got ${String(timeoutMs)}).`,
+    );
   }
   return timeoutMs;
 }

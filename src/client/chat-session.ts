@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { Workflow } from '@temporalio/common';
 import {
   chatWorkflowId,
-  SEND_UPDATE,
-  DELIVER_UPDATE,
-  SESSION_STATE_QUERY,
   type ChatSessionInput,
-  type ChatSessionState,
-  type ChatTurnOutput,
   type ChatTurnResult,
   type SendInput,
 } from '../common/chat.ts';
+import { deliverUpdate, sendUpdate, sessionStateQuery } from '../common/workflow-definitions.ts';
+import type { chatSession } from '../workflows/index.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError, RunFailedError } from '../errors.ts';
 import { quotaExceededIn } from '../usage/refusal.ts';
@@ -129,7 +125,7 @@ export class AgentChatSession extends ApprovalControls {
     let result: ChatTurnResult<unknown>;
     try {
       const { events, ...rest } = await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
+        client.workflow.executeUpdateWithStart(sendUpdate, {
           args: [send],
           updateId: send.turnId,
           startWorkflowOperation: operation(withSearchAttributes),
@@ -147,11 +143,11 @@ export class AgentChatSession extends ApprovalControls {
     const { client, operation, send } = await this.#prepare(prompt, opts);
     const workflow = client.workflow.getHandle(this.workflowId);
     const afterSeq = await workflow
-      .query<ChatSessionState>(SESSION_STATE_QUERY)
+      .query(sessionStateQuery)
       .then((state) => state.lastEventSeq)
       .catch(() => 0);
     const update = await startWithSearchAttributes(client, (withSearchAttributes) =>
-      client.workflow.startUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
+      client.workflow.startUpdateWithStart(sendUpdate, {
         args: [send],
         updateId: send.turnId,
         waitForStage: 'ACCEPTED',
@@ -192,13 +188,10 @@ export class AgentChatSession extends ApprovalControls {
       // A fresh update id: the session answers a duplicate by the message id (Temporal would hand
       // back the first update's answer for a repeated update id, which says nothing of duplicates).
       return await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart<Workflow, { duplicate: boolean }, [SendInput]>(
-          DELIVER_UPDATE,
-          {
-            args: [send],
-            startWorkflowOperation: operation(withSearchAttributes),
-          },
-        ),
+        client.workflow.executeUpdateWithStart(deliverUpdate, {
+          args: [send],
+          startWorkflowOperation: operation(withSearchAttributes),
+        }),
       );
     } catch (error) {
       throw this.#failure(error);
@@ -239,7 +232,7 @@ export class AgentChatSession extends ApprovalControls {
     const priority = runPriority(tenant, fairness, undefined);
     // An operation is used once: a start retried without search attributes needs a new one.
     const operation = (withSearchAttributes: boolean) =>
-      new WithStartWorkflowOperation('chatSession', {
+      new WithStartWorkflowOperation<typeof chatSession>('chatSession', {
         workflowId: this.workflowId,
         taskQueue,
         args: [input],

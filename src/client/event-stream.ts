@@ -8,13 +8,8 @@ import {
 } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { failedRunEvents } from './failed-run.ts';
-import {
-  closedRunEvents,
-  eventsAfter,
-  EVENTS_QUERY,
-  type AgentEvent,
-  type ClosedRunEvents,
-} from '../common/events.ts';
+import { closedRunEvents, eventsAfter, type AgentEvent, type ClosedRunEvents } from '../common/events.ts';
+import { eventsQuery } from '../common/workflow-definitions.ts';
 
 /**
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
@@ -80,7 +75,7 @@ export async function* streamRunEvents(
         fromResult ??
         fromTail ??
         (await Promise.race([
-          ask(() => run.handle.query<AgentEvent[], [number]>(EVENTS_QUERY, seq)),
+          ask(() => run.handle.query(eventsQuery, seq)),
           // A query waiting on a dead worker is dropped as soon as the result arrives.
           ...(end ? [] : [run.ended.then(() => undefined)]),
           ...(tailKnown ? [] : [tailed.then(() => undefined)]),

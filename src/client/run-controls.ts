@@ -1,14 +1,13 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
+import type { PendingApproval } from '../common/control.ts';
+import type { PendingAuthorization } from '../common/authorization.ts';
 import {
-  APPROVE_UPDATE,
-  CANCEL_UPDATE,
-  REJECT_UPDATE,
-  type ApproveInput,
-  type CancelInput,
-  type PendingApproval,
-  type RejectInput,
-} from '../common/control.ts';
-import { PENDING_AUTHORIZATIONS_QUERY, type PendingAuthorization } from '../common/authorization.ts';
+  approveUpdate,
+  cancelUpdate,
+  pendingAuthorizationsQuery,
+  rejectUpdate,
+} from '../common/workflow-definitions.ts';
 import { ControlRefusedError } from '../errors.ts';
 import { approvalHolder, pendingInTree } from '../subagents/child-approvals.ts';
 
@@ -25,17 +24,17 @@ export class RunControls {
   }
 
   cancel(reason?: string): Promise<void> {
-    return this.#update<CancelInput>(CANCEL_UPDATE, reason === undefined ? {} : { reason });
+    return this.#update(cancelUpdate, reason === undefined ? {} : { reason });
   }
 
   /** Decisions reach the run, or the sub-agent run of the run where the call waits. */
   approve(callId: string, opts: { note?: string } = {}): Promise<void> {
     const input = { callId, ...(opts.note === undefined ? {} : { note: opts.note }) };
-    return this.#decide<ApproveInput>(APPROVE_UPDATE, input);
+    return this.#decide(approveUpdate, input);
   }
 
   reject(callId: string, reason: string): Promise<void> {
-    return this.#decide<RejectInput>(REJECT_UPDATE, { callId, reason });
+    return this.#decide(rejectUpdate, { callId, reason });
   }
 
   /** The calls waiting in the run and in its running sub-agent runs (tagged `sub_run`, `agent`). */
@@ -44,29 +43,29 @@ export class RunControls {
   }
 
   async pendingAuthorizations(): Promise<PendingAuthorization[]> {
-    return (await this.#workflow()).query<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
+    return (await this.#workflow()).query(pendingAuthorizationsQuery);
   }
 
   /**
    * A decision goes to the run; when the run refuses it (the call does not wait there) but is
    * running, to the sub-agent run where the call waits, if any. Otherwise the run's refusal stands.
    */
-  async #decide<T extends { callId: string }>(name: string, input: T): Promise<void> {
+  async #decide<T extends { callId: string }>(update: UpdateDefinition<void, [T]>, input: T): Promise<void> {
     try {
-      await this.#update<T>(name, input);
+      await this.#update(update, input);
     } catch (error) {
       if (!(error instanceof ControlRefusedError) || error.cause instanceof WorkflowNotFoundError)
         throw error;
       const workflow = await this.#workflow();
       const holder = await approvalHolder(workflow, input.callId).catch(() => workflow);
       if (holder === workflow) throw error;
-      await this.#update<T>(name, input, holder);
+      await this.#update(update, input, holder);
     }
   }
-  async #update<T>(name: string, input: T, target?: WorkflowHandle): Promise<void> {
+  async #update<T>(update: UpdateDefinition<void, [T]>, input: T, target?: WorkflowHandle): Promise<void> {
     const workflow = target ?? (await this.#workflow());
     try {
-      await workflow.executeUpdate<void, [T]>(name, { args: [input] });
+      await workflow.executeUpdate(update, { args: [input] });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
         throw new ControlRefusedError(workflow.workflowId, 'it has already ended (or never started).', {

@@ -3,7 +3,8 @@ import {
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
-import { closedRunEvents, eventsAfter, EVENTS_QUERY, type AgentEvent } from '../common/events.ts';
+import { closedRunEvents, eventsAfter, type AgentEvent } from '../common/events.ts';
+import { eventsQuery } from '../common/workflow-definitions.ts';
 import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
 import { checkedResult } from '../output/result.ts';
@@ -85,7 +86,7 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
   async listEvents(opts: { afterSeq?: number } = {}): Promise<AgentEvent[]> {
     const afterSeq = opts.afterSeq ?? 0;
     const closed = await this.closedEvents(afterSeq);
-    return closed ?? this.workflow.query<AgentEvent[], [number]>(EVENTS_QUERY, afterSeq);
+    return closed ?? this.workflow.query(eventsQuery, afterSeq);
   }
 
   /**

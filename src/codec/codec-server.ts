@@ -8,6 +8,7 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Payload } from '@temporalio/common';
 import { AesGcmPayloadCodec } from './aes-gcm-codec.ts';
+import { ConfigurationError } from '../errors.ts';
 
 /**
  * What an {@link CodecServerOptions.authorize} check sees of a request: what the Temporal UI really
@@ -81,12 +82,12 @@ export function createCodecServer(options: CodecServerOptions): Server | HttpsSe
   const ids = Object.keys(options.keys ?? {});
   const currentKeyId = options.currentKeyId ?? (ids.length === 1 ? ids[0]! : undefined);
   if (!currentKeyId) {
-    throw new TypeError(
+    throw new ConfigurationError(
       `createCodecServer got several keys (${ids.join(', ')}); name the one /encode uses as currentKeyId.`,
     );
   }
   if (!options.authorize && options.allowUnauthenticated !== true) {
-    throw new TypeError(
+    throw new ConfigurationError(
       'createCodecServer needs an authorize check (e.g. a bearer token the Temporal UI sends): without one, ' +
         'anyone who can reach it decrypts every run. Pass authorize, or allowUnauthenticated: true to serve anyone.',
     );

@@ -1,4 +1,5 @@
 import type { CodecRequest } from './codec-server.ts';
+import { ConfigurationError } from '../errors.ts';
 
 /** Which Temporal UI may use the codec server, and for which namespaces. */
 export interface UiOriginAuthorizationOptions {
@@ -29,7 +30,10 @@ export function authorizeUiOrigin(options: UiOriginAuthorizationOptions): (reque
   const origins = new Set(options.origins.map((origin) => origin.replace(/\/+$/, '')));
   const namespaces = new Set(options.namespaces);
   if (origins.size === 0 || namespaces.size === 0) {
-    throw new TypeError('authorizeUiOrigin needs at least one origin and one namespace.');
+    throw new ConfigurationError(
+      'authorizeUiOrigin needs at least one origin and one namespace, e.g. ' +
+        "{ origins: ['http://localhost:8233'], namespaces: ['default'] }.",
+    );
   }
   return ({ origin, namespace }) =>
     origin !== undefined && origins.has(origin) && namespace !== undefined && namespaces.has(namespace);

@@ -36,6 +36,17 @@ export interface PollerInput {
   cursor?: string;
 }
 
+/** What `AgentPollers.list` shows of a running poller. */
+export interface PollerState {
+  cursor: string | undefined;
+  polls: number;
+  started: number;
+  lastError: string | undefined;
+}
+
+/** The query a poller answers with its {@link PollerState}. */
+export const POLLER_STATE_QUERY = 'toolkit.pollerState';
+
 export const POLLER_WORKFLOW_PREFIX = 'poller-';
 export const DEFAULT_POLL_PROMPT = 'New {{source}} item: {{title}}\n\n{{text}}\n\n{{url}}';
 

@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { CredentialError } from '../errors.ts';
+import { ConfigurationError, CredentialError } from '../errors.ts';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
 import { decryptJson, encryptJson, isEncryptedEnvelope } from './encryption.ts';
 import { assertValidRecord } from './in-memory.ts';
@@ -43,7 +43,10 @@ export class FileCredentialStore implements CredentialStore {
   readonly #lockTimeoutMs: number;
 
   constructor(opts: FileCredentialStoreOptions) {
-    if (!opts?.path) throw new TypeError('FileCredentialStore needs a `path`.');
+    if (!opts?.path)
+      throw new ConfigurationError(
+        "FileCredentialStore needs a `path`, e.g. new FileCredentialStore({ path: './credentials.json' }).",
+      );
     this.path = opts.path;
     this.#key = opts.encryptionKey ?? process.env.TOOLKIT_CREDENTIALS_KEY ?? undefined;
     this.#lockTimeoutMs = opts.lockTimeoutMs ?? 10_000;

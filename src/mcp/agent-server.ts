@@ -89,7 +89,7 @@ export function createAgentMcpServer(
             workflowId = session.workflowId;
             events = session.stream(prompt);
           } else {
-            const handle = await agents.start(agent, prompt);
+            const handle = await agents.startRun(agent, prompt);
             workflowId = handle.workflowId;
             events = handle.events();
             result = () => handle.result();

@@ -1,5 +1,6 @@
 import { McpConnection } from './connection.ts';
 import { isStdioServer, type McpServerConfig } from './options.ts';
+import { ConfigurationError } from '../errors.ts';
 
 /** How long an MCP connection may sit unused before the pool closes it: 5 minutes. */
 export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 5 * 60_000;
@@ -26,7 +27,7 @@ export class McpConnectionPool {
 
   constructor(options: McpConnectionPoolOptions = {}) {
     const idle = options.idleTimeoutMs ?? DEFAULT_MCP_IDLE_TIMEOUT_MS;
-    if (!(idle > 0)) throw new TypeError(`mcpIdleTimeoutMs must be above 0 (got ${String(idle)}).`);
+    if (!(idle > 0)) throw new ConfigurationError(`mcpIdleTimeoutMs must be above 0 (got ${String(idle)}).`);
     this.#idleTimeoutMs = idle;
   }
 

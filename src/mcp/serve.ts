@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { AgentDefinition } from '../activities/agent-definition.ts';
+import type { AgentDefinition } from '../agent/definition.ts';
 import { AgentClient } from '../client/agent-client.ts';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import { connectWorkerConnection } from '../connection/connect.ts';

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import type { CredentialRecord, CredentialStore } from '../credentials/types.ts';
-import { CredentialError } from '../errors.ts';
+import { ConfigurationError, CredentialError } from '../errors.ts';
 import type { OAuthClientConfig, OAuthEndpoints } from './config.ts';
 import type { OAuthStateStore } from './state-store.ts';
 
@@ -80,7 +80,10 @@ export abstract class OAuthHelper {
 
   constructor(options: OAuthHelperOptions, defaults: OAuthEndpoints) {
     if (!options?.config?.client_id || !options.config.redirect_uri) {
-      throw new TypeError('An OAuth helper needs config.client_id and config.redirect_uri.');
+      throw new ConfigurationError(
+        'An OAuth helper needs config.client_id and config.redirect_uri: give the client id of the app ' +
+          "registered with the provider and the redirect URL registered with it (e.g. 'http://127.0.0.1:8976/callback').",
+      );
     }
     this.config = options.config;
     this.endpoints = options.endpoints ?? defaults;

@@ -33,7 +33,7 @@ async function findSkill(host: SkillToolHost, id: string): Promise<Skill | undef
 }
 
 /** A tool of model-driven skill activation, serving one agent. */
-abstract class SkillTool extends BaseConnectorTool {
+abstract class SkillTool<P extends z.ZodType> extends BaseConnectorTool<P> {
   protected readonly host: SkillToolHost;
 
   constructor(host: SkillToolHost) {
@@ -48,15 +48,15 @@ abstract class SkillTool extends BaseConnectorTool {
  * tools are given to the model from the next step. An id that is not a skill is answered with the
  * closest skills, so words describing the task work too.
  */
-export class LoadSkillTool extends SkillTool {
+export class LoadSkillTool extends SkillTool<typeof loadParameters> {
   readonly name = LOAD_SKILL_TOOL;
   readonly description =
     'Load a skill from the "Skills you can load" list by its id: returns its instructions and the list of ' +
     'its files (read them with read_skill_file). Call it before working on a task a skill covers.';
   readonly parameters = loadParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const id = String(args.id);
+  async run(_context: ToolContext, args: z.infer<typeof loadParameters>): Promise<ToolOutput> {
+    const { id } = args;
     const pool = await skillPool(this.host, { catalog: true });
     const skill = pool.byId.get(id.trim());
     if (!skill) {
@@ -114,15 +114,15 @@ function filesSection(
 }
 
 /** `read_skill_file`: reads a file of a skill's folder, confined to that folder and capped in size. */
-export class ReadSkillFileTool extends SkillTool {
+export class ReadSkillFileTool extends SkillTool<typeof readParameters> {
   readonly name = READ_SKILL_FILE_TOOL;
   readonly description =
     "Read a file of a skill's folder (a reference, a template, a script), by the skill's id and the path " +
     'load_skill listed. Paths outside the skill folder are refused.';
   readonly parameters = readParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { skill: id, path } = args as { skill: string; path: string };
+  async run(_context: ToolContext, args: z.infer<typeof readParameters>): Promise<ToolOutput> {
+    const { skill: id, path } = args;
     const skill = await findSkill(this.host, id);
     if (!skill) throw new ToolInputError(`There is no skill "${id}"; use an id from the skills list.`);
     const folder = skillFolder(skill, this.host.projectRoot);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigurationError } from '../errors.ts';
 
 const text = z.string();
 const list = z.array(z.string());
@@ -53,12 +54,15 @@ export function skillIdFromName(name: string): string {
 
 /** Makes a skill from its fields, with the id derived from the name. Throws when a field is wrong. */
 export function createSkill(fields: SkillFields): Skill {
-  if (!fields?.name?.trim()) throw new TypeError('createSkill needs a non-empty `name`.');
+  if (!fields?.name?.trim())
+    throw new ConfigurationError(
+      "createSkill needs a non-empty `name`, e.g. createSkill({ name: 'Brand voice', description: '...' }).",
+    );
   if (!fields.description?.trim())
-    throw new TypeError(`Skill "${fields.name}" needs a non-empty \`description\`.`);
+    throw new ConfigurationError(`Skill "${fields.name}" needs a non-empty \`description\`.`);
   const id = skillIdFromName(fields.name);
   if (!id)
-    throw new TypeError(
+    throw new ConfigurationError(
       `The name ${JSON.stringify(fields.name)} has no letters or digits to make an id from.`,
     );
   return SkillSchema.parse({ ...fields, id, display_name: fields.name, source: 'inline' });

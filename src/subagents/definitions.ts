@@ -1,7 +1,7 @@
 import type { ToolSchema } from '../common/messages.ts';
 import { ConfigurationError } from '../errors.ts';
 import { toOutputJsonSchema } from '../output/schema.ts';
-import type { AgentDefinition, SubAgentSpec } from '../activities/agent-definition.ts';
+import type { AgentDefinition, SubAgentSpec } from '../agent/definition.ts';
 import { positive } from '../activities/limits-check.ts';
 import {
   DEFAULT_MAX_SUB_AGENT_DEPTH,

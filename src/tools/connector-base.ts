@@ -1,13 +1,7 @@
-/**
- * The `toolkit-agent/tools/connector_base` entry point.
- *
- * @module toolkit-agent/tools/connector_base
- */
-import '../node-version-check.ts'; // first: an unsupported Node.js stops here, with one line
 import { z } from 'zod';
 import type { CredentialRecord, CredentialStore, CredentialType } from '../credentials/types.ts';
 import { secretValuesOf } from '../credentials/types.ts';
-import { CredentialError } from '../errors.ts';
+import { ConfigurationError, CredentialError } from '../errors.ts';
 import { assertUsable, canRefresh, needsRefresh, refreshCredential } from '../oauth/refresh.ts';
 import type { SecretSet } from '../redaction.ts';
 import { noteCredentialUse } from './call-scope.ts';
@@ -76,22 +70,27 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * {@link BaseConnectorTool.getCredential}, which reads the store inside the activity and registers
  * every secret it returns for redaction.
  *
+ * The type argument is the `parameters` schema: `run` then gets its parsed output, typed. A class
+ * without one (`extends BaseConnectorTool`) gets `Record<string, unknown>`, as before. For a tool
+ * without a class, see {@link defineTool}.
+ *
  * @example
- * class WeatherTool extends BaseConnectorTool {
+ * const parameters = z.object({ city: z.string() });
+ * class WeatherTool extends BaseConnectorTool<typeof parameters> {
  *   readonly name = 'weather';
  *   readonly description = 'Current weather for a city';
- *   readonly parameters = z.object({ city: z.string() });
+ *   readonly parameters = parameters;
  *   protected override readonly defaultCredentialKey = 'weather';
- *   async run(context: ToolContext, args: { city: string }) {
- *     const { token } = await this.getCredential(context);
+ *   async run(context: ToolContext, args: z.infer<typeof parameters>) {
+ *     const { token } = await this.getCredential(context); // args.city is a string
  *     ...
  *   }
  * }
  */
-export abstract class BaseConnectorTool {
+export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<string, unknown>>> {
   abstract readonly name: string;
   abstract readonly description: string;
-  abstract readonly parameters: z.ZodType;
+  abstract readonly parameters: P;
   /** The credential key used when the constructor names none (e.g. `custom_api`). */
   protected readonly defaultCredentialKey: string | undefined = undefined;
   /**
@@ -149,7 +148,8 @@ export abstract class BaseConnectorTool {
     return { type: 'function', function: { name: this.name, description: this.description, parameters } };
   }
 
-  abstract run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput>;
+  /** Runs one call; `args` are the model's arguments already parsed by `parameters`. */
+  abstract run(context: ToolContext, args: z.infer<P>): Promise<ToolOutput>;
 
   /**
    * The stored record under {@link credentialKey} for the run's tenant. Throws {@link CredentialError}
@@ -225,15 +225,19 @@ export abstract class BaseConnectorTool {
 /** Refuses a tool definition that no model could call, when the agent is created rather than mid-run. */
 export function assertValidTool(tool: BaseConnectorTool): void {
   if (!(tool instanceof BaseConnectorTool)) {
-    throw new TypeError('Every tool must extend BaseConnectorTool (toolkit-agent/tools/connector_base).');
+    throw new ConfigurationError(
+      'Every tool must extend BaseConnectorTool (toolkit-agent/tools/connector_base).',
+    );
   }
   if (!TOOL_NAME.test(tool.name)) {
-    throw new TypeError(`Tool name ${JSON.stringify(tool.name)} must be 1-64 letters, digits, _ or -.`);
+    throw new ConfigurationError(
+      `Tool name ${JSON.stringify(tool.name)} must be 1-64 letters, digits, _ or -.`,
+    );
   }
   if (!tool.description?.trim())
-    throw new TypeError(`Tool "${tool.name}" needs a description for the model.`);
+    throw new ConfigurationError(`Tool "${tool.name}" needs a description for the model.`);
   if (!(tool.parameters instanceof z.ZodObject)) {
-    throw new TypeError(`Tool "${tool.name}": parameters must be a zod object (z.object({...})).`);
+    throw new ConfigurationError(`Tool "${tool.name}": parameters must be a zod object (z.object({...})).`);
   }
   tool.schema();
 }

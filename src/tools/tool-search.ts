@@ -23,7 +23,7 @@ const parameters = z.object({
  * (and any it always loads) at first; the tools a search returns are given to the model from the next
  * step on, so many tools cost few schemas up front.
  */
-export class ToolSearchTool extends BaseConnectorTool {
+export class ToolSearchTool extends BaseConnectorTool<typeof parameters> {
   readonly name = TOOL_SEARCH_NAME;
   readonly description =
     'Find the tools available for a task. Describe what you want to do; the matching tools become ' +
@@ -44,8 +44,8 @@ export class ToolSearchTool extends BaseConnectorTool {
     this.#more = more;
   }
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const { query, limit = 5 } = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
+    const { query, limit = 5 } = args;
     const { index, count } = await this.#indexFor(context);
     const hits = index.search(query).slice(0, limit);
     if (hits.length === 0) {

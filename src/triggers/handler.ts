@@ -136,7 +136,7 @@ async function dispatch(
   if (trigger.run) {
     const tenant = valueOf(trigger.run.tenant, event);
     try {
-      const handle = await client.start(trigger.run.agent, trigger.run.prompt(event), {
+      const handle = await client.startRun(trigger.run.agent, trigger.run.prompt(event), {
         ...trigger.run.options,
         workflowId: messageId,
         once: true,

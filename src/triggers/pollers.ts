@@ -4,6 +4,8 @@ import type { Client } from '@temporalio/client';
 import { POLLER_WORKFLOW_PREFIX, type PollerInput, type PollSourceName } from '../common/poller.ts';
 import { ConfigurationError } from '../errors.ts';
 import { agentMemo } from '../visibility/search-attributes.ts';
+import { pollerStateQuery } from '../common/workflow-definitions.ts';
+import type { agentPoller } from '../workflows/index.ts';
 
 /** A poller: which source, read with which credential, how often, and what each new item starts. */
 export interface AgentPollerOptions {
@@ -54,7 +56,7 @@ export class AgentPollers {
     const workflowId = `${POLLER_WORKFLOW_PREFIX}${id}`;
     // The poller's tasks and the runs it starts (child workflows inherit it) carry its tenant's fairness key.
     const priority = runPriority(input.tenant, this.#fairness, undefined);
-    await this.#client.workflow.start('agentPoller', {
+    await this.#client.workflow.start<typeof agentPoller>('agentPoller', {
       taskQueue: this.#taskQueue,
       workflowId,
       args: [input],
@@ -85,7 +87,7 @@ export class AgentPollers {
       };
       const state = await this.#client.workflow
         .getHandle(execution.workflowId)
-        .query<AgentPollerInfo['state']>('toolkit.pollerState')
+        .query(pollerStateQuery)
         .catch(() => undefined);
       found.push(state ? { ...info, state } : info);
     }

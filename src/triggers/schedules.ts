@@ -1,4 +1,9 @@
-import type { Client, ScheduleOptionsAction, ScheduleOverlapPolicy } from '@temporalio/client';
+import type {
+  Client,
+  ScheduleOptionsAction,
+  ScheduleOptionsStartWorkflowAction,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
 import type { ChatSessionInput, SessionMessageInput } from '../common/chat.ts';
 import type { AgentRunInput } from '../common/run.ts';
 import { chatWorkflowId } from '../common/chat.ts';
@@ -7,6 +12,7 @@ import { runPriority } from '../fairness/priority.ts';
 import type { FairnessOptions } from '../fairness/types.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
 import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
+import type { agentRun, sessionMessage } from '../workflows/index.ts';
 
 /** What happens when a firing comes while the previous one's run is still going. */
 export type ScheduleOverlap =
@@ -172,7 +178,7 @@ export class AgentSchedules {
         memo: ui.memo,
         staticSummary: `${options.agent} schedule ${id} → session ${options.session}`,
         ...(priority ? { priority } : {}),
-      };
+      } satisfies ScheduleOptionsStartWorkflowAction<typeof sessionMessage>;
     }
     const input: AgentRunInput = {
       agent: options.agent,
@@ -188,7 +194,7 @@ export class AgentSchedules {
       ...(priority ? { priority } : {}),
       ...ui,
       ...searchAttributes,
-    };
+    } satisfies ScheduleOptionsStartWorkflowAction<typeof agentRun>;
   }
 }
 

@@ -1,6 +1,7 @@
 import { parseTimePoint } from './since.ts';
 import type { Pricing } from './summary.ts';
 import type { UsageFilter, UsageGroupBy } from './types.ts';
+import { ConfigurationError } from '../errors.ts';
 
 /** What {@link AgentClient.usage} reads: whose usage, which time range, how grouped, at what prices. */
 export interface UsageQuery {
@@ -20,13 +21,13 @@ const GROUPS: readonly UsageGroupBy[] = ['tenant', 'agent', 'model', 'day'];
 /** The store filter of a query, checked (a bad `groupBy`, time or price fails with what to give instead). */
 export function usageFilter(query: UsageQuery): UsageFilter {
   if (query.groupBy !== undefined && !GROUPS.includes(query.groupBy))
-    throw new TypeError(
+    throw new ConfigurationError(
       `groupBy must be one of ${GROUPS.join(', ')} (got ${JSON.stringify(query.groupBy)}).`,
     );
   for (const [model, price] of Object.entries(query.pricing ?? {})) {
     const fields = [price?.input, price?.output, price?.cachedInput ?? 0];
     if (!fields.every((value) => typeof value === 'number' && value >= 0))
-      throw new TypeError(
+      throw new ConfigurationError(
         `pricing["${model}"] needs input and output (and optionally cachedInput) in dollars per million tokens, each a number of at least 0.`,
       );
   }

@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../errors.ts';
+
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /**
@@ -9,7 +11,7 @@ export function parseTimePoint(text: string, now: number = Date.now()): Date {
   if (duration) return new Date(now - Number(duration[1]) * UNITS[duration[2]!]!);
   const at = Date.parse(text);
   if (Number.isNaN(at))
-    throw new TypeError(
+    throw new ConfigurationError(
       `"${text}" is not a time: give a duration back from now (30m, 12h, 7d, 2w) or a date (2026-11-01).`,
     );
   return new Date(at);

@@ -3,25 +3,24 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
-  DELIVER_SIGNAL,
-  DELIVER_UPDATE,
   MAX_PROMPT_CHARS,
   RECENT_TURN_IDS,
-  SEND_UPDATE,
-  SESSION_STATE_QUERY,
   type ChatSessionInput,
   type ChatSessionState,
   type ChatTurnOutput,
   type SendInput,
 } from '../common/chat.ts';
+import {
+  deliverSignal,
+  deliverUpdate,
+  sendUpdate,
+  sessionStateQuery,
+} from '../common/workflow-definitions.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
@@ -30,11 +29,6 @@ import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 import { showSessionIdle } from '../visibility/current-details.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
-
-export const sendUpdate = defineUpdate<ChatTurnOutput, [SendInput]>(SEND_UPDATE);
-export const deliverSignal = defineSignal<[SendInput]>(DELIVER_SIGNAL);
-export const deliverUpdate = defineUpdate<{ duplicate: boolean }, [SendInput]>(DELIVER_UPDATE);
-export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
 
 /**
  * A chat session (docs/chat.md): one long-running workflow per session id. Each `send` update

@@ -1,41 +1,16 @@
+import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import type { ApproveInput, CancelInput, RejectInput } from '../common/control.ts';
 import {
-  ApplicationFailure,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  setHandler,
-} from '@temporalio/workflow';
-import {
-  APPROVE_UPDATE,
-  CANCEL_UPDATE,
-  PENDING_APPROVALS_QUERY,
-  REJECT_UPDATE,
-  TEXT_DELTA_SIGNAL,
-  type ApproveInput,
-  type CancelInput,
-  type PendingApproval,
-  type RejectInput,
-  type TextDeltaSignal,
-} from '../common/control.ts';
-import {
-  AUTHORIZATION_COMPLETED_SIGNAL,
-  PENDING_AUTHORIZATIONS_QUERY,
-  type AuthorizationCompletedSignal,
-  type PendingAuthorization,
-} from '../common/authorization.ts';
+  approveUpdate,
+  authorizationCompletedSignal,
+  cancelUpdate,
+  pendingApprovalsQuery,
+  pendingAuthorizationsQuery,
+  rejectUpdate,
+  subRunsQuery,
+  textDeltaSignal,
+} from '../common/workflow-definitions.ts';
 import type { RunControl } from './run-control.ts';
-import { SUB_RUNS_QUERY, type RunningSubRun } from '../subagents/types.ts';
-
-export const cancelUpdate = defineUpdate<void, [CancelInput]>(CANCEL_UPDATE);
-export const approveUpdate = defineUpdate<void, [ApproveInput]>(APPROVE_UPDATE);
-export const rejectUpdate = defineUpdate<void, [RejectInput]>(REJECT_UPDATE);
-export const pendingApprovalsQuery = defineQuery<PendingApproval[]>(PENDING_APPROVALS_QUERY);
-export const subRunsQuery = defineQuery<RunningSubRun[]>(SUB_RUNS_QUERY);
-export const textDeltaSignal = defineSignal<[TextDeltaSignal]>(TEXT_DELTA_SIGNAL);
-export const authorizationCompletedSignal = defineSignal<[AuthorizationCompletedSignal]>(
-  AUTHORIZATION_COMPLETED_SIGNAL,
-);
-export const pendingAuthorizationsQuery = defineQuery<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
 
 /**
  * Wires the outside controls to whatever run or turn is current: cancel, approve and reject are

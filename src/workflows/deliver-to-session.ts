@@ -1,7 +1,8 @@
 import { getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { chatWorkflowId, type ChatSessionInput } from '../common/chat.ts';
-import { chatSession, deliverSignal } from './chat-session.ts';
+import { deliverSignal } from '../common/workflow-definitions.ts';
+import { chatSession } from './chat-session.ts';
 
 /**
  * Hands a chat session a message from a workflow (a schedule's firing, a poller's item): starts the

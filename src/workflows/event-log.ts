@@ -1,17 +1,12 @@
-import { condition, defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
 import {
-  EVENTS_QUERY,
-  WAIT_FOR_EVENTS_UPDATE,
   type AgentEvent,
   type AgentEventType,
   type ClosedRunEvents,
-  type EventCursor,
   CLOSED_EVENTS_BUDGET_CHARS,
   closedLog,
 } from '../common/events.ts';
-
-export const eventsQuery = defineQuery<AgentEvent[], [number]>(EVENTS_QUERY);
-export const waitForEventsUpdate = defineUpdate<EventCursor, [number]>(WAIT_FOR_EVENTS_UPDATE);
+import { eventsQuery, waitForEventsUpdate } from '../common/workflow-definitions.ts';
 
 /** How a run's parts add an event to its log (the turn's tags already added). */
 export type Emit = (type: AgentEventType, message: string, payload?: Record<string, unknown>) => void;

@@ -2,7 +2,6 @@ import {
   ActivityFailure,
   ApplicationFailure,
   continueAsNew,
-  defineQuery,
   ParentClosePolicy,
   proxyActivities,
   setCurrentDetails,
@@ -15,22 +14,19 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { AgentActivities } from '../activities/index.ts';
 import { idPart } from '../common/ids.ts';
-import { DEFAULT_POLL_PROMPT, fillTemplate, type PolledItem, type PollerInput } from '../common/poller.ts';
+import {
+  DEFAULT_POLL_PROMPT,
+  fillTemplate,
+  type PolledItem,
+  type PollerInput,
+  type PollerState,
+} from '../common/poller.ts';
+import { pollerStateQuery } from '../common/workflow-definitions.ts';
 import { agentMemo } from '../visibility/search-attributes.ts';
 import { agentRun } from './agent-run.ts';
 import { deliverToSession } from './deliver-to-session.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
-
-/** What `AgentPollers.list` shows of a running poller. */
-export interface PollerState {
-  cursor: string | undefined;
-  polls: number;
-  started: number;
-  lastError: string | undefined;
-}
-
-export const pollerStateQuery = defineQuery<PollerState>('toolkit.pollerState');
 
 const activities = proxyActivities<AgentActivities>({
   startToCloseTimeout: '2 minutes',

@@ -1,10 +1,14 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.ts';
-import { RunFailedError } from '../../src/errors.ts';
+import type { AgentDefinition } from '../../src/agent/definition.ts';
+import type { AgentRunOptions } from '../../src/agent/options.ts';
+import type { AgentResult } from '../../src/common/run.ts';
+import { QuotaExceededError, RunFailedError } from '../../src/errors.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
+import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
 import { AddTool } from './tools.ts';
-import { collect, ONE_TOOL_CALL_RUN } from './helpers.ts';
+import { collect, ONE_TOOL_CALL_RUN, startTestWorker } from './helpers.ts';
 
 describe('Agent on an existing cluster', () => {
   const agents: Agent[] = [];
@@ -83,6 +87,69 @@ describe('Agent on an existing cluster', () => {
       /`llm` must be an AI SDK model .* or a ModelAdapter/,
     );
     expect(() => new Agent({ llm: new ScriptedModel([]), maxIterations: 0 })).toThrow(/maxIterations/);
+  });
+});
+
+describe('one AgentDefinition for new Agent() and createAgentWorker', () => {
+  // Fresh scripted models for each host: a model's steps are used up by the runs that read them.
+  const definition = (): AgentDefinition => ({
+    llm: new ScriptedModel([{ text: 'the default model' }]),
+    models: {
+      cheap: new ScriptedModel([{ text: 'the cheap model' }]),
+      slow: new ScriptedModel([{ text: 'too late', delayMs: 10_000 }]),
+    },
+    timeouts: { modelStartToCloseMs: 500, modelMaxAttempts: 1 },
+    quotas: { perTenant: { maxRunsPerMinute: 2 } },
+  });
+
+  /** The same runs on either host, and what a user sees of them. */
+  async function exercise(
+    run: (prompt: string, opts: AgentRunOptions) => Promise<AgentResult<unknown>>,
+    usageStore: InMemoryUsageStore,
+  ) {
+    const cheap = await run('Which model?', { tenant: 'acme', model: 'cheap' });
+    const fallback = await run('And now?', { tenant: 'acme' });
+    const refused = await run('A third start this minute', { tenant: 'acme' }).catch((e: unknown) => e);
+    const slow = await run('Take your time', { tenant: 'patient', model: 'slow' }).catch((e: unknown) => e);
+    const lines = await usageStore.entries({ tenant: 'acme' });
+    return {
+      outputs: [cheap.output, fallback.output],
+      refused: refused instanceof QuotaExceededError ? [refused.quota, refused.limit] : refused,
+      slow: slow instanceof RunFailedError ? /timed out|timeout/i.test(slow.message) : slow,
+      ledger: lines
+        .filter((line) => line.runs === 1)
+        .map((line) => line.model)
+        .sort(),
+    };
+  }
+
+  it('serves models, timeouts, quotas and a usageStore given to new Agent() as a worker serves them', async () => {
+    const agentUsage = new InMemoryUsageStore();
+    const agent = new Agent({
+      ...definition(),
+      usageStore: agentUsage,
+      memoryStore: new InMemoryMemoryStore(),
+      temporal: { address: inject('temporalAddress'), taskQueue: `facade-definition-${Date.now()}` },
+    });
+    const workerUsage = new InMemoryUsageStore();
+    const worker = await startTestWorker({ support: definition() }, { usageStore: workerUsage });
+    try {
+      const onAgent = await exercise((prompt, opts) => agent.run(prompt, opts), agentUsage);
+      const onWorker = await exercise(
+        (prompt, opts) => worker.agents.run('support', prompt, opts),
+        workerUsage,
+      );
+      expect(onAgent).toEqual({
+        outputs: ['the cheap model', 'the default model'],
+        refused: ['maxRunsPerMinute', 2],
+        slow: true,
+        ledger: ['cheap', 'scripted'],
+      });
+      expect(onWorker).toEqual(onAgent);
+    } finally {
+      await agent.close();
+      await worker.stop();
+    }
   });
 });
 

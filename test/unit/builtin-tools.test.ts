@@ -2,7 +2,9 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { ToolInputError } from '../../src/errors.ts';
+import type { BaseConnectorTool } from '../../src/tools/connector-base.ts';
 import { EditFileTool, ReadFileTool, WriteFileTool } from '../../src/tools/builtins/file-edit.ts';
 import { GlobFilesTool, GrepFilesTool, WorkspaceFilesTool } from '../../src/tools/builtins/file-search.ts';
 import { PlanTaskTool, VerifyOutputTool } from '../../src/tools/builtins/plan-verify.ts';
@@ -25,15 +27,9 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const run = (
-  tool: {
-    run: (
-      c: ReturnType<typeof toolContext>,
-      a: Record<string, unknown>,
-    ) => Promise<{ text: string; metadata: Record<string, unknown> }>;
-  },
-  args: Record<string, unknown>,
-) => tool.run(toolContext(), args);
+/** Calls the tool as the activity does: the model's arguments parsed by the tool's schema first. */
+const run = <P extends z.ZodType>(tool: BaseConnectorTool<P>, args: Record<string, unknown>) =>
+  tool.run(toolContext(), tool.parameters.parse(args));
 
 describe('the project-root sandbox', () => {
   it('refuses .., absolute paths outside, a symlink out and a path through a symlinked folder', async () => {

@@ -169,7 +169,7 @@ describe.skipIf(!GOOGLE_DISCOVERY_AVAILABLE)(
       const credentials = await store();
       const context = toolContext(credentials, { workflowId: 'wf-cal', callId: 'call-1' });
       const args = {
-        action: 'create',
+        action: 'create' as const,
         summary: 'Retro',
         start: '2026-11-03T10:00:00',
         end: '2026-11-03T11:00:00',

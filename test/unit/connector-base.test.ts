@@ -115,7 +115,7 @@ describe('assertValidTool', () => {
     class NoDescription extends TicketTool {
       override readonly description = ' ';
     }
-    class NotAnObject extends BaseConnectorTool {
+    class NotAnObject extends BaseConnectorTool<z.ZodString> {
       readonly name = 'x';
       readonly description = 'x';
       readonly parameters = z.string();
@@ -125,7 +125,7 @@ describe('assertValidTool', () => {
     }
     expect(() => assertValidTool(new BadName())).toThrow(/letters, digits/);
     expect(() => assertValidTool(new NoDescription())).toThrow(/needs a description/);
-    expect(() => assertValidTool(new NotAnObject())).toThrow(/zod object/);
+    expect(() => assertValidTool(new NotAnObject() as never)).toThrow(/zod object/);
     expect(() => assertValidTool({ name: 'fake' } as never)).toThrow(/extend BaseConnectorTool/);
   });
 });

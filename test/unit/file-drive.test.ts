@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { NotFoundError, PermissionError, RateLimitError } from '../../src/errors.ts';
-import { driveQuery, FileDriveTool } from '../../src/tools/google/file-drive.ts';
+import { driveQuery } from '../../src/tools/google/drive-query.ts';
+import { FileDriveTool } from '../../src/tools/google/file-drive.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { discoveryValidator, GOOGLE_DISCOVERY_AVAILABLE } from '../support/providers/google-discovery.ts';
 import { toolContext } from '../support/tool-context.ts';

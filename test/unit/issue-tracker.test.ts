@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { UpstreamError } from '../../src/errors.ts';
-import { IssueTrackerTool, LINEAR_DOCUMENTS } from '../../src/tools/linear/issue-tracker.ts';
+import { LINEAR_DOCUMENTS } from '../../src/tools/linear/documents.ts';
+import { IssueTrackerTool } from '../../src/tools/linear/issue-tracker.ts';
 import {
   LINEAR_SCHEMA_AVAILABLE,
   schemaErrors,
@@ -66,7 +67,7 @@ describe.skipIf(!LINEAR_SCHEMA_AVAILABLE)(
     it('creates with a client-chosen id, so a retry after a lost answer makes no second issue', async () => {
       const { linear, store, tool } = await setup('api_key', { loseFirstCreateAnswer: true });
       const args = {
-        action: 'create',
+        action: 'create' as const,
         team_id: 'team-eng',
         title: 'Flaky test',
         description: 'It fails on Mondays',

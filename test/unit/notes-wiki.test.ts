@@ -2,8 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { parseMarkdownBlocks } from '../../src/tools/markdown-blocks.ts';
-import { NOTION_VERSION, NotesTool } from '../../src/tools/notion/notes.ts';
-import { toStorage, WikiTool } from '../../src/tools/atlassian/wiki.ts';
+import { NOTION_VERSION } from '../../src/tools/notion/blocks.ts';
+import { NotesTool } from '../../src/tools/notion/notes.ts';
+import { toStorage } from '../../src/tools/atlassian/storage-format.ts';
+import { WikiTool } from '../../src/tools/atlassian/wiki.ts';
 import { json, startRecordingServer, type RecordingServer } from '../support/http-server.ts';
 import { toolContext } from '../support/tool-context.ts';
 

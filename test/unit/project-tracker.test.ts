@@ -104,7 +104,7 @@ describe('project_tracker (Jira)', () => {
   it('creates with an ADF description on the hosted edition and plain text on self-hosted', async () => {
     const server = await jira();
     const args = {
-      action: 'create',
+      action: 'create' as const,
       project_key: 'OPS',
       summary: 'Rotate keys',
       description: 'First paragraph.\n\nSecond one.',

@@ -41,6 +41,7 @@ describe('skillIdFromName and createSkill', () => {
       trigger_phrases: [],
     });
     expect(() => createSkill({ name: '', description: 'x' })).toThrow(/non-empty `name`/);
+    expect(() => createSkill({ name: '', description: 'x' })).toThrow(ConfigurationError);
     expect(() => createSkill({ name: 'X', description: ' ' })).toThrow(/non-empty `description`/);
   });
 

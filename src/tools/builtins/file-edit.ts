@@ -9,21 +9,23 @@ import { shown } from './jail.ts';
 
 const MAX_READ_BYTES = 2 * 1024 * 1024;
 
+const readFileParameters = z.object({
+  path: z.string().describe('Path relative to the project root'),
+  start: z.number().int().min(1).optional().describe('First line (1-based)'),
+  end: z.number().int().min(1).optional().describe('Last line'),
+});
+
 /** `read_file`: a text file with numbered lines, optionally a range; binary files are described. */
-export class ReadFileTool extends BuiltinTool {
+export class ReadFileTool extends BuiltinTool<typeof readFileParameters> {
   /** Only touches the jailed project folder (or the plan): runs as a local activity. */
   override readonly fast = true;
   readonly name = 'read_file';
   readonly description =
     'Read a text file of the project, with line numbers. Optionally only lines start..end.';
-  readonly parameters = z.object({
-    path: z.string().describe('Path relative to the project root'),
-    start: z.number().int().min(1).optional().describe('First line (1-based)'),
-    end: z.number().int().min(1).optional().describe('Last line'),
-  });
+  readonly parameters = readFileParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { path, start = 1, end } = args as { path: string; start?: number; end?: number };
+  async run(_context: ToolContext, args: z.infer<typeof readFileParameters>): Promise<ToolOutput> {
+    const { path, start = 1, end } = args;
     const file = await this.inside(path);
     const info = await stat(file).catch(() => undefined);
     if (!info?.isFile()) throw new ToolInputError(`${path} is not a file in the project.`);
@@ -48,20 +50,22 @@ export class ReadFileTool extends BuiltinTool {
   }
 }
 
+const writeFileParameters = z.object({ path: z.string(), content: z.string() });
+
 /**
  * `write_file`: writes a whole file atomically, creating folders. An existing file keeps its mode
  * (an executable script stays executable); a new file gets 0644.
  */
-export class WriteFileTool extends BuiltinTool {
+export class WriteFileTool extends BuiltinTool<typeof writeFileParameters> {
   /** Only touches the jailed project folder (or the plan): runs as a local activity. */
   override readonly fast = true;
   readonly name = 'write_file';
   readonly description =
     'Create or overwrite a file of the project with the given content (folders are created).';
-  readonly parameters = z.object({ path: z.string(), content: z.string() });
+  readonly parameters = writeFileParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { path, content } = args as { path: string; content: string };
+  async run(_context: ToolContext, args: z.infer<typeof writeFileParameters>): Promise<ToolOutput> {
+    const { path, content } = args;
     const file = await this.inside(path);
     await mkdir(dirname(file), { recursive: true });
     await this.inside(path); // the folders just made must not have led outside either
@@ -73,32 +77,24 @@ export class WriteFileTool extends BuiltinTool {
   }
 }
 
+const editFileParameters = z.object({
+  path: z.string(),
+  old_text: z.string().min(1),
+  new_text: z.string(),
+  replace_all: z.boolean().optional(),
+});
+
 /** `edit_file`: replaces exact text, refusing when it is missing or, without `replace_all`, not unique. */
-export class EditFileTool extends BuiltinTool {
+export class EditFileTool extends BuiltinTool<typeof editFileParameters> {
   /** Only touches the jailed project folder (or the plan): runs as a local activity. */
   override readonly fast = true;
   readonly name = 'edit_file';
   readonly description =
     'Replace exact text in a file. old_text must occur exactly once unless replace_all is true.';
-  readonly parameters = z.object({
-    path: z.string(),
-    old_text: z.string().min(1),
-    new_text: z.string(),
-    replace_all: z.boolean().optional(),
-  });
+  readonly parameters = editFileParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const {
-      path,
-      old_text: oldText,
-      new_text: newText,
-      replace_all: all,
-    } = args as {
-      path: string;
-      old_text: string;
-      new_text: string;
-      replace_all?: boolean;
-    };
+  async run(_context: ToolContext, args: z.infer<typeof editFileParameters>): Promise<ToolOutput> {
+    const { path, old_text: oldText, new_text: newText, replace_all: all } = args;
     const file = await this.inside(path);
     const text = await readFile(file, 'utf8').catch(() => {
       throw new ToolInputError(`${path} does not exist; create it with write_file.`);

@@ -20,16 +20,18 @@ async function* walk(dir: string): AsyncGenerator<string> {
   }
 }
 
+const globFilesParameters = z.object({ pattern: z.string().min(1) });
+
 /** `glob_files`: paths matching a glob pattern, newest first. */
-export class GlobFilesTool extends BuiltinTool {
+export class GlobFilesTool extends BuiltinTool<typeof globFilesParameters> {
   /** Only touches the jailed project folder (or the plan): runs as a local activity. */
   override readonly fast = true;
   readonly name = 'glob_files';
   readonly description = 'Find project files by glob pattern (e.g. src/**/*.ts), newest first.';
-  readonly parameters = z.object({ pattern: z.string().min(1) });
+  readonly parameters = globFilesParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { pattern } = args as { pattern: string };
+  async run(_context: ToolContext, args: z.infer<typeof globFilesParameters>): Promise<ToolOutput> {
+    const { pattern } = args;
     if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
       throw new ToolInputError('The pattern must stay inside the project: no leading / and no .. segments.');
     }
@@ -49,32 +51,24 @@ export class GlobFilesTool extends BuiltinTool {
   }
 }
 
+const grepFilesParameters = z.object({
+  pattern: z.string().min(1).describe('JavaScript regular expression'),
+  path: z.string().optional().describe('Folder or file to search (default: the whole project)'),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. **/*.py'),
+  ignore_case: z.boolean().optional(),
+});
+
 /** `grep_files`: lines matching a regular expression, as `file:line: text`. */
-export class GrepFilesTool extends BuiltinTool {
+export class GrepFilesTool extends BuiltinTool<typeof grepFilesParameters> {
   /** Only touches the jailed project folder (or the plan): runs as a local activity. */
   override readonly fast = true;
   readonly name = 'grep_files';
   readonly description =
     'Search project files for a regular expression; answers file:line: text. Optional folder, glob and case-insensitivity.';
-  readonly parameters = z.object({
-    pattern: z.string().min(1).describe('JavaScript regular expression'),
-    path: z.string().optional().describe('Folder or file to search (default: the whole project)'),
-    glob: z.string().optional().describe('Only files matching this glob, e.g. **/*.py'),
-    ignore_case: z.boolean().optional(),
-  });
+  readonly parameters = grepFilesParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const {
-      pattern,
-      path = '.',
-      glob: only,
-      ignore_case: ignoreCase,
-    } = args as {
-      pattern: string;
-      path?: string;
-      glob?: string;
-      ignore_case?: boolean;
-    };
+  async run(_context: ToolContext, args: z.infer<typeof grepFilesParameters>): Promise<ToolOutput> {
+    const { pattern, path = '.', glob: only, ignore_case: ignoreCase } = args;
     let regex: RegExp;
     try {
       regex = new RegExp(pattern, ignoreCase ? 'i' : '');
@@ -112,16 +106,20 @@ export class GrepFilesTool extends BuiltinTool {
   }
 }
 
+const workspaceFilesParameters = z.object({
+  depth: z.number().int().min(1).max(6).optional().describe('Default 3'),
+});
+
 /** `workspace_files`: a depth-limited tree of the project with file sizes. */
-export class WorkspaceFilesTool extends BuiltinTool {
+export class WorkspaceFilesTool extends BuiltinTool<typeof workspaceFilesParameters> {
   /** Only touches the jailed project folder (or the plan): runs as a local activity. */
   override readonly fast = true;
   readonly name = 'workspace_files';
   readonly description = 'Show the project tree (folders and files with sizes), to a depth.';
-  readonly parameters = z.object({ depth: z.number().int().min(1).max(6).optional().describe('Default 3') });
+  readonly parameters = workspaceFilesParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { depth = 3 } = args as { depth?: number };
+  async run(_context: ToolContext, args: z.infer<typeof workspaceFilesParameters>): Promise<ToolOutput> {
+    const { depth = 3 } = args;
     const root = await this.root();
     const lines: string[] = [];
     const visit = async (dir: string, level: number): Promise<void> => {

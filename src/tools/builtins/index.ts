@@ -8,8 +8,7 @@ import { PlanTaskTool, VerifyOutputTool } from './plan-verify.ts';
 import { BashTool, RunCodeTool } from './shell.ts';
 import { WebSearchTool } from './web-search.ts';
 
-export { BuiltinTool, type BuiltinToolOptions } from './builtin-tool.ts';
-export { DEFAULT_PROJECT_ROOT, resolveInRoot } from './jail.ts';
+export type { BuiltinToolOptions } from './builtin-tool.ts';
 export type { BrowseOptions } from './browse.ts';
 export type { OpenUrlOptions } from './open-url.ts';
 export { EditFileTool, ReadFileTool, WriteFileTool, GlobFilesTool, GrepFilesTool, WorkspaceFilesTool };

@@ -29,16 +29,18 @@ export interface OpenUrlOptions extends BuiltinToolOptions {
   timeoutMs?: number;
 }
 
+const openUrlParameters = z.object({ url: z.string().url() });
+
 /**
  * `open_url`: a web page as readable Markdown: the article kept (Mozilla Readability), navigation,
  * scripts and boilerplate dropped. Redirects are followed up to 5 times, every hop checked, and the
  * private-address check is made again on the address each connection really goes to (a name that
  * resolves to a public address and then to 127.0.0.1, DNS rebinding, is refused).
  */
-export class OpenUrlTool extends BuiltinTool {
+export class OpenUrlTool extends BuiltinTool<typeof openUrlParameters> {
   readonly name = 'open_url';
   readonly description = 'Open a web page and return its main text as Markdown (title, content, links).';
-  readonly parameters = z.object({ url: z.string().url() });
+  readonly parameters = openUrlParameters;
   readonly #options: OpenUrlOptions;
   /** Connections whose every address is checked when it is connected to. */
   readonly #dispatcher: Agent | undefined;
@@ -51,8 +53,8 @@ export class OpenUrlTool extends BuiltinTool {
       : new Agent({ connect: { timeout: 10_000, lookup: publicOnlyLookup(options.resolver) } });
   }
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const url = new URL(String(args.url));
+  async run(context: ToolContext, args: z.infer<typeof openUrlParameters>): Promise<ToolOutput> {
+    const url = new URL(args.url);
     const response = await httpRequest({
       method: 'GET',
       url,

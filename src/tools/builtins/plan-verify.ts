@@ -14,51 +14,55 @@ const MARK: Record<z.infer<typeof STATUS>, string> = {
   skipped: '[-]',
 };
 
+const planTaskParameters = z.object({
+  steps: z.array(z.object({ title: z.string().min(1), status: STATUS })).min(1),
+});
+
 /**
  * `plan_task`: the model's ordered plan with a status per step. Each call replaces the plan; the
  * latest is in the events and in the run's `metadata.plan`.
  */
-export class PlanTaskTool extends BuiltinTool {
+export class PlanTaskTool extends BuiltinTool<typeof planTaskParameters> {
   /** Only touches the jailed project folder (or the plan): runs as a local activity. */
   override readonly fast = true;
   readonly name = 'plan_task';
   readonly description =
     'Write or update your plan: the ordered steps of the task, each with a status. Call again to update it.';
-  readonly parameters = z.object({
-    steps: z.array(z.object({ title: z.string().min(1), status: STATUS })).min(1),
-  });
+  readonly parameters = planTaskParameters;
 
-  async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { steps } = args as { steps: Array<{ title: string; status: z.infer<typeof STATUS> }> };
+  async run(_context: ToolContext, args: z.infer<typeof planTaskParameters>): Promise<ToolOutput> {
+    const { steps } = args;
     const done = steps.filter((s) => s.status === 'done').length;
     const lines = steps.map((step, i) => `${i + 1}. ${MARK[step.status]} ${step.title}`);
     return { text: `Plan (${done}/${steps.length} done):\n${lines.join('\n')}`, metadata: { plan: steps } };
   }
 }
 
+const verifyOutputParameters = z.object({
+  command: z.string().optional().describe('A bash command in the project root, e.g. the test suite'),
+  text: z.string().optional().describe('Text to check when no command is given'),
+  expected_text: z.string().optional(),
+  expected_pattern: z.string().optional().describe('JavaScript regular expression'),
+  criteria: z
+    .string()
+    .optional()
+    .describe("Plain-language criteria for the run's model to judge the text against"),
+  timeout: z.number().int().min(1).max(600).optional(),
+});
+
 /**
  * `verify_output`: checks a result against criteria: a command's exit status (its output is then the
  * text checked), expected text, a pattern. Answers PASS or FAIL with the evidence.
  */
-export class VerifyOutputTool extends BuiltinTool {
+export class VerifyOutputTool extends BuiltinTool<typeof verifyOutputParameters> {
   readonly name = 'verify_output';
   readonly description =
     'Check a result: run a command (must exit 0) and/or check a text (the command output, or the given text) ' +
     'for expected text or a regular expression, and optionally have the model judge it against criteria. ' +
     'Answers PASS or FAIL with evidence.';
-  readonly parameters = z.object({
-    command: z.string().optional().describe('A bash command in the project root, e.g. the test suite'),
-    text: z.string().optional().describe('Text to check when no command is given'),
-    expected_text: z.string().optional(),
-    expected_pattern: z.string().optional().describe('JavaScript regular expression'),
-    criteria: z
-      .string()
-      .optional()
-      .describe("Plain-language criteria for the run's model to judge the text against"),
-    timeout: z.number().int().min(1).max(600).optional(),
-  });
+  readonly parameters = verifyOutputParameters;
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
+  async run(context: ToolContext, args: z.infer<typeof verifyOutputParameters>): Promise<ToolOutput> {
     const {
       command,
       text,
@@ -66,14 +70,7 @@ export class VerifyOutputTool extends BuiltinTool {
       expected_pattern: pattern,
       criteria,
       timeout = 120,
-    } = args as {
-      command?: string;
-      text?: string;
-      expected_text?: string;
-      expected_pattern?: string;
-      criteria?: string;
-      timeout?: number;
-    };
+    } = args;
     if (!command && text === undefined) throw new ToolInputError('Give a command to run or a text to check.');
     const failures: string[] = [];
     const evidence: string[] = [];

@@ -7,17 +7,19 @@ import { BuiltinTool } from './builtin-tool.ts';
 
 const DEFAULT_TIMEOUT_S = 60;
 
+const bashParameters = z.object({
+  command: z.string().min(1),
+  timeout: z.number().int().min(1).max(600).optional().describe(`Seconds (default ${DEFAULT_TIMEOUT_S})`),
+});
+
 /** `bash`: a shell command in the project root, with a timeout and without the worker's secrets. */
-export class BashTool extends BuiltinTool {
+export class BashTool extends BuiltinTool<typeof bashParameters> {
   readonly name = 'bash';
   readonly description = 'Run a bash command in the project root. Returns exit code, stdout and stderr.';
-  readonly parameters = z.object({
-    command: z.string().min(1),
-    timeout: z.number().int().min(1).max(600).optional().describe(`Seconds (default ${DEFAULT_TIMEOUT_S})`),
-  });
+  readonly parameters = bashParameters;
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { command, timeout = DEFAULT_TIMEOUT_S } = args as { command: string; timeout?: number };
+  async run(context: ToolContext, args: z.infer<typeof bashParameters>): Promise<ToolOutput> {
+    const { command, timeout = DEFAULT_TIMEOUT_S } = args;
     return this.processOutput(await this.execute(context, 'bash', ['-c', command], timeout), timeout);
   }
 }
@@ -28,27 +30,21 @@ const RUNNERS = {
   python: { extension: 'py', command: 'python3', args: [] as string[] },
 };
 
+const runCodeParameters = z.object({
+  language: z.enum(['javascript', 'typescript', 'python']),
+  code: z.string().min(1),
+  timeout: z.number().int().min(1).max(600).optional().describe(`Seconds (default ${DEFAULT_TIMEOUT_S})`),
+});
+
 /** `run_code`: a JavaScript, TypeScript or Python snippet, from a temporary file under the project root. */
-export class RunCodeTool extends BuiltinTool {
+export class RunCodeTool extends BuiltinTool<typeof runCodeParameters> {
   readonly name = 'run_code';
   readonly description =
     'Run a JavaScript, TypeScript or Python program in the project root. Returns exit code, stdout and stderr.';
-  readonly parameters = z.object({
-    language: z.enum(['javascript', 'typescript', 'python']),
-    code: z.string().min(1),
-    timeout: z.number().int().min(1).max(600).optional().describe(`Seconds (default ${DEFAULT_TIMEOUT_S})`),
-  });
+  readonly parameters = runCodeParameters;
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const {
-      language,
-      code,
-      timeout = DEFAULT_TIMEOUT_S,
-    } = args as {
-      language: keyof typeof RUNNERS;
-      code: string;
-      timeout?: number;
-    };
+  async run(context: ToolContext, args: z.infer<typeof runCodeParameters>): Promise<ToolOutput> {
+    const { language, code, timeout = DEFAULT_TIMEOUT_S } = args;
     const runner = RUNNERS[language];
     const root = await this.root();
     const folder = join(root, '.toolkit-run');

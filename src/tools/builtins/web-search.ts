@@ -18,21 +18,23 @@ const PROVIDERS = {
   tavily: { base: 'https://api.tavily.com' },
 } as const;
 
+const webSearchParameters = z.object({
+  query: z.string().min(1),
+  count: z.number().int().min(1).max(20).optional().describe('Results (default 5)'),
+});
+
 /**
  * `web_search`: results (title, URL, snippet) from the provider in the `web_search` credential:
  * `metadata.provider` is `searxng` (with `metadata.base_url`), `brave` or `tavily`.
  */
-export class WebSearchTool extends BaseConnectorTool {
+export class WebSearchTool extends BaseConnectorTool<typeof webSearchParameters> {
   readonly name = 'web_search';
   readonly description = 'Search the web. Returns the top results with title, URL and snippet.';
-  readonly parameters = z.object({
-    query: z.string().min(1),
-    count: z.number().int().min(1).max(20).optional().describe('Results (default 5)'),
-  });
+  readonly parameters = webSearchParameters;
   protected override readonly defaultCredentialKey = 'web_search';
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const { query, count = 5 } = args as { query: string; count?: number };
+  async run(context: ToolContext, args: z.infer<typeof webSearchParameters>): Promise<ToolOutput> {
+    const { query, count = 5 } = args;
     const record = await this.getCredential(context);
     const provider = (
       typeof record.metadata?.provider === 'string' ? record.metadata.provider : ''

@@ -54,7 +54,7 @@ export interface CalendarToolOptions {
  * the record's or the given time zone (the rest of the query is free text), and `create` an event
  * with a client-chosen id, so a retried create cannot make a second one.
  */
-export class CalendarTool extends BaseConnectorTool {
+export class CalendarTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'calendar';
   readonly description =
     'Search calendar events (e.g. "tomorrow", "standup next monday") or create an event.';
@@ -68,8 +68,7 @@ export class CalendarTool extends BaseConnectorTool {
     this.#now = options.now ?? (() => new Date());
   }
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     const calendar = encodeURIComponent(args.calendar_id ?? 'primary');
     const timeZone =

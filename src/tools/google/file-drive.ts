@@ -10,6 +10,7 @@ import { ToolInputError } from '../../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
 import { collectPages } from '../../http/collect-pages.ts';
 import { ExportTooLargeError, googleRequest, requireScope } from './request.ts';
+import { driveQuery, quote } from './drive-query.ts';
 
 const parameters = z.object({
   action: z.enum(['search', 'list', 'get']),
@@ -54,15 +55,14 @@ export interface FileDriveToolOptions {
  * query), `list` (recent files or a folder's children), and `get` a file's metadata and content:
  * Docs, Sheets and Slides exported as text or CSV, text files downloaded, binary files described.
  */
-export class FileDriveTool extends BaseConnectorTool {
+export class FileDriveTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'file_drive';
   readonly description = 'Search or list cloud drive files, or get a file with its text content.';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'file_drive';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     if (args.action === 'get') return getFile(record, context, args.file_id);
     requireScope(record, METADATA_SCOPES, 'Listing files');
@@ -97,19 +97,6 @@ export class FileDriveTool extends BaseConnectorTool {
       metadata: { files, q },
     };
   }
-}
-
-function quote(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
-}
-
-/** Drive query syntax is passed through; plain words become a full-text search. */
-export function driveQuery(query: string): string {
-  if (
-    /\b(contains|in parents|trashed|mimeType|modifiedTime|fullText|sharedWithMe|starred)\b|[=<>]/.test(query)
-  )
-    return query;
-  return `fullText contains '${quote(query.trim())}' and trashed = false`;
 }
 
 function line(file: DriveFile): string {

@@ -51,7 +51,7 @@ export interface MailToolOptions {
  * its id, sender, subject and date), `read` a message as text with its attachments listed, and
  * `draft` or `send` plain-text mail, as a reply in the thread when `message_id` is given.
  */
-export class MailTool extends BaseConnectorTool {
+export class MailTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'mail_search';
   readonly description =
     'Search mail (Gmail syntax), read a message by id, or draft/send a message or a reply.';
@@ -59,8 +59,7 @@ export class MailTool extends BaseConnectorTool {
   protected override readonly defaultCredentialKey = 'mail';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     const get: GmailGet = async <T>(path: string, query?: Record<string, string | string[]>) =>
       (await googleRequest(record, context, { method: 'GET', path, query, service: 'Gmail' })).json as T;

@@ -54,7 +54,7 @@ export interface CustomAPIToolOptions {
  *   metadata: { base_url: 'https://api.example.com', default_headers: { 'X-Team': 'growth' } } });
  * const agent = new Agent({ llm, credentialStore: store, tools: [new CustomAPITool()] });
  */
-export class CustomAPITool extends BaseConnectorTool {
+export class CustomAPITool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'custom_api';
   readonly description =
     'Call the configured HTTP API. Give the method and a path under its base URL, plus optional ' +
@@ -71,8 +71,7 @@ export class CustomAPITool extends BaseConnectorTool {
     this.#maxResponseBytes = opts.maxResponseBytes ?? 5 * 1024 * 1024;
   }
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     const baseUrl = record.metadata?.base_url;
     if (typeof baseUrl !== 'string' || !/^https?:\/\//.test(baseUrl)) {

@@ -8,23 +8,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ToolInputError, UpstreamError } from '../../errors.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
+import { LINEAR_DOCUMENTS } from './documents.ts';
 import { graphql } from './graphql.ts';
-
-/** The GraphQL documents this connector sends (tests validate them against Linear's published schema). */
-export const LINEAR_DOCUMENTS = {
-  search: `query SearchIssues($term: String!, $first: Int) {
-  searchIssues(term: $term, first: $first) {
-    nodes { id identifier title url priority state { name } assignee { name } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`,
-  create: `mutation CreateIssue($input: IssueCreateInput!) {
-  issueCreate(input: $input) { success issue { id identifier title url } }
-}`,
-  byId: `query IssueById($id: String!) {
-  issue(id: $id) { id identifier title url }
-}`,
-} as const;
 
 const PRIORITY = ['none', 'urgent', 'high', 'normal', 'low'];
 
@@ -44,15 +29,14 @@ const parameters = z.object({
  * `create` with a client-chosen id, so a retried create can never make a second issue. Personal API
  * keys (`type: 'api_key'`) are sent as they are; OAuth and bearer tokens with "Bearer".
  */
-export class IssueTrackerTool extends BaseConnectorTool {
+export class IssueTrackerTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'issue_tracker';
   readonly description = 'Search issues or create an issue in the issue tracker (Linear).';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'issue_tracker';
   protected override readonly credentialTypes = ['api_key', 'bearer', 'oauth2'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     if (args.action === 'search') {
       if (!args.query?.trim()) throw new ToolInputError('search needs a query.');

@@ -10,11 +10,9 @@ import { NotFoundError, ToolInputError } from '../../errors.ts';
 import { errorForResponse } from '../../http/classify.ts';
 import { httpRequest } from '../../http/request.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../connector-base.ts';
-import { parseMarkdownBlocks, type MarkdownBlock } from '../markdown-blocks.ts';
+import { parseMarkdownBlocks } from '../markdown-blocks.ts';
+import { NOTION_VERSION, toNotionBlock } from './blocks.ts';
 import { collectPages } from '../../http/collect-pages.ts';
-
-/** The Notion API version sent with every request (the current one in Notion's official SDK). */
-export const NOTION_VERSION = '2025-09-03';
 
 const parameters = z.object({
   action: z.enum(['search', 'create']),
@@ -40,7 +38,7 @@ interface NotionPage {
  * turned into Notion blocks. Pages must be shared with the integration; Notion's `object_not_found`
  * says exactly that.
  */
-export class NotesTool extends BaseConnectorTool {
+export class NotesTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'notes';
   readonly description =
     'Search pages, or create a page with Markdown content, in the notes workspace (Notion).';
@@ -48,8 +46,7 @@ export class NotesTool extends BaseConnectorTool {
   protected override readonly defaultCredentialKey = 'notes';
   protected override readonly credentialTypes = ['api_key', 'bearer', 'oauth2'] as const;
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     if (args.action === 'search') {
       const limit = args.limit ?? 10;
@@ -93,41 +90,6 @@ export class NotesTool extends BaseConnectorTool {
 function pageTitle(page: NotionPage): string {
   const title = Object.values(page.properties ?? {}).find((p) => p.type === 'title')?.title;
   return title?.map((t) => t.plain_text).join('') || 'Untitled';
-}
-
-/** Notion caps a text object at 2,000 characters. */
-function richText(text: string) {
-  const chunks = text.match(/[\s\S]{1,2000}/g) ?? [''];
-  return chunks.map((content) => ({ type: 'text', text: { content } }));
-}
-
-export function toNotionBlock(block: MarkdownBlock): Record<string, unknown> {
-  switch (block.type) {
-    case 'heading': {
-      const type = `heading_${block.level}`;
-      return { object: 'block', type, [type]: { rich_text: richText(block.text) } };
-    }
-    case 'bullet':
-      return {
-        object: 'block',
-        type: 'bulleted_list_item',
-        bulleted_list_item: { rich_text: richText(block.text) },
-      };
-    case 'numbered':
-      return {
-        object: 'block',
-        type: 'numbered_list_item',
-        numbered_list_item: { rich_text: richText(block.text) },
-      };
-    case 'code':
-      return {
-        object: 'block',
-        type: 'code',
-        code: { rich_text: richText(block.text), language: block.language },
-      };
-    default:
-      return { object: 'block', type: 'paragraph', paragraph: { rich_text: richText(block.text) } };
-  }
 }
 
 async function notion(

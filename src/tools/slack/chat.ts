@@ -84,7 +84,7 @@ interface SlackMessage {
  * from ChatOAuthHelper, else the record's token, tried as is) and `post` to a channel by id or `#name` (resolved through
  * conversations.list and cached), optionally in a thread.
  */
-export class ChatTool extends BaseConnectorTool {
+export class ChatTool extends BaseConnectorTool<typeof parameters> {
   readonly name = 'chat';
   readonly description = 'Search team chat messages, or post a message to a channel (Slack).';
   readonly parameters = parameters;
@@ -92,8 +92,7 @@ export class ChatTool extends BaseConnectorTool {
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
   readonly #channels = new Map<string, { ids: Map<string, string>; expires: number }>();
 
-  async run(context: ToolContext, rawArgs: Record<string, unknown>): Promise<ToolOutput> {
-    const args = rawArgs as z.infer<typeof parameters>;
+  async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {
     const record = await this.getCredential(context);
     if (args.action === 'search') {
       if (!args.query?.trim()) throw new ToolInputError('search needs a query.');

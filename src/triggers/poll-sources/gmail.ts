@@ -16,20 +16,22 @@ interface MessageMetadata {
   payload?: { headers?: Array<{ name: string; value: string }> };
 }
 
+const gmailPollSourceParameters = z.object({ cursor: z.string().optional() });
+
 /**
  * New Gmail messages since a `historyId` (`users.history.list`, messageAdded, INBOX), with their
  * subject, sender and snippet (`users.messages.get`, metadata). The first poll starts from now
  * (`users.getProfile`); a cursor Gmail no longer keeps (404) starts from now again.
  */
-export class GmailPollSource extends BaseConnectorTool {
+export class GmailPollSource extends BaseConnectorTool<typeof gmailPollSourceParameters> {
   readonly name = 'gmail_poller';
   readonly description = 'Polls Gmail for new messages (used by pollers, not offered to models)';
-  readonly parameters = z.object({ cursor: z.string().optional() });
+  readonly parameters = gmailPollSourceParameters;
   protected override readonly defaultCredentialKey = 'mail';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const result = await this.poll(context, args.cursor as string | undefined);
+  async run(context: ToolContext, args: z.infer<typeof gmailPollSourceParameters>): Promise<ToolOutput> {
+    const result = await this.poll(context, args.cursor);
     return { text: `${result.items.length} new`, metadata: { ...result } };
   }
 

@@ -19,18 +19,20 @@ interface IssueNode {
   updatedAt: string;
 }
 
+const linearPollSourceParameters = z.object({ cursor: z.string().optional() });
+
 /**
  * Linear issues created or updated since a time (GraphQL `issues` filtered by `updatedAt`): each
  * update of an issue is a new item (`<id>@<updatedAt>`). The first poll starts from now.
  */
-export class LinearPollSource extends BaseConnectorTool {
+export class LinearPollSource extends BaseConnectorTool<typeof linearPollSourceParameters> {
   readonly name = 'linear_poller';
   readonly description = 'Polls Linear for updated issues (used by pollers, not offered to models)';
-  readonly parameters = z.object({ cursor: z.string().optional() });
+  readonly parameters = linearPollSourceParameters;
   protected override readonly defaultCredentialKey = 'issue_tracker';
 
-  async run(context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
-    const result = await this.poll(context, args.cursor as string | undefined);
+  async run(context: ToolContext, args: z.infer<typeof linearPollSourceParameters>): Promise<ToolOutput> {
+    const result = await this.poll(context, args.cursor);
     return { text: `${result.items.length} new`, metadata: { ...result } };
   }
 

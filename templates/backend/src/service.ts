@@ -16,7 +16,7 @@ export async function startService(address: string, port: number) {
     const ticket = /^\/tickets\/(\w+)\/triage$/.exec(request.url ?? '')?.[1];
     const run = /^\/runs\/([\w-]+)$/.exec(request.url ?? '')?.[1];
     if (request.method === 'POST' && ticket) {
-      agents.start('triage', `Triage ticket ${ticket}.`, { output: Triage }).then(
+      agents.startRun('triage', `Triage ticket ${ticket}.`, { output: Triage }).then(
         (handle) => json(response, 202, { run: handle.workflowId }),
         (error: Error) => json(response, 500, { error: error.message }),
       );

@@ -9,8 +9,10 @@ import type { LlmOption } from '../models/to-adapter.ts';
 import type { SkillOptions } from '../skills/options.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSchema } from '../output/schema.ts';
-import type { LiveTextOption } from './live-text.ts';
-import { DEFAULT_LONG_RETRY_AFTER_MS, type RateLimits } from '../rate-limits/types.ts';
+import type { RateLimits } from '../rate-limits/types.ts';
+
+/** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
+export type LiveTextOption = boolean | { batchMs?: number };
 
 /**
  * A sub-agent of an agent (`subAgents`): a served agent by name (`agent`), or an inline `definition`
@@ -30,7 +32,11 @@ export interface SubAgentSpec {
   input?: OutputSchema;
 }
 
-/** Everything a worker knows about one named agent: the parts with secrets and side effects. */
+/**
+ * One agent's configuration: its model(s), tools, stores, skills, limits and behaviour. The same
+ * type configures an agent served by `createAgentWorker({ agents: { name: definition } })` and an
+ * in-process `new Agent(definition)` (which adds how it reaches Temporal: {@link AgentOptions}).
+ */
 export interface AgentDefinition extends SkillOptions {
   /** The default model: an AI SDK provider model or a ModelAdapter. */
   llm: LlmOption;
@@ -113,20 +119,3 @@ export interface AgentDefinition extends SkillOptions {
    */
   rateLimits?: RateLimits;
 }
-
-export const DEFAULT_MAX_ITERATIONS = 4;
-/** The limit when skills are active and no limit was set. */
-export const SKILL_MAX_ITERATIONS = 8;
-export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 20_000;
-export const DEFAULT_TIMEOUTS: RunTimeouts = {
-  modelStartToCloseMs: 10 * 60_000,
-  modelHeartbeatMs: 30_000,
-  modelMaxAttempts: 6,
-  toolStartToCloseMs: 5 * 60_000,
-  toolHeartbeatMs: 30_000,
-  toolMaxAttempts: 3,
-  storeStartToCloseMs: 10_000,
-  storeMaxAttempts: 10,
-  longRetryAfterMs: DEFAULT_LONG_RETRY_AFTER_MS,
-  fastToolStartToCloseMs: 2_000,
-};

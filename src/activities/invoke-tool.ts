@@ -78,7 +78,7 @@ export async function invokeTool(
     // within toolHeartbeatMs, and that a cancellation reaches the call within a second.
     const every = Math.min(HEARTBEAT_EVERY_MS, Math.max(100, agent.timeouts.toolHeartbeatMs / 3));
     const output = await untilCancelled(
-      runWithRefreshOnRejection(tool, toolContext, parsed.data as Record<string, unknown>),
+      runWithRefreshOnRejection(tool, toolContext, parsed.data),
       context,
       every,
     );

@@ -11,6 +11,11 @@ import {
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { createActivities } from './activities/index.ts';
+import {
+  resolveWorkerDeployment,
+  workerDeploymentOptions,
+  type WorkerDeployment,
+} from './deploy/worker-deployment.ts';
 import type { AgentDefinition } from './activities/agent-definition.ts';
 import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
@@ -43,6 +48,7 @@ export {
 } from './activities/agent-definition.ts';
 export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 export type { Quotas, QuotaLimits } from './usage/quotas.ts';
+export type { WorkerDeployment } from './deploy/worker-deployment.ts';
 export type { UsageStore } from './usage/types.ts';
 export type { RateLimit, RateLimits } from './rate-limits/types.ts';
 export { DEFAULT_LONG_RETRY_AFTER_MS } from './rate-limits/types.ts';
@@ -113,6 +119,13 @@ export interface AgentWorkerOptions {
    */
   rateLimits?: RateLimits;
   /**
+   * Run as a version of a Temporal worker deployment (Worker Versioning): runs stay on the version
+   * that started them, chat sessions and pollers move to the current version between turns or polls.
+   * Default: `TEMPORAL_DEPLOYMENT_NAME` with `TEMPORAL_WORKER_BUILD_ID` when set, else an
+   * unversioned worker. See docs/production.md, "Deploying a new version".
+   */
+  deployment?: WorkerDeployment;
+  /**
    * Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). Default
    * slots: 500 activities and 500 local activities at once (unless a `tuner` is given).
    */
@@ -144,6 +157,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     })),
   ]);
   const quotas = validateQuotas('createAgentWorker', options.quotas);
+  const deployment = resolveWorkerDeployment('createAgentWorker', options.deployment);
   const usageStore = options.usageStore ?? usageStoreFollowing(memoryStore);
   const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, queues, {
     store: usageStore,
@@ -176,6 +190,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       defaultHeartbeatThrottleInterval: '2 seconds',
       ...concurrencyDefaults(options.workerOptions),
       ...workerOptions,
+      // Rate-limited activity workers are versioned too: a pinned run's calls go to its own version.
+      ...(deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {}),
       dataConverter,
       connection,
       namespace: resolved.namespace,

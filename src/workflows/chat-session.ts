@@ -2,7 +2,6 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  continueAsNew,
   defineQuery,
   defineSignal,
   defineUpdate,
@@ -22,6 +21,7 @@ import {
   type ChatTurnOutput,
   type SendInput,
 } from '../common/chat.ts';
+import { continueAsNewOnTargetVersion, targetVersionChanged } from '../deploy/upgrade-on-continue-as-new.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
@@ -161,13 +161,16 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     ready = true;
   }
   const idleTimeout = input.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  // Continue as new when Temporal suggests it, or when a new worker version is the target (a pinned
+  // session moves to it between turns: the turn in progress finishes on the code it began with).
+  const continueAsNewDue = (): boolean => workflowInfo().continueAsNewSuggested || targetVersionChanged();
   for (;;) {
-    const woke = await condition(() => busy() || workflowInfo().continueAsNewSuggested, idleTimeout);
-    if (workflowInfo().continueAsNewSuggested && !busy()) {
+    const woke = await condition(() => busy() || continueAsNewDue(), idleTimeout);
+    if (continueAsNewDue() && !busy()) {
       events.release();
       await condition(allHandlersFinished);
       if (!busy()) {
-        return continueAsNew<typeof chatSession>({
+        return continueAsNewOnTargetVersion<typeof chatSession>({
           ...input,
           state: { ...state, lastEventSeq: events.lastSeq },
         });

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.ts';
+import { describeDeployment, setCurrentVersion } from '../../src/deploy/rollout.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import type { ModelRequest } from '../../src/models/model-adapter.ts';
+import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
+import { createAgentWorker } from '../../src/worker.ts';
+import { buildChangedWorkflowBundle } from '../support/changed-bundle.ts';
+import { firstEvent } from './helpers.ts';
+import { AddTool } from './tools.ts';
+
+const EventType = temporal.api.enums.v1.EventType;
+
+/**
+ * The model of one build: it asks for `add` when the prompt says ADD, and otherwise answers with its
+ * build's name, the prompt, and how many user turns came before (so an answer shows which build gave
+ * it and that the conversation carried over).
+ */
+function buildModel(build: string): ScriptedModel {
+  const step = (request: ModelRequest): ScriptedStep => {
+    const last = request.messages.at(-1)!;
+    if (last.role === 'tool') return { text: `${build} added: ${last.content}` };
+    const users = request.messages.filter((m) => m.role === 'user');
+    const prompt = users.at(-1)!.content;
+    if (prompt.startsWith('ADD')) return { toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: 'add_1' }] };
+    return { text: `${build} answers "${prompt}" after ${users.length - 1} earlier turn(s)` };
+  };
+  return new ScriptedModel(Array.from({ length: 20 }, () => step));
+}
+
+/** The build id of the deployment version a workflow's latest run is on. */
+async function buildIdOf(handle: WorkflowHandle): Promise<string | null | undefined> {
+  const { raw } = await handle.describe();
+  return raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId;
+}
+
+describe('versioned workers: runs stay on their build, chat sessions move at their next turn', () => {
+  const address = inject('temporalAddress');
+  const deploymentName = `agents-${randomUUID().slice(0, 8)}`;
+  const taskQueue = `test-${randomUUID()}`;
+  const memoryStore = new InMemoryMemoryStore();
+  const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
+  let connection: Connection;
+  let nativeConnection: NativeConnection;
+  let client: Client;
+  let agents: AgentClient;
+
+  beforeAll(async () => {
+    nativeConnection = await NativeConnection.connect({ address });
+    connection = await Connection.connect({ address });
+    client = new Client({ connection });
+    agents = new AgentClient({ client, taskQueue });
+  });
+  afterAll(async () => {
+    for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    await Promise.all(workers.map(({ running }) => running));
+    await connection?.close();
+    await nativeConnection?.close();
+  });
+
+  /** Starts a worker of `buildId` and waits until the deployment knows its version. */
+  async function startBuild(buildId: string, workflowBundle: { codePath: string } | { code: string }) {
+    const worker = await createAgentWorker({
+      connection: nativeConnection,
+      taskQueue,
+      memoryStore,
+      workflowBundle,
+      deployment: { name: deploymentName, buildId },
+      agents: {
+        agent: { llm: buildModel(buildId), tools: [new AddTool()], approval: { tools: ['add'] } },
+      },
+    });
+    workers.push({ worker, running: worker.run() });
+    await expect
+      .poll(
+        async () => (await describeDeployment(client, deploymentName).catch(() => undefined))?.versions ?? [],
+        { timeout: 30_000, interval: 200 },
+      )
+      .toContainEqual(expect.objectContaining({ buildId }));
+  }
+
+  it('keeps v1 runs on v1, starts new runs on v2, and moves the session to v2 after set-current, with no nondeterminism', async () => {
+    await startBuild('v1', { codePath: inject('workflowBundlePath') });
+    await setCurrentVersion(client, deploymentName, 'v1');
+
+    // On v1: a run waiting for an approval, and a chat session with one turn.
+    const waiting = await agents.start('agent', 'ADD two and three');
+    await firstEvent(waiting.events(), 'approval_requested');
+    const chat = agents.chatSession('agent', { sessionId: randomUUID(), memoryStore });
+    expect((await chat.send('first')).output).toBe('v1 answers "first" after 0 earlier turn(s)');
+    const session = client.workflow.getHandle(chat.workflowId);
+    const firstSessionRun = (await session.describe()).runId;
+    expect(await buildIdOf(session)).toBe('v1');
+
+    // v2 changes the workflow code: a v1 history does not replay on it.
+    const v2Bundle = await buildChangedWorkflowBundle();
+    const v1History = await client.workflow.getHandle(waiting.workflowId).fetchHistory();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: v2Bundle }, v1History, waiting.workflowId),
+    ).rejects.toBeInstanceOf(DeterminismViolationError);
+
+    await startBuild('v2', v2Bundle);
+    // The server refuses while v2 has not yet polled every task queue v1 serves (workflows, activities).
+    await expect
+      .poll(
+        () =>
+          setCurrentVersion(client, deploymentName, 'v2').then(
+            () => true,
+            () => false,
+          ),
+        {
+          timeout: 30_000,
+          interval: 200,
+        },
+      )
+      .toBe(true);
+    expect(await describeDeployment(client, deploymentName)).toMatchObject({ current: 'v2' });
+
+    // New runs start on v2.
+    const fresh = await agents.start('agent', 'hello');
+    expect((await fresh.result()).output).toBe('v2 answers "hello" after 0 earlier turn(s)');
+    expect(await buildIdOf(client.workflow.getHandle(fresh.workflowId))).toBe('v2');
+
+    // The run that began on v1 finishes on v1.
+    await waiting.approve('add_1');
+    expect((await waiting.result()).output).toBe('v1 added: 5');
+    expect(await buildIdOf(client.workflow.getHandle(waiting.workflowId))).toBe('v1');
+
+    // The session's next turn finishes where it began (v1), then the session continues as new onto
+    // v2; the turn after answers on v2, with the whole conversation.
+    expect((await chat.send('second')).output).toBe('v1 answers "second" after 1 earlier turn(s)');
+    await expect.poll(() => buildIdOf(session), { timeout: 20_000, interval: 200 }).toBe('v2');
+    expect((await chat.send('third')).output).toBe('v2 answers "third" after 2 earlier turn(s)');
+    const firstRun = client.workflow.getHandle(chat.workflowId, firstSessionRun);
+    expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW');
+
+    // Nothing on this task queue failed a workflow task (a nondeterminism error would).
+    const failedTasks: string[] = [];
+    for await (const { workflowId, history } of client.workflow
+      .list({ query: `TaskQueue = '${taskQueue}'` })
+      .intoHistories()) {
+      for (const event of (history as temporal.api.history.v1.IHistory).events ?? []) {
+        if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED) failedTasks.push(workflowId);
+      }
+    }
+    expect(failedTasks).toEqual([]);
+  }, 120_000);
+});

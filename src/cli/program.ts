@@ -7,6 +7,7 @@ import { registerCreds } from './creds.ts';
 import { registerInit } from './init.ts';
 import { registerMcp } from './mcp.ts';
 import { registerModel } from './model.ts';
+import { registerReplay } from './replay.ts';
 import { registerRun } from './run.ts';
 import { registerRuns } from './runs.ts';
 import { registerSchedules } from './schedules.ts';
@@ -44,5 +45,6 @@ export function createProgram(): Command {
   registerMcp(program);
   registerModel(program);
   registerUsage(program);
+  registerReplay(program);
   return program;
 }

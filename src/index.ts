@@ -186,3 +186,18 @@ export {
 } from './embedded/dev-server.ts';
 export { findTemporalCli, type TemporalCli } from './embedded/temporal-cli.ts';
 export { defineConfig, CONFIG_FILES, type ToolkitAgentConfig, type CliOAuthClient } from './cli/config.ts';
+export {
+  AGENT_WORKFLOW_TYPES,
+  describeDeployment,
+  openOnVersionQuery,
+  rampVersion,
+  replayHistories,
+  setCurrentVersion,
+  type DeploymentState,
+  type DeploymentVersionState,
+  type DeploymentVersionStatus,
+  type ReplayFailure,
+  type ReplayHistoriesOptions,
+  type ReplayReport,
+  type WorkerDeployment,
+} from './deploy/index.ts';

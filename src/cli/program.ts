@@ -4,6 +4,7 @@ import { registerAuth } from './auth.ts';
 import { registerChat } from './chat.ts';
 import { registerCodec } from './codec.ts';
 import { registerCreds } from './creds.ts';
+import { registerDeploy } from './deploy.ts';
 import { registerInit } from './init.ts';
 import { registerMcp } from './mcp.ts';
 import { registerModel } from './model.ts';
@@ -46,5 +47,6 @@ export function createProgram(): Command {
   registerModel(program);
   registerUsage(program);
   registerReplay(program);
+  registerDeploy(program);
   return program;
 }

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import { optionalTsToDate } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto, { type temporal } from '@temporalio/proto';
 import { ConfigurationError } from '../errors.ts';
 
-const VersionStatus = temporal.api.enums.v1.WorkerDeploymentVersionStatus;
+const VersionStatus = proto.temporal.api.enums.v1.WorkerDeploymentVersionStatus;
 
 /** Where a version of a worker deployment stands (Temporal's `WorkerDeploymentVersionStatus`). */
 export type DeploymentVersionStatus =

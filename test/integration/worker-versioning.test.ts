@@ -11,6 +11,7 @@ import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { createAgentWorker } from '../../src/worker.ts';
 import { buildChangedWorkflowBundle } from '../support/changed-bundle.ts';
+import { runCli } from '../support/cli.ts';
 import { firstEvent } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
@@ -84,9 +85,15 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
       .toContainEqual(expect.objectContaining({ buildId }));
   }
 
+  /** `toolkit-agent deploy <args>` on this test's deployment and server. */
+  const deploy = (...args: string[]) =>
+    runCli(['deploy', ...args, '--deployment-name', deploymentName, '--address', address]);
+
   it('keeps v1 runs on v1, starts new runs on v2, and moves the session to v2 after set-current, with no nondeterminism', async () => {
     await startBuild('v1', { codePath: inject('workflowBundlePath') });
-    await setCurrentVersion(client, deploymentName, 'v1');
+    const current = await deploy('set-current', 'v1');
+    expect(current.code, current.stderr).toBe(0);
+    expect(current.stdout).toContain(`${deploymentName}: v1 is current`);
 
     // On v1: a run waiting for an approval, and a chat session with one turn.
     const waiting = await agents.start('agent', 'ADD two and three');
@@ -121,6 +128,22 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
       .toBe(true);
     expect(await describeDeployment(client, deploymentName)).toMatchObject({ current: 'v2' });
 
+    // The deployment shows what v1 still runs: the waiting run and the session.
+    await expect
+      .poll(
+        async () =>
+          (await describeDeployment(client, deploymentName)).versions.find((v) => v.buildId === 'v1')
+            ?.openWorkflows,
+        { timeout: 20_000, interval: 200 },
+      )
+      .toBe(2);
+    const status = await deploy('status', '--json');
+    expect(status.code, status.stderr).toBe(0);
+    const shown = JSON.parse(status.stdout) as Record<string, unknown>;
+    expect(shown).toMatchObject({ name: deploymentName, current: 'v2' });
+    expect(shown).not.toHaveProperty('ramping');
+    expect(shown.versions).toContainEqual(expect.objectContaining({ buildId: 'v1', openWorkflows: 2 }));
+
     // New runs start on v2.
     const fresh = await agents.start('agent', 'hello');
     expect((await fresh.result()).output).toBe('v2 answers "hello" after 0 earlier turn(s)');
@@ -150,4 +173,22 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
     }
     expect(failedTasks).toEqual([]);
   }, 120_000);
+
+  it('ramp sends a share of new workflows to a version, and refuses a percentage above 100 or an unknown build', async () => {
+    const ramped = await deploy('ramp', '25', 'v1');
+    expect(ramped.code, ramped.stderr).toBe(0);
+    expect(ramped.stdout).toContain(`${deploymentName}: v1 ramping at 25%`);
+    expect(await describeDeployment(client, deploymentName)).toMatchObject({
+      current: 'v2',
+      ramping: { buildId: 'v1', percentage: 25 },
+    });
+    const above = await deploy('ramp', '150', 'v2');
+    expect(above.code).toBe(2);
+    expect(above.stderr).toContain('The percentage is a number from 0 to 100; got "150"');
+    const unknown = await deploy('ramp', '10', 'no-such-build');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(
+      `Worker deployment "${deploymentName}" has no version "no-such-build" yet`,
+    );
+  }, 60_000);
 });

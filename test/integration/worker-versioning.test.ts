@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -11,7 +14,7 @@ import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { createAgentWorker } from '../../src/worker.ts';
 import { buildChangedWorkflowBundle } from '../support/changed-bundle.ts';
-import { runCli } from '../support/cli.ts';
+import { CLI_CONFIG, runCli, startCli } from '../support/cli.ts';
 import { firstEvent } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
@@ -191,4 +194,62 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
       `Worker deployment "${deploymentName}" has no version "no-such-build" yet`,
     );
   }, 60_000);
+});
+
+describe('toolkit-agent worker --deployment-name --build-id', () => {
+  const address = inject('temporalAddress');
+  const deploymentName = `cli-agents-${randomUUID().slice(0, 8)}`;
+  let home: string;
+  let connection: Connection;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'cli-versioned-'));
+    connection = await Connection.connect({ address });
+    env = {
+      TOOLKIT_AGENT_HOME: home,
+      TEMPORAL_ADDRESS: address,
+      TOOLKIT_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      CLI_TASK_QUEUE: `cli-${randomUUID()}`,
+    };
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('serves the config as a version of the deployment, which runs once it is current', async () => {
+    const worker = startCli(
+      ['-c', CLI_CONFIG, 'worker', '--deployment-name', deploymentName, '--build-id', 'b1', '--json'],
+      { env },
+    );
+    try {
+      const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as Record<string, unknown>;
+      expect(info).toMatchObject({ deployment: { name: deploymentName, buildId: 'b1' } });
+      const client = new Client({ connection });
+      await expect
+        .poll(
+          async () =>
+            (await describeDeployment(client, deploymentName).catch(() => undefined))?.versions ?? [],
+          { timeout: 30_000, interval: 200 },
+        )
+        .toContainEqual(expect.objectContaining({ buildId: 'b1' }));
+      const current = await runCli(['deploy', 'set-current', 'b1', '--deployment-name', deploymentName], {
+        env,
+      });
+      expect(current.code, current.stderr).toBe(0);
+      const run = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('The sum is 2.\n');
+    } finally {
+      worker.child.kill('SIGTERM');
+    }
+    expect(await worker.exited).toBe(0);
+  }, 60_000);
+
+  it('refuses a deployment name without a build id', async () => {
+    const half = await runCli(['-c', CLI_CONFIG, 'worker', '--deployment-name', deploymentName], { env });
+    expect(half.code).toBe(1);
+    expect(half.stderr).toContain('--deployment-name and --build-id go together: give both, or neither.');
+  });
 });

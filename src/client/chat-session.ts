@@ -22,6 +22,7 @@ import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
+import { resendWhileSessionMoves, restreamWhileSessionMoves } from '../deploy/resend-while-moving.ts';
 import { runPriority } from '../fairness/priority.ts';
 import type { FairnessOptions } from '../fairness/types.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
@@ -129,11 +130,13 @@ export class AgentChatSession extends ApprovalControls {
     let result: ChatTurnResult<unknown>;
     try {
       const { events, ...rest } = await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
-          args: [send],
-          updateId: send.turnId,
-          startWorkflowOperation: operation(withSearchAttributes),
-        }),
+        resendWhileSessionMoves(() =>
+          client.workflow.executeUpdateWithStart<Workflow, ChatTurnOutput, [SendInput]>(SEND_UPDATE, {
+            args: [send],
+            updateId: send.turnId,
+            startWorkflowOperation: operation(withSearchAttributes),
+          }),
+        ),
       );
       result = rest;
     } catch (error) {
@@ -143,7 +146,11 @@ export class AgentChatSession extends ApprovalControls {
   }
 
   /** One turn as events, ending with its `run_completed` (`partial_output` events in a structured turn). */
-  async *stream(prompt: string, opts: SendOptions = {}): AsyncGenerator<AgentEvent> {
+  stream(prompt: string, opts: SendOptions = {}): AsyncGenerator<AgentEvent> {
+    return restreamWhileSessionMoves(() => this.#streamOnce(prompt, opts));
+  }
+
+  async *#streamOnce(prompt: string, opts: SendOptions): AsyncGenerator<AgentEvent> {
     const { client, operation, send } = await this.#prepare(prompt, opts);
     const workflow = client.workflow.getHandle(this.workflowId);
     const afterSeq = await workflow
@@ -192,12 +199,14 @@ export class AgentChatSession extends ApprovalControls {
       // A fresh update id: the session answers a duplicate by the message id (Temporal would hand
       // back the first update's answer for a repeated update id, which says nothing of duplicates).
       return await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart<Workflow, { duplicate: boolean }, [SendInput]>(
-          DELIVER_UPDATE,
-          {
-            args: [send],
-            startWorkflowOperation: operation(withSearchAttributes),
-          },
+        resendWhileSessionMoves(() =>
+          client.workflow.executeUpdateWithStart<Workflow, { duplicate: boolean }, [SendInput]>(
+            DELIVER_UPDATE,
+            {
+              args: [send],
+              startWorkflowOperation: operation(withSearchAttributes),
+            },
+          ),
         ),
       );
     } catch (error) {

@@ -21,6 +21,7 @@ import {
   type ChatTurnOutput,
   type SendInput,
 } from '../common/chat.ts';
+import { sessionMovingRefusal } from '../deploy/session-moving.ts';
 import { continueAsNewOnTargetVersion, targetVersionChanged } from '../deploy/upgrade-on-continue-as-new.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
@@ -116,6 +117,14 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       throw ApplicationFailure.nonRetryable('Each send needs a turnId.', 'InvalidPrompt');
     }
   };
+  /**
+   * Refuses a message that arrives when a newer worker version is the target and no turn runs: the
+   * session continues as new onto that version in this same task, and the sender's next attempt is
+   * answered there (a message that arrives while a turn runs waits for it, on this version).
+   */
+  const refuseWhileMoving = (): void => {
+    if (targetVersionChanged() && !busy()) throw sessionMovingRefusal();
+  };
   const taken = (turnId: string): boolean => state.recentTurnIds?.includes(turnId) ?? false;
   /** Queues a message whose answer no one waits for; false when the session already took its id. */
   const deliver = (send: SendInput): boolean => {
@@ -123,7 +132,12 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     void takeTurn(send).catch(() => undefined); // a failed turn is in its events; the session goes on
     return true;
   };
-  setHandler(deliverUpdate, (send) => ({ duplicate: !deliver(send) }), { validator: checkSend });
+  setHandler(deliverUpdate, (send) => ({ duplicate: !deliver(send) }), {
+    validator: (send: SendInput) => {
+      checkSend(send);
+      refuseWhileMoving();
+    },
+  });
   setHandler(deliverSignal, (send) => {
     try {
       checkSend(send);
@@ -135,6 +149,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   setHandler(sendUpdate, takeTurn, {
     validator: (send: SendInput) => {
       checkSend(send);
+      refuseWhileMoving();
       const next = state.turns + (nextTicket - serving) + 1;
       if (send.expectedTurn !== undefined && send.expectedTurn !== next) {
         throw ApplicationFailure.nonRetryable(

@@ -15,7 +15,7 @@ import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { createAgentWorker } from '../../src/worker.ts';
 import { buildChangedWorkflowBundle } from '../support/changed-bundle.ts';
 import { CLI_CONFIG, runCli, startCli } from '../support/cli.ts';
-import { firstEvent } from './helpers.ts';
+import { collect, firstEvent } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -106,6 +106,8 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
     const session = client.workflow.getHandle(chat.workflowId);
     const firstSessionRun = (await session.describe()).runId;
     expect(await buildIdOf(session)).toBe('v1');
+    const streamed = agents.chatSession('agent', { sessionId: randomUUID(), memoryStore });
+    await streamed.send('first');
 
     // v2 changes the workflow code: a v1 history does not replay on it.
     const v2Bundle = await buildChangedWorkflowBundle();
@@ -131,7 +133,7 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
       .toBe(true);
     expect(await describeDeployment(client, deploymentName)).toMatchObject({ current: 'v2' });
 
-    // The deployment shows what v1 still runs: the waiting run and the session.
+    // The deployment shows what v1 still runs: the waiting run and the two sessions.
     await expect
       .poll(
         async () =>
@@ -139,13 +141,13 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
             ?.openWorkflows,
         { timeout: 20_000, interval: 200 },
       )
-      .toBe(2);
+      .toBe(3);
     const status = await deploy('status', '--json');
     expect(status.code, status.stderr).toBe(0);
     const shown = JSON.parse(status.stdout) as Record<string, unknown>;
     expect(shown).toMatchObject({ name: deploymentName, current: 'v2' });
     expect(shown).not.toHaveProperty('ramping');
-    expect(shown.versions).toContainEqual(expect.objectContaining({ buildId: 'v1', openWorkflows: 2 }));
+    expect(shown.versions).toContainEqual(expect.objectContaining({ buildId: 'v1', openWorkflows: 3 }));
 
     // New runs start on v2.
     const fresh = await agents.start('agent', 'hello');
@@ -157,11 +159,17 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
     expect((await waiting.result()).output).toBe('v1 added: 5');
     expect(await buildIdOf(client.workflow.getHandle(waiting.workflowId))).toBe('v1');
 
-    // The session's next turn finishes where it began (v1), then the session continues as new onto
-    // v2; the turn after answers on v2, with the whole conversation.
-    expect((await chat.send('second')).output).toBe('v1 answers "second" after 1 earlier turn(s)');
-    await expect.poll(() => buildIdOf(session), { timeout: 20_000, interval: 200 }).toBe('v2');
+    // At its next turn the session continues as new onto v2, which answers, with the whole conversation.
+    expect((await chat.send('second')).output).toBe('v2 answers "second" after 1 earlier turn(s)');
+    expect(await buildIdOf(session)).toBe('v2');
     expect((await chat.send('third')).output).toBe('v2 answers "third" after 2 earlier turn(s)');
+    // A streamed turn moves the same way.
+    const events = await collect(streamed.stream('second'));
+    expect(events.at(-1)).toMatchObject({
+      type: 'run_completed',
+      payload: { output: 'v2 answers "second" after 1 earlier turn(s)' },
+    });
+    expect(await buildIdOf(client.workflow.getHandle(streamed.workflowId))).toBe('v2');
     const firstRun = client.workflow.getHandle(chat.workflowId, firstSessionRun);
     expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW');
 

@@ -9,11 +9,13 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { describeDeployment, setCurrentVersion } from '../../src/deploy/rollout.ts';
+import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { createAgentWorker } from '../../src/worker.ts';
 import { buildChangedWorkflowBundle } from '../support/changed-bundle.ts';
+import { startGmailHistoryServer } from '../support/providers/gmail-history-server.ts';
 import { CLI_CONFIG, runCli, startCli } from '../support/cli.ts';
 import { collect, firstEvent } from './helpers.ts';
 import { AddTool } from './tools.ts';
@@ -53,8 +55,18 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
   let nativeConnection: NativeConnection;
   let client: Client;
   let agents: AgentClient;
+  const gmailToken = `gmail-${randomUUID()}`;
+  let gmail: Awaited<ReturnType<typeof startGmailHistoryServer>>;
+  const credentialStore = new InMemoryCredentialStore();
 
   beforeAll(async () => {
+    gmail = await startGmailHistoryServer(gmailToken);
+    await credentialStore.put({
+      name: 'mail',
+      type: 'bearer',
+      token: gmailToken,
+      metadata: { base_url: gmail.url, scopes: ['https://www.googleapis.com/auth/gmail.readonly'] },
+    });
     nativeConnection = await NativeConnection.connect({ address });
     connection = await Connection.connect({ address });
     client = new Client({ connection });
@@ -65,6 +77,7 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
     await Promise.all(workers.map(({ running }) => running));
     await connection?.close();
     await nativeConnection?.close();
+    await gmail?.close();
   });
 
   /** Starts a worker of `buildId` and waits until the deployment knows its version. */
@@ -76,7 +89,12 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
       workflowBundle,
       deployment: { name: deploymentName, buildId },
       agents: {
-        agent: { llm: buildModel(buildId), tools: [new AddTool()], approval: { tools: ['add'] } },
+        agent: {
+          llm: buildModel(buildId),
+          tools: [new AddTool()],
+          approval: { tools: ['add'] },
+          credentialStore,
+        },
       },
     });
     workers.push({ worker, running: worker.run() });
@@ -108,6 +126,16 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
     expect(await buildIdOf(session)).toBe('v1');
     const streamed = agents.chatSession('agent', { sessionId: randomUUID(), memoryStore });
     await streamed.send('first');
+    // A poller of a Gmail stand-in, polling every second.
+    const pollerId = `inbox-${randomUUID().slice(0, 8)}`;
+    await agents.pollers.start(pollerId, {
+      source: 'gmail',
+      credentialKey: 'mail',
+      every: 1000,
+      run: { agent: 'agent', prompt: 'Mail: {{title}}' },
+    });
+    const poller = client.workflow.getHandle(`poller-${pollerId}`);
+    await expect.poll(() => buildIdOf(poller), { timeout: 20_000, interval: 200 }).toBe('v1');
 
     // v2 changes the workflow code: a v1 history does not replay on it.
     const v2Bundle = await buildChangedWorkflowBundle();
@@ -163,6 +191,25 @@ describe('versioned workers: runs stay on their build, chat sessions move at the
     expect((await chat.send('second')).output).toBe('v2 answers "second" after 1 earlier turn(s)');
     expect(await buildIdOf(session)).toBe('v2');
     expect((await chat.send('third')).output).toBe('v2 answers "third" after 2 earlier turn(s)');
+    // The poller continues as new onto v2 after a poll, and the runs it starts from then on are v2's.
+    await expect.poll(() => buildIdOf(poller), { timeout: 20_000, interval: 200 }).toBe('v2');
+    const [mailId] = gmail.deliver('Invoice 9');
+    const mailRun = client.workflow.getHandle(`poll-${pollerId}-${mailId}`);
+    await expect
+      .poll(
+        () =>
+          mailRun.describe().then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 20_000, interval: 200 },
+      )
+      .toBe(true);
+    expect((await agents.getHandle(mailRun.workflowId).result()).output).toBe(
+      'v2 answers "Mail: Invoice 9" after 0 earlier turn(s)',
+    );
+    await agents.pollers.stop(pollerId);
+
     // A streamed turn moves the same way.
     const events = await collect(streamed.stream('second'));
     expect(events.at(-1)).toMatchObject({

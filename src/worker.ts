@@ -122,9 +122,10 @@ export interface AgentWorkerOptions {
    * Run as a version of a Temporal worker deployment (Worker Versioning): runs stay on the version
    * that started them, chat sessions and pollers move to the current version between turns or polls.
    * Default: `TEMPORAL_DEPLOYMENT_NAME` with `TEMPORAL_WORKER_BUILD_ID` when set, else an
-   * unversioned worker. See docs/production.md, "Deploying a new version".
+   * unversioned worker; `false` makes an unversioned worker whatever the environment says. See
+   * docs/production.md, "Deploying a new version".
    */
-  deployment?: WorkerDeployment;
+  deployment?: WorkerDeployment | false;
   /**
    * Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). Default
    * slots: 500 activities and 500 local activities at once (unless a `tuner` is given).

@@ -1,3 +1,4 @@
+import type { Duration } from '@temporalio/common';
 import type { Command } from 'commander';
 import { replayHistories, type ReplayHistoriesOptions } from '../deploy/replay.ts';
 import { connect, type ConnectOptions } from './connect.ts';
@@ -33,27 +34,24 @@ export function registerReplay(program: Command): void {
       if (!Number.isInteger(limit) || limit < 1)
         throw new UsageError('--limit takes a whole number of at least 1.');
       const bundle = process.env.TOOLKIT_AGENT_WORKFLOW_BUNDLE;
-      const options: ReplayHistoriesOptions = {
-        ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
-      };
+      const workflowBundle = bundle ? { workflowBundle: { codePath: bundle } } : {};
+      let options: ReplayHistoriesOptions;
       let close = async (): Promise<void> => undefined;
       if (opts.dir) {
         const loaded = await loadOptionalConfig(cmd.optsWithGlobals<{ config?: string }>().config);
-        Object.assign(
-          options,
-          { dir: opts.dir },
-          loaded?.config.encryption ? { encryption: loaded.config.encryption } : {},
-        );
+        const encryption = loaded?.config.encryption;
+        options = { dir: opts.dir, ...workflowBundle, ...(encryption ? { encryption } : {}) };
       } else {
         const { agents, encryption } = await connect(opts, cmd);
         close = () => agents.close();
-        Object.assign(options, {
+        options = {
           client: agents.client,
-          since: opts.since,
+          since: opts.since as Duration,
           limit,
           ...(opts.query ? { query: opts.query } : {}),
+          ...workflowBundle,
           ...(encryption ? { encryption } : {}),
-        });
+        };
       }
       const report = await replayHistories(options).finally(close);
       if (opts.json) printJson(report);

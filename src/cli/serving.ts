@@ -73,7 +73,9 @@ export async function serve(
           ]),
         ),
         ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
-        ...(options.deployment ? { deployment: options.deployment } : {}),
+        // A version only for `worker` (its flags or the environment, read there): the worker that
+        // `run` and `chat` start in-process serves their own runs, unversioned.
+        deployment: options.deployment ?? false,
       });
       worker = created;
       running = created.run();

@@ -73,7 +73,7 @@ export async function replayHistories(options: ReplayHistoriesOptions): Promise<
   const types = new Map<string, string>();
   const histories = options.dir
     ? savedHistories(options.dir, types)
-    : downloaded(options.client!, options, types);
+    : downloaded(options.client!, { ...options, ...checkedWindow(options) }, types);
   const dataConverter = encryptionDataConverter(options.encryption);
   const results = Worker.runReplayHistories(
     {
@@ -94,44 +94,42 @@ export async function replayHistories(options: ReplayHistoriesOptions): Promise<
   return report;
 }
 
-/** The newest histories of each agent workflow type on the server, recording each one's type. */
-async function* downloaded(
-  client: Client,
-  options: ReplayHistoriesOptions,
-  types: Map<string, string>,
-): AsyncIterable<HistoryAndWorkflowId> {
+/** `limit` (default 20) and `since` (default 7 days) checked, `since` as a date. */
+function checkedWindow(options: ReplayHistoriesOptions): { limit: number; since: Date } {
   const limit = options.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1) {
     throw new ConfigurationError(
       `replayHistories: \`limit\` must be a whole number of at least 1; got ${String(limit)}.`,
     );
   }
-  const since = sinceDate(options.since ?? '7d');
-  for (const type of AGENT_WORKFLOW_TYPES) {
-    const query =
-      `WorkflowType = '${type}' AND StartTime > '${since.toISOString()}'` +
-      (options.query ? ` AND (${options.query})` : '');
-    let taken = 0;
-    for await (const entry of client.workflow.list({ query, pageSize: limit }).intoHistories()) {
-      types.set(entry.workflowId, type);
-      yield entry;
-      if (++taken >= limit) break;
-    }
-  }
-}
-
-function sinceDate(since: Date | Duration): Date {
-  if (since instanceof Date) return since;
-  let ms: number;
+  const since = options.since ?? '7d';
+  if (since instanceof Date) return { limit, since };
   try {
-    ms = msToNumber(since);
+    return { limit, since: new Date(Date.now() - msToNumber(since)) };
   } catch (error) {
     throw new ConfigurationError(
       `replayHistories: \`since\` must be a date or a duration such as '24h' or '7d'; got ${String(since)}.`,
       { cause: error },
     );
   }
-  return new Date(Date.now() - ms);
+}
+
+/** The newest `limit` histories of each agent workflow type started since `since`, recording each one's type. */
+async function* downloaded(
+  client: Client,
+  { limit, since, query }: { limit: number; since: Date; query?: string },
+  types: Map<string, string>,
+): AsyncIterable<HistoryAndWorkflowId> {
+  for (const type of AGENT_WORKFLOW_TYPES) {
+    const filter =
+      `WorkflowType = '${type}' AND StartTime > '${since.toISOString()}'` + (query ? ` AND (${query})` : '');
+    let taken = 0;
+    for await (const entry of client.workflow.list({ query: filter, pageSize: limit }).intoHistories()) {
+      types.set(entry.workflowId, type);
+      yield entry;
+      if (++taken >= limit) break;
+    }
+  }
 }
 
 /** The histories saved in `dir` (`*.json`), named by the workflow id their first event records (else the file name). */

@@ -16,15 +16,17 @@ export const DEPLOYMENT_NAME_ENV = 'TEMPORAL_DEPLOYMENT_NAME';
 export const BUILD_ID_ENV = 'TEMPORAL_WORKER_BUILD_ID';
 
 /**
- * The deployment version a worker runs as: the option when given, else `TEMPORAL_DEPLOYMENT_NAME`
- * with `TEMPORAL_WORKER_BUILD_ID`, else none (an unversioned worker). Throws a `ConfigurationError`
- * for half a version (a name without a build id, or the other way round) or a name with a dot.
+ * The deployment version a worker runs as: the option when given (`false`: none, whatever the
+ * environment says), else `TEMPORAL_DEPLOYMENT_NAME` with `TEMPORAL_WORKER_BUILD_ID`, else none (an
+ * unversioned worker). Throws a `ConfigurationError` for half a version (a name without a build id,
+ * or the other way round) or a name with a dot.
  */
 export function resolveWorkerDeployment(
   where: string,
-  option: WorkerDeployment | undefined,
+  option: WorkerDeployment | false | undefined,
   env: Record<string, string | undefined> = process.env,
 ): WorkerDeployment | undefined {
+  if (option === false) return undefined;
   if (option) return checked(where, option.name, option.buildId, '`deployment.name`', '`deployment.buildId`');
   const name = env[DEPLOYMENT_NAME_ENV]?.trim();
   const buildId = env[BUILD_ID_ENV]?.trim();

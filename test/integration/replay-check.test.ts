@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Duration } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AGENT_WORKFLOW_TYPES, replayHistories } from '../../src/deploy/replay.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
@@ -107,6 +108,16 @@ describe('replayHistories against the server', () => {
     expect(report.failures.map((f) => f.workflowType).sort()).toEqual(['agentRun', 'chatSession']);
     for (const failure of report.failures) expect(failure.reason).toMatch(/Nondeterminism/);
   }, 60_000);
+
+  it('refuses a limit below 1 and a since that is no duration, naming the option', async () => {
+    await expect(replayHistories({ client: env.client, limit: 0 })).rejects.toThrow(
+      'replayHistories: `limit` must be a whole number of at least 1; got 0.',
+    );
+    await expect(replayHistories({ client: env.client, since: 'yesterday' as Duration })).rejects.toThrow(
+      "replayHistories: `since` must be a date or a duration such as '24h' or '7d'; got yesterday.",
+    );
+    await expect(replayHistories({})).rejects.toThrow('give either `client` (download histories) or `dir`');
+  });
 
   it('takes at most `limit` histories of each type', async () => {
     await env.agents.run('agent', 'a second run');

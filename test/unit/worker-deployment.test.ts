@@ -11,6 +11,7 @@ describe('resolveWorkerDeployment', () => {
     });
     expect(resolveWorkerDeployment('here', undefined, env)).toEqual({ name: 'from-env', buildId: 'b2' });
     expect(resolveWorkerDeployment('here', undefined, {})).toBeUndefined();
+    expect(resolveWorkerDeployment('here', false, env)).toBeUndefined();
   });
 
   it('refuses half a version, naming what is missing', () => {

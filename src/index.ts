@@ -166,3 +166,18 @@ export { MissingDependencyError } from './optional-dependency.ts';
 export type { PostgresPool, PostgresPoolClient } from './postgres/pool.ts';
 export { EmbeddedTemporalServer, type EmbeddedServerOptions } from './embedded/dev-server.ts';
 export { defineConfig, type ToolkitAgentConfig, type CliOAuthClient } from './cli/config-types.ts';
+export {
+  AGENT_WORKFLOW_TYPES,
+  describeDeployment,
+  openOnVersionQuery,
+  rampVersion,
+  replayHistories,
+  setCurrentVersion,
+  type DeploymentState,
+  type DeploymentVersionState,
+  type DeploymentVersionStatus,
+  type ReplayFailure,
+  type ReplayHistoriesOptions,
+  type ReplayReport,
+  type WorkerDeployment,
+} from './deploy/index.ts';

@@ -12,6 +12,11 @@ import {
 } from '@temporalio/worker';
 import { createActivities } from './activities/index.ts';
 import type { AgentDefinition } from './agent/definition.ts';
+import {
+  resolveWorkerDeployment,
+  workerDeploymentOptions,
+  type WorkerDeployment,
+} from './deploy/worker-deployment.ts';
 import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
@@ -43,6 +48,7 @@ export {
 } from './activities/agent-defaults.ts';
 export { buildAgentWorkflowBundle, type AgentWorkflowBundleOptions } from './workflow-bundle.ts';
 export type { Quotas, QuotaLimits } from './usage/quotas.ts';
+export type { WorkerDeployment } from './deploy/worker-deployment.ts';
 export type { UsageStore } from './usage/types.ts';
 export type { RateLimit, RateLimits } from './rate-limits/types.ts';
 export { DEFAULT_LONG_RETRY_AFTER_MS } from './rate-limits/types.ts';
@@ -113,6 +119,14 @@ export interface AgentWorkerOptions {
    */
   rateLimits?: RateLimits;
   /**
+   * Run as a version of a Temporal worker deployment (Worker Versioning): runs stay on the version
+   * that started them, chat sessions and pollers move to the current version between turns or polls.
+   * Default: `TEMPORAL_DEPLOYMENT_NAME` with `TEMPORAL_WORKER_BUILD_ID` when set, else an
+   * unversioned worker; `false` makes an unversioned worker whatever the environment says. See
+   * docs/production.md, "Deploying a new version".
+   */
+  deployment?: WorkerDeployment | false;
+  /**
    * Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). Default
    * slots: 500 activities and 500 local activities at once (unless a `tuner` is given).
    */
@@ -144,6 +158,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     })),
   ]);
   const quotas = validateQuotas('createAgentWorker', options.quotas);
+  const deployment = resolveWorkerDeployment('createAgentWorker', options.deployment);
   const usageStore = options.usageStore ?? usageStoreFollowing(memoryStore);
   const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, queues, {
     store: usageStore,
@@ -176,6 +191,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       defaultHeartbeatThrottleInterval: '2 seconds',
       ...concurrencyDefaults(options.workerOptions),
       ...workerOptions,
+      // Rate-limited activity workers are versioned too: a pinned run's calls go to its own version.
+      ...(deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {}),
       dataConverter,
       connection,
       namespace: resolved.namespace,

@@ -65,7 +65,7 @@ const TRACING_INTERCEPTOR_MODULES = [
 ];
 
 /** Activity summaries for the Temporal UI. */
-const VISIBILITY_INTERCEPTOR_MODULES = [
+export const VISIBILITY_INTERCEPTOR_MODULES = [
   fileURLToPath(
     new URL(`./visibility/workflow-interceptors${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
   ),

@@ -4,9 +4,11 @@ import { registerAuth } from './auth.ts';
 import { registerChat } from './chat.ts';
 import { registerCodec } from './codec.ts';
 import { registerCreds } from './creds.ts';
+import { registerDeploy } from './deploy.ts';
 import { registerInit } from './init.ts';
 import { registerMcp } from './mcp.ts';
 import { registerModel } from './model.ts';
+import { registerReplay } from './replay.ts';
 import { registerRun } from './run.ts';
 import { registerRuns } from './runs.ts';
 import { registerSchedules } from './schedules.ts';
@@ -44,5 +46,7 @@ export function createProgram(): Command {
   registerMcp(program);
   registerModel(program);
   registerUsage(program);
+  registerReplay(program);
+  registerDeploy(program);
   return program;
 }

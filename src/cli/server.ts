@@ -15,6 +15,23 @@ import {
   type TargetOptions,
 } from './target.ts';
 import { untilSignal } from './until-signal.ts';
+import { resolveWorkerDeployment, type WorkerDeployment } from '../deploy/worker-deployment.ts';
+
+type WorkerCommandOptions = TargetOptions & { json?: boolean; deploymentName?: string; buildId?: string };
+
+/** The version `worker` serves as: its flags when given (both), else the environment's, else none. */
+function deploymentOf(opts: WorkerCommandOptions): WorkerDeployment | undefined {
+  if (opts.deploymentName === undefined && opts.buildId === undefined) {
+    return resolveWorkerDeployment('toolkit-agent worker', undefined);
+  }
+  if (opts.deploymentName === undefined || opts.buildId === undefined) {
+    throw new CliError('--deployment-name and --build-id go together: give both, or neither.');
+  }
+  return resolveWorkerDeployment('toolkit-agent worker', {
+    name: opts.deploymentName,
+    buildId: opts.buildId,
+  });
+}
 
 export function registerServer(program: Command): void {
   program
@@ -109,21 +126,35 @@ export function registerServer(program: Command): void {
   withTargetOptions(program.command('worker'))
     .description("Serve the config's agents on their task queue until Ctrl-C")
     .option('--json', 'print the task queue as one JSON line')
-    .action(async (opts: TargetOptions & { json?: boolean }, cmd: Command) => {
+    .option(
+      '--deployment-name <name>',
+      'serve as a version of this worker deployment (default: $TEMPORAL_DEPLOYMENT_NAME); needs --build-id',
+    )
+    .option('--build-id <id>', "this build's id in the deployment (default: $TEMPORAL_WORKER_BUILD_ID)")
+    .action(async (opts: WorkerCommandOptions, cmd: Command) => {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       pickAgent(loaded.config); // fails clearly when there is no agent to serve
+      const deployment = deploymentOf(opts);
       const { serve } = await import('./serving.ts');
-      const serving = await serve(loaded, { ...targetOf(opts), worker: true, temporary: false });
+      const serving = await serve(loaded, {
+        ...targetOf(opts),
+        worker: true,
+        temporary: false,
+        ...(deployment ? { deployment } : {}),
+      });
       const info = {
         address: serving.target.address,
         namespace: serving.target.namespace,
         taskQueue: serving.taskQueue,
         agents: Object.keys(loaded.config.agents),
+        ...(deployment ? { deployment } : {}),
       };
       if (opts.json) printJson(info);
       else {
         process.stdout.write(
-          `Serving ${info.agents.join(', ')} on task queue ${paint('bold', info.taskQueue)} at ${info.address}\n`,
+          `Serving ${info.agents.join(', ')} on task queue ${paint('bold', info.taskQueue)} at ${info.address}` +
+            (deployment ? ` as ${paint('bold', `${deployment.name}.${deployment.buildId}`)}` : '') +
+            '\n',
         );
         note('Press Ctrl-C to stop.');
       }

@@ -6,6 +6,7 @@ import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import { defaultMemoryPath } from '../paths.ts';
 import { installWorkerRuntime, resolveLogLevel } from '../runtime-log.ts';
+import type { WorkerDeployment } from '../deploy/worker-deployment.ts';
 import { createAgentWorker } from '../worker.ts';
 import { credentialStoreOf, taskQueueOf, type LoadedConfig } from './config.ts';
 import { resolveTarget, type Target, type TargetOptions } from './target.ts';
@@ -34,7 +35,7 @@ export function installCliRuntime(): void {
 /** Starts what `run`, `chat` and `worker` need. Close it when done (it stops the worker and what it started). */
 export async function serve(
   loaded: LoadedConfig,
-  options: TargetOptions & { worker: boolean; temporary: boolean },
+  options: TargetOptions & { worker: boolean; temporary: boolean; deployment?: WorkerDeployment },
 ): Promise<Serving> {
   // Only a worker needs Temporal's native runtime; installed without one, its log forwarding would
   // keep the process alive after a `--no-worker` command is done.
@@ -72,6 +73,9 @@ export async function serve(
           ]),
         ),
         ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+        // A version only for `worker` (its flags or the environment, read there): the worker that
+        // `run` and `chat` start in-process serves their own runs, unversioned.
+        deployment: options.deployment ?? false,
       });
       worker = created;
       running = created.run();

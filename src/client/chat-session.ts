@@ -18,6 +18,7 @@ import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
+import { resendWhileSessionMoves, restreamWhileSessionMoves } from '../deploy/resend-while-moving.ts';
 import { runPriority } from '../fairness/priority.ts';
 import type { FairnessOptions } from '../fairness/types.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
@@ -125,11 +126,13 @@ export class AgentChatSession extends ApprovalControls {
     let result: ChatTurnResult<unknown>;
     try {
       const { events, ...rest } = await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart(sendUpdate, {
-          args: [send],
-          updateId: send.turnId,
-          startWorkflowOperation: operation(withSearchAttributes),
-        }),
+        resendWhileSessionMoves(() =>
+          client.workflow.executeUpdateWithStart(sendUpdate, {
+            args: [send],
+            updateId: send.turnId,
+            startWorkflowOperation: operation(withSearchAttributes),
+          }),
+        ),
       );
       result = rest;
     } catch (error) {
@@ -139,7 +142,11 @@ export class AgentChatSession extends ApprovalControls {
   }
 
   /** One turn as events, ending with its `run_completed` (`partial_output` events in a structured turn). */
-  async *stream(prompt: string, opts: SendOptions = {}): AsyncGenerator<AgentEvent> {
+  stream(prompt: string, opts: SendOptions = {}): AsyncGenerator<AgentEvent> {
+    return restreamWhileSessionMoves(() => this.#streamOnce(prompt, opts));
+  }
+
+  async *#streamOnce(prompt: string, opts: SendOptions): AsyncGenerator<AgentEvent> {
     const { client, operation, send } = await this.#prepare(prompt, opts);
     const workflow = client.workflow.getHandle(this.workflowId);
     const afterSeq = await workflow
@@ -188,10 +195,12 @@ export class AgentChatSession extends ApprovalControls {
       // A fresh update id: the session answers a duplicate by the message id (Temporal would hand
       // back the first update's answer for a repeated update id, which says nothing of duplicates).
       return await startWithSearchAttributes(client, (withSearchAttributes) =>
-        client.workflow.executeUpdateWithStart(deliverUpdate, {
-          args: [send],
-          startWorkflowOperation: operation(withSearchAttributes),
-        }),
+        resendWhileSessionMoves(() =>
+          client.workflow.executeUpdateWithStart(deliverUpdate, {
+            args: [send],
+            startWorkflowOperation: operation(withSearchAttributes),
+          }),
+        ),
       );
     } catch (error) {
       throw this.#failure(error);

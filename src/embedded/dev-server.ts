@@ -44,7 +44,10 @@ export interface EmbeddedServerOptions {
  * matcher, `matching.useNewMatcher`): a backlog is shared among tenants by their fairness keys and
  * weights, and priority keys go first (docs/tenants.md). One partition per task queue: a
  * single-node server gains nothing from more, and a task queue's rate limit (`rateLimits`) is
- * exact only on one (with four, each dispatches a quarter of the rate, in bursts).
+ * exact only on one (with four, each dispatches a quarter of the rate, in bursts). Worker
+ * versioning: worker deployments on, and a pinned run told when its deployment's target version
+ * changed (`workflowInfo().targetWorkerDeploymentVersionChanged`), so chat sessions and pollers move to
+ * a new version at their next continue-as-new (docs/production.md).
  */
 export const EMBEDDED_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1000,
@@ -53,6 +56,8 @@ export const EMBEDDED_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
   'matching.enableFairness': true,
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
+  'system.enableDeploymentVersions': true,
+  'system.enableSendTargetVersionChanged': true,
 };
 
 /**

@@ -2,7 +2,6 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  continueAsNew,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -21,6 +20,8 @@ import {
   sendUpdate,
   sessionStateQuery,
 } from '../common/workflow-definitions.ts';
+import { sessionMovingRefusal } from '../deploy/session-moving.ts';
+import { continueAsNewOnTargetVersion, targetVersionChanged } from '../deploy/upgrade-on-continue-as-new.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
@@ -123,6 +124,14 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       throw ApplicationFailure.nonRetryable('Each send needs a turnId.', 'InvalidPrompt');
     }
   };
+  /**
+   * Refuses a message that arrives when a newer worker version is the target and no turn runs: the
+   * session continues as new onto that version in this same task, and the sender's next attempt is
+   * answered there (a message that arrives while a turn runs waits for it, on this version).
+   */
+  const refuseWhileMoving = (): void => {
+    if (targetVersionChanged() && !busy()) throw sessionMovingRefusal();
+  };
   const taken = (turnId: string): boolean => state.recentTurnIds?.includes(turnId) ?? false;
   /** Queues a message whose answer no one waits for; false when the session already took its id. */
   const deliver = (send: SendInput): boolean => {
@@ -131,7 +140,10 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     return true;
   };
   setHandler(deliverUpdate, (send) => ({ duplicate: !deliver(send) }), {
-    validator: checkSend,
+    validator: (send: SendInput) => {
+      checkSend(send);
+      refuseWhileMoving();
+    },
     description:
       'Queues a message ({ prompt, turnId }) as a turn and answers { duplicate } at once; a turnId already taken runs nothing.',
   });
@@ -153,6 +165,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     description: 'Runs a turn ({ prompt, turnId }) and answers with its result and events once it is done.',
     validator: (send: SendInput) => {
       checkSend(send);
+      refuseWhileMoving();
       const next = state.turns + (nextTicket - serving) + 1;
       if (send.expectedTurn !== undefined && send.expectedTurn !== next) {
         throw ApplicationFailure.nonRetryable(
@@ -179,13 +192,16 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     ready = true;
   }
   const idleTimeout = input.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  // Continue as new when Temporal suggests it, or when a new worker version is the target (a pinned
+  // session moves to it between turns: the turn in progress finishes on the code it began with).
+  const continueAsNewDue = (): boolean => workflowInfo().continueAsNewSuggested || targetVersionChanged();
   for (;;) {
-    const woke = await condition(() => busy() || workflowInfo().continueAsNewSuggested, idleTimeout);
-    if (workflowInfo().continueAsNewSuggested && !busy()) {
+    const woke = await condition(() => busy() || continueAsNewDue(), idleTimeout);
+    if (continueAsNewDue() && !busy()) {
       events.release();
       await condition(allHandlersFinished);
       if (!busy()) {
-        return continueAsNew<typeof chatSession>({
+        return continueAsNewOnTargetVersion<typeof chatSession>({
           ...input,
           state: { ...state, lastEventSeq: events.lastSeq },
         });

@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  continueAsNew,
   ParentClosePolicy,
   proxyActivities,
   setCurrentDetails,
@@ -14,6 +13,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { AgentActivities } from '../activities/index.ts';
 import { idPart } from '../common/ids.ts';
+import { continueAsNewOnTargetVersion, targetVersionChanged } from '../deploy/upgrade-on-continue-as-new.ts';
 import {
   DEFAULT_POLL_PROMPT,
   fillTemplate,
@@ -75,8 +75,9 @@ export async function agentPoller(input: PollerInput): Promise<void> {
         ? `**Last poll failed** (${state.polls} polls): ${state.lastError.split('\n')[0]}`
         : `**${state.polls} polls**, ${state.started} items started · every ${Math.round(input.everyMs / 1000)} s`,
     );
-    if (round + 1 >= POLLS_PER_RUN || workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof agentPoller>({
+    // After the poll, never inside it: a new worker version that is now the target takes the next polls.
+    if (round + 1 >= POLLS_PER_RUN || workflowInfo().continueAsNewSuggested || targetVersionChanged()) {
+      await continueAsNewOnTargetVersion<typeof agentPoller>({
         ...input,
         ...(state.cursor ? { cursor: state.cursor } : {}),
       });

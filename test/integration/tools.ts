@@ -15,6 +15,18 @@ export class AddTool extends BaseConnectorTool {
   }
 }
 
+/** Reads `mail`, of which there is never a record: a run asks the user to authorize it and waits. */
+export class LockedInboxTool extends BaseConnectorTool {
+  readonly name = 'inbox';
+  readonly description = 'Reads mail';
+  readonly parameters = z.object({});
+  protected override readonly defaultCredentialKey = 'mail';
+  async run(context: ToolContext): Promise<ToolOutput> {
+    await this.getCredential(context);
+    return { text: 'no new mail', metadata: {} };
+  }
+}
+
 /** Always fails, the way a broken upstream does. */
 export class BrokenTool extends BaseConnectorTool {
   readonly name = 'broken';

@@ -16,7 +16,7 @@ export interface EmbeddedServerOptions {
   dbFilename?: string;
   /** Namespace to create at launch (besides `default`). */
   namespace?: string;
-  /** `--dynamic-config-value` pairs, e.g. `{ 'limit.blobSize.error': 2_000_000 }`, over {@link EMBEDDED_DYNAMIC_CONFIG}. */
+  /** `--dynamic-config-value` pairs, e.g. `{ 'limit.blobSize.error': 2_000_000 }`, over the server's own settings (`EMBEDDED_DYNAMIC_CONFIG`). */
   dynamicConfig?: Record<string, unknown>;
   /** How to find or install the CLI. */
   cli?: FindTemporalCliOptions;
@@ -87,7 +87,7 @@ class ServerExitedError extends Error {}
 /**
  * A `temporal server start-dev` process on 127.0.0.1 at a free port, headless. Start one with
  * {@link EmbeddedTemporalServer.start} and stop it with {@link EmbeddedTemporalServer.close};
- * {@link acquireEmbeddedServer} shares one per process.
+ * `acquireEmbeddedServer` shares one per process.
  */
 export class EmbeddedTemporalServer {
   readonly address: string;

@@ -123,7 +123,7 @@ export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<s
       credentialKey?: string;
       credentialStore?: CredentialStore;
       needsApproval?: NeedsApproval;
-      /** Run this tool's calls without a round trip of their own (see {@link BaseConnectorTool.fast}). */
+      /** Run this tool's calls without a round trip of their own (see the tool's `fast`). */
       fast?: boolean;
     } = {},
   ) {

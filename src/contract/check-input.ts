@@ -28,7 +28,7 @@ export function checkWorkflowInput(workflow: keyof typeof WORKFLOW_INPUTS, input
   const known: Record<string, readonly string[]> = properties;
   const given = input as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (key in known) continue;
+    if (Object.hasOwn(known, key)) continue;
     const hint = closestName(key, Object.keys(known));
     fail(`has an unknown key "${key}"${hint ? `: did you mean "${hint}"?` : '.'}`);
   }

@@ -69,6 +69,12 @@ describe('checkWorkflowInput', () => {
     );
   });
 
+  it("refuses a key that only an object's prototype has", () => {
+    expect(
+      failure(() => checkWorkflowInput('agentRun', { agent: 'a', prompt: 'p', constructor: 'x' }))?.message,
+    ).toContain('unknown key "constructor"');
+  });
+
   it('names a missing required key, a key of the wrong type, and an input that is no object', () => {
     expect(failure(() => checkWorkflowInput('chatSession', { agent: 'support' }))?.message).toContain(
       'lacks the required key "sessionId".',

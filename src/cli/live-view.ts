@@ -51,9 +51,12 @@ export class LiveView {
       case 'tool_failed': {
         const began = this.#toolStarted.get(String(payload.call_id)) ?? Date.parse(event.timestamp);
         const ok = event.type === 'tool_completed';
+        // A result is cut to a glance; a failure is said whole (its first line): it says what to do.
         const detail = ok
           ? firstLine(asText(payload.output))
-          : firstLine(asText(payload.error ?? event.message));
+          : asText(payload.error ?? event.message)
+              .split('\n', 1)[0]!
+              .trim();
         this.progress(
           `${ok ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${String(payload.tool)} ${paint('dim', `${Date.parse(event.timestamp) - began} ms${detail ? `  ${detail}` : ''}`, process.stderr)}`,
         );

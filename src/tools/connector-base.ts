@@ -168,8 +168,9 @@ export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<s
     if (!record) {
       const whose = context.tenant ? ` for tenant "${context.tenant}"` : '';
       throw new CredentialError(
-        `No credential "${key}"${whose} in the credential store. Store one first, e.g. ` +
-          `store.put({ name: '${key}', type: 'bearer', token: '...' }).`,
+        `No credential "${key}"${whose} in the credential store: store it with ` +
+          `\`toolkit-agent creds set ${key}${context.tenant ? ` --tenant ${context.tenant}` : ''}\` ` +
+          `(in code: store.put({ name: '${key}', type: 'bearer', token: '...' })).`,
         { authorization: { credentialKey: key, reason: 'missing' } },
       );
     }

@@ -22,4 +22,33 @@ describe('the live view of a run', () => {
     view.stop();
     expect(written.join('')).toMatch(/! MCP servers left out of this run: "crm"/);
   });
+
+  it('says a failed tool call whole: the fix at the end of a long message is not cut off', () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const view = new LiveView('human');
+    const error =
+      'No credential "custom_api" in the credential store: store it with `toolkit-agent creds set custom_api` ' +
+      "(in code: store.put({ name: 'custom_api', type: 'bearer', token: '...' })).";
+    const at = new Date().toISOString();
+    view.event({
+      seq: 1,
+      type: 'tool_called',
+      message: '',
+      payload: { tool: 'custom_api', call_id: 'c1' },
+      timestamp: at,
+    });
+    view.event({
+      seq: 2,
+      type: 'tool_failed',
+      message: 'failed',
+      payload: { tool: 'custom_api', call_id: 'c1', error },
+      timestamp: at,
+    });
+    view.stop();
+    expect(written.join('')).toContain('store it with `toolkit-agent creds set custom_api`');
+  });
 });

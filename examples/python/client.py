@@ -12,6 +12,8 @@ in the JSON Schema schemas/toolkit-agent.schema.json.
 
 import argparse
 import asyncio
+import os
+import sys
 import uuid
 
 from temporalio.client import Client, WithStartWorkflowOperation
@@ -96,3 +98,7 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    # The SDK's native threads can outlive the event loop and abort the interpreter's teardown
+    # ("PyGILState_Release", temporalio/sdk-python#300): once everything is printed, leave without it.
+    sys.stdout.flush()
+    os._exit(0)

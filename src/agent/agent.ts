@@ -264,7 +264,9 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
       interruptible = true;
     }
     if (interruptible) {
-      const unregister = stopOnInterrupt(() => this.close());
+      // Runs outlive this process only on a cluster, on a task queue a later worker serves again.
+      const resumable = this.#options.temporal?.taskQueue !== undefined;
+      const unregister = stopOnInterrupt(() => this.close(), resumable);
       cleanup.push(async () => unregister());
     }
     const stopAll = async (): Promise<void> => {

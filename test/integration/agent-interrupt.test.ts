@@ -18,4 +18,17 @@ describe('Ctrl-C during agent.run() in a program without signal handling', () =>
     expect(end.output).not.toMatch(/^\s+at /m);
     expect(end.output).not.toContain('The agent worker stopped (the agent was closed)');
   });
+
+  it('on a temporary server says the run ends with the program, and how to make runs outlive it', async () => {
+    const program = startProgram([`${ROOT}test/fixtures/interrupted-agent.ts`], { TEMPORAL_ADDRESS: '' });
+    await program.waitFor(/step_started/);
+    program.child.kill('SIGINT');
+    const end = await program.exit(15_000);
+    expect(end.hung, `still running 15 s after Ctrl-C:\n${end.output}`).toBe(false);
+    expect(end.code).toBe(130);
+    expect(end.output).toContain(
+      'Interrupted (SIGINT): the agent stopped. Its runs were on a temporary server and task queue, so they end here',
+    );
+    expect(end.output).not.toContain('goes on when a worker serves its task queue again');
+  });
 });

@@ -183,7 +183,7 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
   }
 
   /**
-   * A conversation that keeps its context between `send` calls (spec 2.8), durable as a
+   * A conversation that keeps its context between `send` calls (docs/chat.md), durable as a
    * long-running workflow. Reuse a `sessionId` to continue a session.
    */
   chatSession(

@@ -8,7 +8,7 @@ export interface DeepAgentOptions extends AgentOptions {
 }
 
 /**
- * An agent that plans before it acts (spec 4.8): each run is a `deepAgentRun` workflow that writes
+ * An agent that plans before it acts (docs/chat.md): each run is a `deepAgentRun` workflow that writes
  * a short plan, executes it with the same skills and tools, and with `verify: true` checks the
  * answer and revises it at most once. `metadata.plan` and `metadata.verification` say what happened.
  * With `output`, the executed (and, after a failed check, revised) answer is the structured one:

@@ -77,7 +77,7 @@ export type ChatTarget = () => Promise<{
 }>;
 
 /**
- * A conversation that keeps its context between turns (spec 2.8): a long-running `chatSession`
+ * A conversation that keeps its context between turns (docs/chat.md): a long-running `chatSession`
  * workflow (`chat-<sessionId>`). `send` is an update-with-start, so the first message starts the
  * session and later ones (from any process) join it; turns run one at a time.
  */

@@ -65,7 +65,7 @@ export type NeedsApproval =
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * The base of every connector and custom tool (spec 1.5, 2.4). Subclasses declare `name`,
+ * The base of every connector and custom tool (docs/connectors.md). Subclasses declare `name`,
  * `description` and a zod `parameters` object, and implement `run`. Credentials come from
  * {@link BaseConnectorTool.getCredential}, which reads the store inside the activity and registers
  * every secret it returns for redaction.

@@ -38,7 +38,7 @@ interface JiraIssue {
 const FIELDS = ['summary', 'status', 'assignee', 'priority'];
 
 /**
- * `project_tracker` (Jira, spec 4.6): hosted (REST v3: `/search/jql` with `nextPageToken`,
+ * `project_tracker` (Jira, docs/connectors.md): hosted (REST v3: `/search/jql` with `nextPageToken`,
  * descriptions in Atlassian Document Format, Basic email:token) and self-hosted (REST v2: `startAt`,
  * plain-text descriptions, Bearer personal access token), chosen by `metadata.edition` or the URL.
  */

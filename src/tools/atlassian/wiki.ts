@@ -31,7 +31,7 @@ interface SearchResult {
 }
 
 /**
- * `wiki` (Confluence Cloud, spec 4.6): `search` with plain words (as CQL) or CQL, and `create` a page
+ * `wiki` (Confluence Cloud, docs/connectors.md): `search` with plain words (as CQL) or CQL, and `create` a page
  * in a space (its key resolved to the numeric id) from Markdown, written as storage-format XHTML.
  */
 export class WikiTool extends BaseConnectorTool<typeof parameters> {

@@ -5,7 +5,7 @@ import { describeProcess, runProcess, type ProcessResult } from './run-process.t
 import { DEFAULT_PROJECT_ROOT, resolveInRoot } from './jail.ts';
 
 export interface BuiltinToolOptions {
-  /** The folder the tool works in and may not leave. Default `/tmp` (spec 4.8). */
+  /** The folder the tool works in and may not leave. Default `/tmp` (docs/connectors.md). */
   projectRoot?: string;
 }
 

@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { ToolInputError } from '../../errors.ts';
 
-/** Where built-in file and shell tools may work when no `projectRoot` is given (spec 4.8). */
+/** Where built-in file and shell tools may work when no `projectRoot` is given (docs/connectors.md). */
 export const DEFAULT_PROJECT_ROOT = '/tmp';
 
 /**

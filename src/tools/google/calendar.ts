@@ -50,7 +50,7 @@ export interface CalendarToolOptions {
 }
 
 /**
- * `calendar` (Google Calendar v3, spec 4.3): `search` events in a window read from day phrases in
+ * `calendar` (Google Calendar v3, docs/connectors.md): `search` events in a window read from day phrases in
  * the record's or the given time zone (the rest of the query is free text), and `create` an event
  * with a client-chosen id, so a retried create cannot make a second one.
  */

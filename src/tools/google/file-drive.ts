@@ -51,7 +51,7 @@ export interface FileDriveToolOptions {
 }
 
 /**
- * `file_drive` (Google Drive v3, spec 4.2): `search` (Drive query syntax, or words as a full-text
+ * `file_drive` (Google Drive v3, docs/connectors.md): `search` (Drive query syntax, or words as a full-text
  * query), `list` (recent files or a folder's children), and `get` a file's metadata and content:
  * Docs, Sheets and Slides exported as text or CSV, text files downloaded, binary files described.
  */

@@ -47,7 +47,7 @@ export interface MailToolOptions {
 }
 
 /**
- * `mail_search` (Gmail API v1, spec 4.1): `search` with Gmail's query syntax (one line per hit with
+ * `mail_search` (Gmail API v1, docs/connectors.md): `search` with Gmail's query syntax (one line per hit with
  * its id, sender, subject and date), `read` a message as text with its attachments listed, and
  * `draft` or `send` plain-text mail, as a reply in the thread when `message_id` is given.
  */

@@ -42,7 +42,7 @@ export interface CustomAPIToolOptions {
 }
 
 /**
- * `custom_api` (spec 4.7): calls any HTTP API configured in the `custom_api` credential record.
+ * `custom_api` (docs/connectors.md): calls any HTTP API configured in the `custom_api` credential record.
  * `metadata.base_url` is the API root; `type` is `bearer`, `basic` (token `user:password`, or
  * `metadata.username` + token), `api_key` (header `metadata.header`, default `X-API-Key`, or query
  * parameter `metadata.query_param`) or `none`; `metadata.default_headers` go on every request, under

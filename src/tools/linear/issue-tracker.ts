@@ -25,7 +25,7 @@ const parameters = z.object({
 });
 
 /**
- * `issue_tracker` (Linear's GraphQL API, spec 4.5): `search` over titles and descriptions, and
+ * `issue_tracker` (Linear's GraphQL API, docs/connectors.md): `search` over titles and descriptions, and
  * `create` with a client-chosen id, so a retried create can never make a second issue. Personal API
  * keys (`type: 'api_key'`) are sent as they are; OAuth and bearer tokens with "Bearer".
  */

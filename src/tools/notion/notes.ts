@@ -34,7 +34,7 @@ interface NotionPage {
 }
 
 /**
- * `notes` (Notion, spec 4.6): `search` pages and `create` a page under a parent, its Markdown content
+ * `notes` (Notion, docs/connectors.md): `search` pages and `create` a page under a parent, its Markdown content
  * turned into Notion blocks. Pages must be shared with the integration; Notion's `object_not_found`
  * says exactly that.
  */

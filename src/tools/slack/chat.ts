@@ -80,7 +80,7 @@ interface SlackMessage {
 }
 
 /**
- * `chat` (Slack Web API, spec 4.4): `search` messages (with the user token: `metadata.user_token`
+ * `chat` (Slack Web API, docs/connectors.md): `search` messages (with the user token: `metadata.user_token`
  * from ChatOAuthHelper, else the record's token, tried as is) and `post` to a channel by id or `#name` (resolved through
  * conversations.list and cached), optionally in a thread.
  */

@@ -171,15 +171,16 @@ export class AgentChatSession extends ApprovalControls {
       },
     );
     failed.catch(() => undefined);
-    const turn = streamRunEvents(workflow, afterSeq, {
-      include: (event) => event.payload.turn_id === send.turnId,
-      abort: failed,
-      // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
-      tail: answered.then(
-        (answer) => answer.events,
-        () => undefined,
-      ),
-    });
+    const turn = (from: number) =>
+      streamRunEvents(workflow, Math.max(from, afterSeq), {
+        include: (event) => event.payload.turn_id === send.turnId,
+        abort: failed,
+        // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
+        tail: answered.then(
+          (answer) => answer.events,
+          () => undefined,
+        ),
+      });
     yield* withChildEvents(turn, childEventsOf(workflow));
   }
 

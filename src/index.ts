@@ -24,6 +24,13 @@ export {
   type EventSourceable,
   type EventStreamResponseOptions,
 } from './client/event-stream-response.ts';
+export {
+  toUIMessageChunkStream,
+  toUIMessageStreamResponse,
+  type UIMessageSource,
+  type UIMessageStreamOptions,
+  type UIMessageStreamResponseOptions,
+} from './ui-stream/ui-message-stream.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from './visibility/list.ts';
 export {
   TOOLKIT_AGENT,

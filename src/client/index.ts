@@ -35,6 +35,7 @@ export {
   type UIMessageStreamOptions,
   type UIMessageStreamResponseOptions,
 } from '../ui-stream/ui-message-stream.ts';
+export { createChatHandler, type ChatHandlerOptions } from '../ui-stream/chat-handler.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
 export {
   TOOLKIT_AGENT,

@@ -104,6 +104,11 @@ export class EventChunks {
     }
   }
 
+  /** Where a reader stops before the run has ended (it waits for an approval): the step closed, `finish`. */
+  pause(): UIMessageChunk[] {
+    return [...this.#endStep(), { type: 'finish' }];
+  }
+
   /** The end of the answer: the step's text closed, the answer's text if none streamed, `finish`. */
   #end(event: AgentEvent, key: string): UIMessageChunk[] {
     const { payload } = event;

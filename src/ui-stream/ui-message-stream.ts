@@ -3,7 +3,7 @@ import type { AgentEvent } from '../common/events.ts';
 import type { EventSourceable } from '../client/event-stream-response.ts';
 import { parseCursor } from '../subagents/event-cursor.ts';
 import { aiPackage } from './ai-package.ts';
-import { EventChunks } from './event-chunks.ts';
+import { chunkStream } from './chunk-stream.ts';
 
 /** A run (its handle), or a chat turn's events as `session.stream(prompt)` yields them. */
 export type UIMessageSource = EventSourceable | AsyncIterable<AgentEvent>;
@@ -40,20 +40,10 @@ export function toUIMessageChunkStream(
   source: UIMessageSource,
   options: UIMessageStreamOptions = {},
 ): ReadableStream<UIMessageChunk> {
-  const { createUIMessageStream } = aiPackage(FEATURE);
   // A bad resume point is the caller's error, said now rather than inside the stream.
   if (options.after !== undefined) parseCursor(options.after);
   const events = isIterable(source) ? source : source.events(options.after ? { after: options.after } : {});
-  return createUIMessageStream({
-    execute: async ({ writer }) => {
-      writer.write({ type: 'start', ...(options.messageId ? { messageId: options.messageId } : {}) });
-      const chunks = new EventChunks();
-      for await (const event of events) {
-        for (const chunk of chunks.next(event)) writer.write(chunk);
-      }
-    },
-    onError: options.onError ?? ((error) => (error instanceof Error ? error.message : String(error))),
-  });
+  return chunkStream(events, FEATURE, options);
 }
 
 /**

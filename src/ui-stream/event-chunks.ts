@@ -11,12 +11,17 @@ import type { AgentEvent } from '../common/events.ts';
  * `data-partial-output` (one part, updated) and the final object `data-output`; a sub-agent run's
  * events are `data-sub-agent` (one part per child run, updated to its latest event); other events
  * are `data-<type>` parts (`data-warning`, `data-handoff`, ...). Tool parts are `dynamic`: the page
- * need not declare the server's tools.
+ * need not declare the server's tools. A step taken again after its worker died (a higher
+ * `attempt`) is `reset-step`, then written anew: the page shows its text once.
  */
 export class EventChunks {
   #step: string | undefined;
   #text: string | undefined;
   #stepHadText = false;
+  /** The text the step streamed (in its latest attempt). */
+  #stepText = '';
+  /** The attempt of the step whose text streams: a higher one writes the step anew. */
+  #attempt = 1;
   #calls = new Set<string>();
   #denied = new Set<string>();
 
@@ -35,11 +40,20 @@ export class EventChunks {
         const delta = typeof payload.text === 'string' ? payload.text : '';
         if (!delta) return [];
         const chunks = this.#inStep(key);
+        const attempt = typeof payload.attempt === 'number' ? payload.attempt : 1;
+        if (attempt > this.#attempt) {
+          // The step is taken again (its worker died): what it wrote before goes, the new text comes.
+          if (this.#stepHadText) chunks.push({ type: 'reset-step' });
+          this.#text = undefined;
+          this.#stepText = '';
+          this.#attempt = attempt;
+        }
         if (!this.#text) {
           this.#text = `text-${key}`;
           chunks.push({ type: 'text-start', id: this.#text });
         }
         this.#stepHadText = true;
+        this.#stepText += delta;
         chunks.push({ type: 'text-delta', id: this.#text, delta });
         return chunks;
       }
@@ -115,10 +129,14 @@ export class EventChunks {
     const chunks: UIMessageChunk[] = [];
     const output = payload.output;
     const text = typeof output === 'string' ? output : typeof payload.text === 'string' ? payload.text : '';
-    if (event.type === 'run_completed' && !this.#stepHadText && text) {
+    // The answer as the run kept it, unless the last step streamed exactly that (a step taken again
+    // may have written part of another answer first, or nothing live).
+    if (event.type === 'run_completed' && text && this.#stepText !== text) {
       const id = `text-${key}`;
+      chunks.push(...this.#inStep(key));
+      if (this.#stepHadText) chunks.push({ type: 'reset-step' });
+      this.#text = undefined;
       chunks.push(
-        ...this.#inStep(key),
         { type: 'text-start', id },
         { type: 'text-delta', id, delta: text },
         { type: 'text-end', id },
@@ -158,6 +176,8 @@ export class EventChunks {
   #startStep(key: string): UIMessageChunk[] {
     this.#step = key;
     this.#stepHadText = false;
+    this.#stepText = '';
+    this.#attempt = 1;
     return [{ type: 'start-step' }];
   }
 

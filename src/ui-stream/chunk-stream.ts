@@ -16,7 +16,10 @@ export interface ChunkStreamOptions {
   endAtApproval?: boolean;
 }
 
-/** The events as UI message chunks, through the `ai` package's `createUIMessageStream`. */
+/**
+ * The events as UI message chunks, through the `ai` package's `createUIMessageStream`. A reader
+ * that goes away (a page closed or reloaded) cancels the stream, which stops reading the events.
+ */
 export function chunkStream(
   events: AsyncIterable<AgentEvent>,
   feature: string,
@@ -24,24 +27,29 @@ export function chunkStream(
 ): ReadableStream<UIMessageChunk> {
   const { createUIMessageStream } = aiPackage(feature);
   return createUIMessageStream({
-    execute: async ({ writer }) => {
-      writer.write({ type: 'start', ...(options.messageId ? { messageId: options.messageId } : {}) });
-      const chunks = new EventChunks();
-      const awaited = new Set(options.continueAfterApprovals);
-      for await (const event of events) {
-        const next = chunks.next(event);
-        const callId = event.payload.call_id;
-        if (awaited.size > 0) {
-          if (event.type === 'approval_requested' && typeof callId === 'string') awaited.delete(callId);
-          continue;
-        }
-        for (const chunk of next) writer.write(chunk);
-        if (options.endAtApproval && next.some((chunk) => chunk.type === 'tool-approval-request')) {
-          for (const chunk of chunks.pause()) writer.write(chunk);
-          return;
-        }
-      }
-    },
+    execute: ({ writer }) => writer.merge(ReadableStream.from(chunksOf(events, options))),
     onError: options.onError ?? ((error) => (error instanceof Error ? error.message : String(error))),
   });
+}
+
+async function* chunksOf(
+  events: AsyncIterable<AgentEvent>,
+  options: ChunkStreamOptions,
+): AsyncGenerator<UIMessageChunk> {
+  yield { type: 'start', ...(options.messageId ? { messageId: options.messageId } : {}) };
+  const chunks = new EventChunks();
+  const awaited = new Set(options.continueAfterApprovals);
+  for await (const event of events) {
+    const next = chunks.next(event);
+    const callId = event.payload.call_id;
+    if (awaited.size > 0) {
+      if (event.type === 'approval_requested' && typeof callId === 'string') awaited.delete(callId);
+      continue;
+    }
+    yield* next;
+    if (options.endAtApproval && next.some((chunk) => chunk.type === 'tool-approval-request')) {
+      yield* chunks.pause();
+      return;
+    }
+  }
 }

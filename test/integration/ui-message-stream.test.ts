@@ -1,5 +1,8 @@
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.ts';
 import { z } from 'zod';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { toUIMessageChunkStream, toUIMessageStreamResponse } from '../../src/ui-stream/ui-message-stream.ts';
@@ -96,6 +99,48 @@ describe('the AI SDK UI message stream of a durable run', () => {
     expect(direct.filter((c) => c.type === 'data-sub-agent')).toHaveLength(
       events.filter((e) => e.payload.sub_run !== undefined).length,
     );
+  });
+
+  it('stops reading the run when its reader goes away (a page closed): no more queries, the run goes on', async () => {
+    const words = 60;
+    const env = await startTestWorker({
+      writer: {
+        llm: new ScriptedModel([
+          async (request) => {
+            for (let i = 1; i <= words; i++) {
+              request.onTextDelta?.(`w${i} `);
+              await sleep(50);
+            }
+            return { text: 'done' };
+          },
+        ]),
+      },
+    });
+    closing.push(() => env.stop());
+    let queries = 0;
+    const client = new Client({
+      connection: env.client.connection,
+      interceptors: {
+        workflow: [
+          {
+            query: (input, next) => {
+              queries += 1;
+              return next(input);
+            },
+          },
+        ],
+      },
+    });
+    const agents = new AgentClient({ client, taskQueue: env.taskQueue });
+    const handle = await agents.start('writer', 'Write');
+    const reader = toUIMessageChunkStream(handle).getReader();
+    for (let deltas = 0; deltas < 2;) if ((await reader.read()).value?.type === 'text-delta') deltas++;
+    await reader.cancel();
+    await sleep(300);
+    const afterCancel = queries;
+    await sleep(1500);
+    expect(queries).toBe(afterCancel);
+    expect((await handle.result()).output).toBe('done');
   });
 
   it('refuses a resume point that is not an event cursor, saying what one looks like', async () => {

@@ -34,6 +34,7 @@ export {
   type UIMessageSource,
   type UIMessageStreamOptions,
   type UIMessageStreamResponseOptions,
+  type UIStreamChunk,
 } from '../ui-stream/ui-message-stream.ts';
 export { createChatHandler, type ChatHandlerOptions } from '../ui-stream/chat-handler.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';

@@ -1,9 +1,18 @@
-import type { UIMessageChunk } from 'ai';
 import type { AgentEvent } from '../common/events.ts';
 import type { EventSourceable } from '../client/event-stream-response.ts';
 import { parseCursor } from '../subagents/event-cursor.ts';
-import { aiPackage } from './ai-package.ts';
+import { aiPackage, type UIMessageChunk } from './ai-package.ts';
 import { chunkStream } from './chunk-stream.ts';
+
+/**
+ * One chunk of the AI SDK's UI message stream, as loosely as the package's own types can name it
+ * without the `ai` package installed (it is an optional peer dependency). Name the `ai` package's
+ * `UIMessageChunk` as the type argument of {@link toUIMessageChunkStream} to get its exact type.
+ */
+export interface UIStreamChunk {
+  type: string;
+  [field: string]: unknown;
+}
 
 /** A run (its handle), or a chat turn's events as `session.stream(prompt)` yields them. */
 export type UIMessageSource = EventSourceable | AsyncIterable<AgentEvent>;
@@ -32,18 +41,23 @@ const FEATURE = 'The AI SDK UI message stream (toUIMessageChunkStream, toUIMessa
  * stream `useChat` and `readUIMessageStream` read. Built with the `ai` package's
  * `createUIMessageStream` (an optional peer dependency: install `ai`). For a `Response`, use
  * {@link toUIMessageStreamResponse}.
+ *
+ * @example
+ * import type { UIMessageChunk } from 'ai';
+ * const chunks = toUIMessageChunkStream<UIMessageChunk>(agents.getHandle(runId));
  * @throws MissingDependencyError when the `ai` package is not installed; ConfigurationError when
  * `after` is not an event cursor.
  * @see https://ai-sdk.dev/docs/ai-sdk-ui/stream-protocol
  */
-export function toUIMessageChunkStream(
+export function toUIMessageChunkStream<Chunk extends UIStreamChunk = UIStreamChunk>(
   source: UIMessageSource,
   options: UIMessageStreamOptions = {},
-): ReadableStream<UIMessageChunk> {
+): ReadableStream<Chunk> {
   // A bad resume point is the caller's error, said now rather than inside the stream.
   if (options.after !== undefined) parseCursor(options.after);
   const events = isIterable(source) ? source : source.events(options.after ? { after: options.after } : {});
-  return chunkStream(events, FEATURE, options);
+  // The `ai` package's chunks are what the caller names as `Chunk` (its `UIMessageChunk`).
+  return chunkStream(events, FEATURE, options) as ReadableStream<UIStreamChunk> as ReadableStream<Chunk>;
 }
 
 /**
@@ -60,7 +74,7 @@ export function toUIMessageStreamResponse(
 ): Response {
   const { createUIMessageStreamResponse } = aiPackage(FEATURE);
   return createUIMessageStreamResponse({
-    stream: toUIMessageChunkStream(source, options),
+    stream: toUIMessageChunkStream<UIMessageChunk>(source, options),
     ...(options.status ? { status: options.status } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
   });

@@ -93,7 +93,7 @@ describe('the AI SDK UI message stream of a durable run', () => {
 
     // The chunk form: the same chunks, ending with finish, none after it.
     const direct: UIMessageChunk[] = [];
-    for await (const chunk of toUIMessageChunkStream(handle)) direct.push(chunk);
+    for await (const chunk of toUIMessageChunkStream<UIMessageChunk>(handle)) direct.push(chunk);
     expect(direct[0]).toMatchObject({ type: 'start' });
     expect(direct.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
     expect(direct.filter((c) => c.type === 'data-sub-agent')).toHaveLength(

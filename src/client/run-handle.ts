@@ -36,8 +36,8 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
 
   /**
    * Stops the run: in-flight model and tool calls are cancelled (their `AbortSignal` fires), calls
-   * that did not finish are answered "Cancelled: <reason>" in the stored conversation, the last
-   * event is `run_cancelled`, and {@link AgentRunHandle.result} resolves with `stop_reason: 'cancelled'`.
+   * that did not finish are answered "Cancelled: <reason>" in the stored conversation, a text answer
+   * the model was writing is kept as far as it was written, the last event is `run_cancelled`, and {@link AgentRunHandle.result} resolves with `stop_reason: 'cancelled'`.
    * Refused ({@link ControlRefusedError}) when the run has already ended or is stopping.
    */
   cancel(reason?: string): Promise<void> {

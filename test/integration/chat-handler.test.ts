@@ -191,6 +191,15 @@ describe('createChatHandler: an unmodified useChat transport over a durable chat
 
     const again = await read(await send(chatId, [user('u2', 'Hello?')]));
     expect(textOf(again)).toBe('Hello again.');
+    // The answer the stop cut off is kept in the session as far as the page saw it; the next turn follows it.
+    const streamed = chunks.flatMap((c) => (c.type === 'text-delta' ? [c.delta] : [])).join('');
+    const session = env.agents.chatSession('calc', { sessionId: chatId, memoryStore: env.memoryStore });
+    expect((await session.history()).map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Write a lot'],
+      ['assistant', streamed],
+      ['user', 'Hello?'],
+      ['assistant', 'Hello again.'],
+    ]);
     const nothing = await fetch(`${server.url}/api/chat/${chatId}/stop`, { method: 'POST' });
     expect(nothing.status).toBe(409);
     expect(((await nothing.json()) as { error: string }).error).toMatch(/refused/);

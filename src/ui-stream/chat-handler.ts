@@ -6,6 +6,7 @@ import { ConfigurationError, ControlRefusedError } from '../errors.ts';
 import { aiPackage } from './ai-package.ts';
 import { chatAsk, ChatRequestError, readChatBody, type ChatRequestBody } from './chat-request.ts';
 import { chunkStream } from './chunk-stream.ts';
+import { approvalKey } from './event-chunks.ts';
 
 export interface ChatHandlerOptions {
   /** The client that reaches the workers serving `agent`. */
@@ -73,7 +74,10 @@ export function createChatHandler(options: ChatHandlerOptions): (request: Reques
       return respond(session.stream(ask.text, { messageId: turnId }), { messageId: answerId(turnId) });
     }
     const turn = await session.runningTurn();
-    const pending = new Set((await session.pendingApprovals()).map((approval) => approval.call_id));
+    // An approval id is one of the turn's waiting calls (its own or a sub-agent's), or it decides nothing.
+    const pending = new Map(
+      (await session.pendingApprovals()).map((approval) => [approvalKey(approval), approval]),
+    );
     const decided = ask.decisions.filter((decision) => pending.has(decision.approvalId));
     if (!turn || decided.length === 0) {
       throw new ChatRequestError(
@@ -82,8 +86,9 @@ export function createChatHandler(options: ChatHandlerOptions): (request: Reques
       );
     }
     for (const decision of decided) {
-      if (decision.approved) await session.approve(decision.approvalId);
-      else await session.reject(decision.approvalId, decision.reason ?? 'Rejected in the chat.');
+      const callId = pending.get(decision.approvalId)!.call_id;
+      if (decision.approved) await session.approve(callId);
+      else await session.reject(callId, decision.reason ?? 'Rejected in the chat.');
     }
     return respond(turn.events, {
       messageId: answerId(turn.turnId),

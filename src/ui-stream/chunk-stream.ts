@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from 'ai';
 import type { AgentEvent } from '../common/events.ts';
 import { aiPackage } from './ai-package.ts';
-import { EventChunks } from './event-chunks.ts';
+import { approvalKey, EventChunks } from './event-chunks.ts';
 
 /** How {@link chunkStream} reads the events: where the reader's message stands, and where it ends. */
 export interface ChunkStreamOptions {
@@ -41,9 +41,9 @@ async function* chunksOf(
   const awaited = new Set(options.continueAfterApprovals);
   for await (const event of events) {
     const next = chunks.next(event);
-    const callId = event.payload.call_id;
     if (awaited.size > 0) {
-      if (event.type === 'approval_requested' && typeof callId === 'string') awaited.delete(callId);
+      const key = approvalKey(event.payload);
+      if (event.type === 'approval_requested' && key) awaited.delete(key);
       continue;
     }
     yield* next;

@@ -9,7 +9,8 @@ import type { AgentEvent } from '../common/events.ts';
  * `approvalId` is the call id, which the chat handler checks against the run's pending approvals)
  * and a rejected call as `tool-output-denied`. A structured answer's partial object is
  * `data-partial-output` (one part, updated) and the final object `data-output`; a sub-agent run's
- * events are `data-sub-agent` (one part per child run, updated to its latest event); other events
+ * events are `data-sub-agent` (one part per child run, updated to its latest event; a call of
+ * one that waits for approval is also a tool part, by its {@link approvalKey}); other events
  * are `data-<type>` parts (`data-warning`, `data-handoff`, ...). Tool parts are `dynamic`: the page
  * need not declare the server's tools. A step taken again after its worker died (a higher
  * `attempt`) is `reset-step`, then written anew: the page shows its text once.
@@ -28,7 +29,7 @@ export class EventChunks {
   /** The chunks that `event` adds. */
   next(event: AgentEvent): UIMessageChunk[] {
     const { payload } = event;
-    if (payload.sub_run !== undefined) return [this.#subAgent(event)];
+    if (payload.sub_run !== undefined) return [this.#subAgent(event), ...this.#subAgentCall(event)];
     const key = event.cursor ?? String(event.seq);
     const callId = typeof payload.call_id === 'string' ? payload.call_id : undefined;
     switch (event.type) {
@@ -160,6 +161,19 @@ export class EventChunks {
     return this.next({ ...event, type: 'tool_called', seq: event.seq, cursor: key });
   }
 
+  /**
+   * A sub-agent's call that waits for approval is a tool part of the answer too (under its
+   * {@link approvalKey}), so the page can approve it; its result follows it there.
+   */
+  #subAgentCall(event: AgentEvent): UIMessageChunk[] {
+    const key = approvalKey(event.payload);
+    if (!key || !CALL_EVENTS.has(event.type)) return [];
+    const asks = event.type === 'approval_requested' || event.type === 'approval_rejected';
+    if (!asks && !this.#calls.has(key)) return [];
+    const { sub_run: _child, ...payload } = event.payload;
+    return this.next({ ...event, payload: { ...payload, call_id: key } });
+  }
+
   #subAgent(event: AgentEvent): UIMessageChunk {
     const { agent, sub_run, depth } = event.payload;
     return {
@@ -193,4 +207,21 @@ export class EventChunks {
     this.#step = undefined;
     return [...this.#endText(), { type: 'finish-step' }];
   }
+}
+
+const CALL_EVENTS = new Set([
+  'approval_requested',
+  'approval_rejected',
+  'tool_called',
+  'tool_completed',
+  'tool_failed',
+]);
+
+/**
+ * The id of a call's approval (and tool part) in the UI stream: the call id, and for a sub-agent
+ * run's call `<sub_run>#<call id>` (call ids are unique in one run only). `undefined` without a call id.
+ */
+export function approvalKey(payload: { call_id?: unknown; sub_run?: unknown }): string | undefined {
+  if (typeof payload.call_id !== 'string') return undefined;
+  return typeof payload.sub_run === 'string' ? `${payload.sub_run}#${payload.call_id}` : payload.call_id;
 }

@@ -52,10 +52,25 @@ describe('createChatHandler: an unmodified useChat transport over a durable chat
     writes(200, 50),
     { text: 'Hello again.' },
   ]);
+  const lead = new ScriptedModel([
+    { toolCalls: [{ name: 'agent_helper', args: { task: 'Add 4 and 4' }, id: 'call_1' }] },
+    (request) => ({ text: `The helper says ${String(request.messages.at(-1)!.content)}` }),
+  ]);
+  const helper = new ScriptedModel([
+    { toolCalls: [{ name: 'add', args: { a: 4, b: 4 }, id: 'call_1' }] },
+    { text: '8' },
+  ]);
   beforeAll(async () => {
-    env = await startTestWorker({ calc: { llm, tools: [new AddTool()], approval: { tools: ['add'] } } });
-    const handler = createChatHandler({ client: env.agents, agent: 'calc' });
-    server = await serveFetch(handler);
+    env = await startTestWorker({
+      calc: { llm, tools: [new AddTool()], approval: { tools: ['add'] } },
+      lead: { llm: lead, subAgents: { helper: 'helper' } },
+      helper: { llm: helper, tools: [new AddTool()], approval: { tools: ['add'] } },
+    });
+    const calc = createChatHandler({ client: env.agents, agent: 'calc' });
+    const leads = createChatHandler({ client: env.agents, agent: 'lead' });
+    server = await serveFetch((request) =>
+      new URL(request.url).pathname.startsWith('/api/lead') ? leads(request) : calc(request),
+    );
     transport = new DefaultChatTransport({ api: `${server.url}/api/chat` });
   });
   afterAll(async () => {
@@ -147,6 +162,51 @@ describe('createChatHandler: an unmodified useChat transport over a durable chat
       'Add 2 and 3',
       'Add 1 and 1',
     ]);
+  });
+
+  it("shows a sub-agent's call that waits for approval as a tool part of the answer, and approving it there continues the turn", async () => {
+    const chatId = `sub-${Date.now()}`;
+    const handler = new DefaultChatTransport({ api: `${server.url}/api/lead` });
+    const ask = (messages: UIMessage[]) =>
+      handler.sendMessages({
+        chatId,
+        messages,
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+    const first = user('u1', 'What is 4 + 4? Ask the helper.');
+    const asking = await read(await ask([first]));
+    const tools = asking.parts.filter((part) => part.type === 'dynamic-tool');
+    expect(tools.map((part) => [part.toolName, part.state])).toEqual([
+      ['agent_helper', 'input-available'],
+      ['add', 'approval-requested'],
+    ]);
+    const waiting = tools[1] as { toolCallId: string; approval: { id: string } };
+    // The same call id in parent and child: the child's part is told apart by its run.
+    expect(waiting.approval.id).toMatch(/\/call_1#call_1$/);
+    const approved: UIMessage = {
+      ...asking,
+      parts: asking.parts.map((part) =>
+        part.type === 'dynamic-tool' && part.toolCallId === waiting.toolCallId
+          ? ({
+              ...part,
+              state: 'approval-responded',
+              approval: { id: waiting.approval.id, approved: true },
+            } as typeof part)
+          : part,
+      ),
+    };
+    const answered = await read(await ask([first, approved]), approved);
+    expect(
+      answered.parts
+        .filter((part) => part.type === 'dynamic-tool')
+        .map((part) => [part.toolName, part.state, part.output]),
+    ).toEqual([
+      ['agent_helper', 'output-available', '8'],
+      ['add', 'output-available', '8'],
+    ]);
+    expect(textOf(answered)).toBe('The helper says 8');
   });
 
   it('resumes the turn in progress from its start, once per reader (two at once), and answers 204 when none runs', async () => {

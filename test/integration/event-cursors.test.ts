@@ -43,7 +43,7 @@ describe('event cursors of a live run with sub-agents', () => {
     expect(stoppedAt).toMatch(/^\d+\/\d+$/);
     const rest = await collect(handle.events({ after: stoppedAt }));
     const all = await collect(handle.events());
-    const key = (e: AgentEvent) => `${e.cursor} ${e.type} ${String(e.payload.sub_run ?? '')}`;
+    const key = (e: AgentEvent) => `${e.cursor} ${e.type} ${JSON.stringify(e.payload.sub_run ?? null)}`;
     expect([...seen, ...rest].map(key)).toEqual(all.map(key));
     const order = all.map((e) =>
       e

@@ -24,6 +24,15 @@ export {
   type EventSourceable,
   type EventStreamResponseOptions,
 } from './client/event-stream-response.ts';
+export {
+  toUIMessageChunkStream,
+  toUIMessageStreamResponse,
+  type UIMessageSource,
+  type UIMessageStreamOptions,
+  type UIMessageStreamResponseOptions,
+  type UIStreamChunk,
+} from './ui-stream/ui-message-stream.ts';
+export { createChatHandler, type ChatHandlerOptions } from './ui-stream/chat-handler.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from './visibility/list.ts';
 export {
   TOOLKIT_AGENT,

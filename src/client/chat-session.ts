@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   chatWorkflowId,
@@ -171,16 +172,38 @@ export class AgentChatSession extends ApprovalControls {
       },
     );
     failed.catch(() => undefined);
-    const turn = streamRunEvents(workflow, afterSeq, {
-      include: (event) => event.payload.turn_id === send.turnId,
-      abort: failed,
-      // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
-      tail: answered.then(
-        (answer) => answer.events,
-        () => undefined,
-      ),
-    });
+    const turn = (from: number) =>
+      streamRunEvents(workflow, Math.max(from, afterSeq), {
+        include: (event) => event.payload.turn_id === send.turnId,
+        abort: failed,
+        // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
+        tail: answered.then(
+          (answer) => answer.events,
+          () => undefined,
+        ),
+      });
     yield* withChildEvents(turn, childEventsOf(workflow));
+  }
+
+  /**
+   * The turn that runs now (or waits for an approval), read from its first event as it goes on: its
+   * `turnId` and `events`, which end with its `run_completed` / `run_cancelled`. `undefined` when
+   * no turn runs. Any number of readers may join a turn, each reads it whole (a page that reloads).
+   */
+  async runningTurn(): Promise<{ turnId: string; events: AsyncGenerator<AgentEvent> } | undefined> {
+    const { client } = await this.#target();
+    const workflow = client.workflow.getHandle(this.workflowId);
+    const state = await workflow.query(sessionStateQuery).catch((error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    });
+    const running = state?.running;
+    if (!running) return undefined;
+    const turn = (from: number) =>
+      streamRunEvents(workflow, Math.max(from, running.after_seq), {
+        include: (event) => event.payload.turn_id === running.turn_id,
+      });
+    return { turnId: running.turn_id, events: withChildEvents(turn, childEventsOf(workflow)) };
   }
 
   /**

@@ -34,6 +34,15 @@ export interface ChatSessionState {
   agent?: string;
 }
 
+/** The turn a session runs now, as its state query says: its id and the last event seq before it. */
+export interface RunningTurn {
+  turn_id: string;
+  after_seq: number;
+}
+
+/** What the session state query answers: the counters, whether a turn runs or waits, and the one that runs. */
+export type SessionStateView = ChatSessionState & { busy: boolean; running?: RunningTurn };
+
 /** How many turn ids a session remembers to refuse a message sent twice (`DuplicateTurn`). */
 export const RECENT_TURN_IDS = 500;
 

@@ -2,6 +2,7 @@ import type { Context } from '@temporalio/activity';
 import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ToolSchema } from '../common/index.ts';
 import type { OpeningHeader } from '../common/control.ts';
 import { carriedNeedWorkflow, runCarriedCalls } from '../fast-tools/carried-calls.ts';
+import { stepCache } from '../caching/step-cache.ts';
 import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
@@ -112,6 +113,12 @@ async function askModel(
         structured: output !== undefined,
       })
     : undefined;
+  const cache = stepCache(agent.caching, {
+    agent: agent.name,
+    conversationId: input.conversationId,
+    messages: view.messages,
+    waitsForPeople: agent.approval !== undefined || agent.authorization !== undefined,
+  });
   if (settled) deltas?.sayFirst({ settled });
   if (opening) deltas?.sayFirst({ opening: opening.header });
   try {
@@ -122,6 +129,7 @@ async function askModel(
         signal: opening?.signal ?? context.cancellationSignal,
         ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
         ...(native ? { output: { schema: output.schema } } : {}),
+        ...(cache ? { cache } : {}),
       })
       .catch(async (error: unknown) => {
         const overflow = await view.overflowFrom(error);

@@ -56,6 +56,10 @@ export interface Usage {
   total_tokens: number;
   /** Input tokens read from the provider's prompt cache (part of `input_tokens`), when it says. */
   cached_input_tokens?: number;
+  /** Input tokens written to the provider's prompt cache for 5 minutes (part of `input_tokens`), when it says. */
+  cache_write_5m_tokens?: number;
+  /** Input tokens written to the provider's prompt cache for 1 hour (part of `input_tokens`), when it says. */
+  cache_write_1h_tokens?: number;
   /** Output tokens spent on reasoning (part of `output_tokens`), when the provider says. */
   reasoning_tokens?: number;
 }

@@ -1,9 +1,12 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CachingOption } from '../../src/caching/options.ts';
 import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
 import { AnthropicPromptCache, SONNET_PRICES } from '../support/providers/anthropic-cache.ts';
 import { startAnthropicServer } from '../support/providers/anthropic-server.ts';
+import { OpenAIPromptCache } from '../support/providers/openai-cache.ts';
+import { startOpenAIChatServer } from '../support/providers/openai-chat-server.ts';
 import type { ProviderServer, ProviderTurn } from '../support/providers/scripted-provider.ts';
 import { AddTool } from './tools.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
@@ -139,5 +142,47 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     ]);
     expect(cache.requests[0]!.usage.cache_creation.ephemeral_1h_input_tokens).toBeGreaterThan(0);
     expect(cache.requests[1]!.usage.cache_read_input_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('prompt caching with OpenAI (the stand-in implements automatic prefix caching)', () => {
+  it('sends one prompt_cache_key per conversation, and counts the cached part of each prompt as the service does', async () => {
+    const cache = new OpenAIPromptCache();
+    const server = await startOpenAIChatServer([...toolLoop(3), ...toolLoop(2)], undefined, cache);
+    const usageStore = new InMemoryUsageStore();
+    const llm = createOpenAI({ apiKey: 'sk-openai-test', baseURL: `${server.url}/v1` }).chat('gpt-5');
+    const env = await startTestWorker(
+      { agent: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS } },
+      { usageStore },
+    );
+    try {
+      const first = await env.agents.run('agent', 'Add a few numbers, one at a time.');
+      const second = await env.agents.run('agent', 'Add one more.');
+      const keys = cache.requests.map((r) => r.key);
+      expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+      expect(keys.slice(0, 3)).toEqual([keys[0], keys[0], keys[0]]);
+      expect(keys.slice(3)).toEqual([keys[3], keys[3]]);
+      expect(keys[3]).not.toBe(keys[0]);
+      const cached = cache.requests.map((r) => r.usage.prompt_tokens_details.cached_tokens);
+      expect(cached[0]).toBe(0);
+      expect(cached[1]).toBeGreaterThan(1024);
+      expect(first.metadata.step_usage.map((s) => s.cached_input_tokens ?? 0)).toEqual(cached.slice(0, 3));
+      expect(second.metadata.step_usage.map((s) => s.cached_input_tokens ?? 0)).toEqual(cached.slice(3));
+      const price = { input: 1.25, output: 10, cacheRead: 0.125 };
+      const bill = cache.requests.reduce(
+        (sum, { usage }) =>
+          sum +
+          ((usage.prompt_tokens - usage.prompt_tokens_details.cached_tokens) * price.input +
+            usage.prompt_tokens_details.cached_tokens * price.cacheRead +
+            usage.completion_tokens * price.output) /
+            1_000_000,
+        0,
+      );
+      const report = await env.agents.usage({ pricing: { 'gpt-5': price } });
+      expect(report.totals.cost).toBeCloseTo(bill, 9);
+    } finally {
+      await env.stop();
+      await server.close();
+    }
   });
 });

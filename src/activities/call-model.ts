@@ -3,6 +3,7 @@ import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ToolSchem
 import type { OpeningHeader } from '../common/control.ts';
 import { carriedNeedWorkflow, runCarriedCalls } from '../fast-tools/carried-calls.ts';
 import { stepCache } from '../caching/step-cache.ts';
+import { noteCacheStep } from '../caching/step-note.ts';
 import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
@@ -121,6 +122,7 @@ async function askModel(
   });
   if (settled) deltas?.sayFirst({ settled });
   if (opening) deltas?.sayFirst({ opening: opening.header });
+  const sentAt = Date.now();
   try {
     const generated = await model
       .generate({
@@ -169,7 +171,17 @@ async function askModel(
       ],
       writeAttemptOf(context),
     );
-    if (agent.usage) await recordStep(agent.usage, input, response.usage, context);
+    const note =
+      cache &&
+      (await noteCacheStep(
+        agent.memoryStore,
+        { conversationId: input.conversationId, seq: input.seq, sentAt },
+        { messages: view.messages, tools, cache },
+        view.report(),
+        response.usage,
+      ));
+    const usage = note && response.usage ? { ...response.usage, cache: note } : response.usage;
+    if (agent.usage) await recordStep(agent.usage, input, usage, context);
     await view.settle(response.usage);
     const checked =
       output && response.toolCalls.length === 0 ? checkAnswer(response.text, output.schema) : undefined;
@@ -185,7 +197,7 @@ async function askModel(
       toolCalls: response.toolCalls,
       ...(checked ? { output: checked } : {}),
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
-      ...(response.usage ? { usage: response.usage } : {}),
+      ...(usage ? { usage } : {}),
       ...(runRecorded ? { runRecorded } : {}),
       context: view.report(),
     };

@@ -134,6 +134,55 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     for (const body of server.bodies) expect(JSON.stringify(body)).not.toContain('cache_control');
   });
 
+  it('chooses the 1-hour TTL for a chat from its second turn on, and for an agent whose tools wait for approval', async () => {
+    const cache = new AnthropicPromptCache(SONNET_PRICES);
+    const server = await startAnthropicServer(
+      [{ text: 'First answer.' }, { text: 'Second answer.' }, ...toolLoop(2)],
+      undefined,
+      cache,
+    );
+    servers.push(server);
+    const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
+    const env = await startTestWorker({
+      chat: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS },
+      careful: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS, approval: { tools: ['add'] } },
+    });
+    workers.push(env);
+    const chat = env.agents.chatSession('chat', {
+      sessionId: `cache-${Date.now()}`,
+      memoryStore: env.memoryStore,
+    });
+    await chat.send('Hello.');
+    const second = await chat.send('And again.');
+    const [turn1, turn2] = cache.requests;
+    expect(turn1!.breakpoints.map((b) => b.ttl)).toEqual(['5m', '5m']);
+    expect(turn2!.breakpoints.every((b) => b.ttl === '1h')).toBe(true);
+    // The second turn reads what the first wrote: its whole request up to the first question.
+    expect(turn2!.usage.cache_read_input_tokens).toBe(turn1!.usage.cache_creation_input_tokens);
+    expect(second.metadata.usage.cache_write_1h_tokens).toBe(
+      turn2!.usage.cache_creation.ephemeral_1h_input_tokens,
+    );
+    expect(second.metadata.step_usage[0]!.cache).toBeUndefined();
+    // The service dropped its entries: the next turn writes it all again, and its usage says why.
+    cache.evict();
+    server.turns.unshift({ text: 'Third answer.' });
+    const third = await chat.send('Once more.');
+    expect(third.metadata.step_usage[0]!.cache).toEqual({
+      reason: 'unknown',
+      message: expect.stringMatching(
+        /^Wrote \d+ tokens to the prompt cache and read 0: nothing the runtime changed/,
+      ),
+    });
+
+    const handle = await env.agents.start('careful', 'Add 1 and 2.');
+    await expect.poll(async () => (await handle.pendingApprovals()).length, { timeout: 10_000 }).toBe(1);
+    const [pending] = await handle.pendingApprovals();
+    await handle.approve(pending!.call_id);
+    await handle.result();
+    expect(cache.requests.slice(3).flatMap((r) => r.breakpoints.map((b) => b.ttl))).not.toContain('5m');
+    expect(cache.requests).toHaveLength(5);
+  });
+
   it('uses the 1-hour TTL when asked', async () => {
     const { cache } = await run(toolLoop(2), { caching: { ttl: '1h' } });
     expect(cache.requests.map((r) => r.breakpoints.map((b) => b.ttl))).toEqual([

@@ -82,6 +82,11 @@ export class AnthropicPromptCache {
     this.#offset += ms;
   }
 
+  /** Drops every entry, as the service may (its cache is best-effort). */
+  evict(): void {
+    this.#entries.clear();
+  }
+
   /** Dollars billed so far. */
   get bill(): number {
     return this.requests.reduce((sum, request) => sum + request.cost, 0);

@@ -167,12 +167,11 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     cache.evict();
     server.turns.unshift({ text: 'Third answer.' });
     const third = await chat.send('Once more.');
-    expect(third.metadata.step_usage[0]!.cache).toEqual({
-      reason: 'unknown',
-      message: expect.stringMatching(
-        /^Wrote \d+ tokens to the prompt cache and read 0: nothing the runtime changed/,
-      ),
-    });
+    const note = third.metadata.step_usage[0]!.cache;
+    expect(note?.reason).toBe('unknown');
+    expect(note?.message).toMatch(
+      /^Wrote \d+ tokens to the prompt cache and read 0: nothing the runtime changed/,
+    );
 
     const handle = await env.agents.start('careful', 'Add 1 and 2.');
     await expect.poll(async () => (await handle.pendingApprovals()).length, { timeout: 10_000 }).toBe(1);

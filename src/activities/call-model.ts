@@ -114,7 +114,7 @@ async function askModel(
         structured: output !== undefined,
       })
     : undefined;
-  const cache = stepCache(agent.caching, {
+  const cache = stepCache(input.caching ?? agent.caching, {
     agent: agent.name,
     conversationId: input.conversationId,
     messages: view.messages,

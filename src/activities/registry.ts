@@ -126,7 +126,7 @@ export function buildAgentRegistry(
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
-      caching: checkCaching(name, definition.caching),
+      caching: checkCaching(`Agent "${name}"`, definition.caching),
       ...delegation,
       authorization: resolveAuthorization(name, definition.authorization),
       ...(queues ? { toolQueues: queues } : {}),

@@ -128,6 +128,26 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     expect(result.metadata.usage.cache_write_5m_tokens).toBeUndefined();
   });
 
+  it('lets a run turn caching off for itself, and refuses a caching option it cannot read', async () => {
+    const cache = new AnthropicPromptCache(SONNET_PRICES);
+    const server = await startAnthropicServer([...toolLoop(2), ...toolLoop(2)], undefined, cache);
+    servers.push(server);
+    const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
+    const env = await startTestWorker({ agent: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS } });
+    workers.push(env);
+    await env.agents.run('agent', 'Add 1 and 2.', { caching: false });
+    await env.agents.run('agent', 'Add 1 and 2.');
+    expect(server.bodies.map((body) => JSON.stringify(body).includes('cache_control'))).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+    await expect(
+      env.agents.run('agent', 'Add 1 and 2.', { caching: { ttl: '2h' } as never }),
+    ).rejects.toThrow(/The run: caching must be 'auto', false or \{ ttl/);
+  });
+
   it('marks nothing below the model minimum cacheable length', async () => {
     const { server } = await run(toolLoop(2), { systemPrompt: 'You add numbers.' });
     expect(server.bodies).toHaveLength(2);

@@ -5,6 +5,7 @@ import type { CachingOption } from '../../src/caching/options.ts';
 import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
 import { AnthropicPromptCache, SONNET_PRICES } from '../support/providers/anthropic-cache.ts';
 import { startAnthropicServer } from '../support/providers/anthropic-server.ts';
+import { LONG_INSTRUCTIONS } from '../support/providers/long-instructions.ts';
 import { OpenAIPromptCache } from '../support/providers/openai-cache.ts';
 import { startOpenAIChatServer } from '../support/providers/openai-chat-server.ts';
 import type { ProviderServer, ProviderTurn } from '../support/providers/scripted-provider.ts';
@@ -12,13 +13,6 @@ import { AddTool } from './tools.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 
 const MODEL = 'claude-sonnet-4-5';
-/** Instructions long enough to cache (about 4,000 tokens as the stand-in counts). */
-const INSTRUCTIONS = Array.from(
-  { length: 120 },
-  (_, i) =>
-    `Rule ${i + 1}: when a sum is asked, call add and report the result plainly, citing rule ${i + 1}.`,
-).join('\n');
-
 /** `steps - 1` steps that call add, then the answer. */
 function toolLoop(steps: number): ProviderTurn[] {
   return [
@@ -49,7 +43,7 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
         agent: {
           llm,
           tools: [new AddTool()],
-          systemPrompt: opts.systemPrompt ?? INSTRUCTIONS,
+          systemPrompt: opts.systemPrompt ?? LONG_INSTRUCTIONS,
           ...(opts.caching !== undefined ? { caching: opts.caching } : {}),
         },
       },
@@ -133,7 +127,9 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     const server = await startAnthropicServer([...toolLoop(2), ...toolLoop(2)], undefined, cache);
     servers.push(server);
     const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
-    const env = await startTestWorker({ agent: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS } });
+    const env = await startTestWorker({
+      agent: { llm, tools: [new AddTool()], systemPrompt: LONG_INSTRUCTIONS },
+    });
     workers.push(env);
     await env.agents.run('agent', 'Add 1 and 2.', { caching: false });
     await env.agents.run('agent', 'Add 1 and 2.');
@@ -164,8 +160,8 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     servers.push(server);
     const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
     const env = await startTestWorker({
-      chat: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS },
-      careful: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS, approval: { tools: ['add'] } },
+      chat: { llm, tools: [new AddTool()], systemPrompt: LONG_INSTRUCTIONS },
+      careful: { llm, tools: [new AddTool()], systemPrompt: LONG_INSTRUCTIONS, approval: { tools: ['add'] } },
     });
     workers.push(env);
     const chat = env.agents.chatSession('chat', {
@@ -220,7 +216,7 @@ describe('prompt caching with OpenAI (the stand-in implements automatic prefix c
     const usageStore = new InMemoryUsageStore();
     const llm = createOpenAI({ apiKey: 'sk-openai-test', baseURL: `${server.url}/v1` }).chat('gpt-5');
     const env = await startTestWorker(
-      { agent: { llm, tools: [new AddTool()], systemPrompt: INSTRUCTIONS } },
+      { agent: { llm, tools: [new AddTool()], systemPrompt: LONG_INSTRUCTIONS } },
       { usageStore },
     );
     try {

@@ -117,8 +117,8 @@ async function askModel(
   const cache = stepCache(input.caching ?? agent.caching, {
     agent: agent.name,
     conversationId: input.conversationId,
-    messages: view.messages,
     waitsForPeople: agent.approval !== undefined || agent.authorization !== undefined,
+    chat: context.info.workflowType === 'chatSession',
   });
   if (settled) deltas?.sayFirst({ settled });
   if (opening) deltas?.sayFirst({ opening: opening.header });

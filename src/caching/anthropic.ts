@@ -16,9 +16,13 @@ export function minimumCacheableTokens(modelId: string): number {
   return 1024;
 }
 
-/** Anthropic's models through any AI SDK provider that speaks its Messages API (direct, Vertex, Bedrock). */
-export function speaksAnthropicMessages(provider: string, modelId: string): boolean {
-  return /anthropic/.test(provider) || (/bedrock/.test(provider) && /claude/.test(modelId));
+/**
+ * Claude through an AI SDK provider that speaks Anthropic's Messages API and reads
+ * `providerOptions.anthropic.cacheControl`: `@ai-sdk/anthropic` and the Anthropic providers of
+ * Vertex and Bedrock (their provider names contain `anthropic`).
+ */
+export function speaksAnthropicMessages(provider: string): boolean {
+  return /anthropic/.test(provider);
 }
 
 type Prompt = LanguageModelV4CallOptions['prompt'];

@@ -13,8 +13,9 @@ const SAID: Record<CacheMissReason, string> = {
 };
 
 /**
- * The note of a step that wrote more to the cache than it read although the step before cached a
- * prefix (`previous.cached`), or undefined: the first change found, in the order the request is built
+ * The note of a step that missed the prefix the step before cached (`previous.cached` tokens): it
+ * read less than that, or wrote more than it read. Undefined for a step that read it whole, or
+ * after a step that cached nothing. Names the first change found, in the order the request is built
  * (tools, system prompt, compaction), else the time since the previous step against its TTL.
  */
 export function cacheMissNote(
@@ -25,7 +26,7 @@ export function cacheMissNote(
   if (!usage || !previous?.cached) return undefined;
   const read = usage.cached_input_tokens ?? 0;
   const written = (usage.cache_write_5m_tokens ?? 0) + (usage.cache_write_1h_tokens ?? 0);
-  if (written <= read) return undefined;
+  if (read >= previous.cached && written <= read) return undefined;
   const reason: CacheMissReason =
     now.tools !== previous.tools
       ? 'tools'

@@ -14,8 +14,7 @@ export function withPromptCache(
   cache: CacheRequest | undefined,
 ): LanguageModelV4CallOptions {
   if (!cache) return call;
-  if (speaksAnthropicMessages(model.provider, model.modelId))
-    return markAnthropicBreakpoints(call, model.modelId, cache);
+  if (speaksAnthropicMessages(model.provider)) return markAnthropicBreakpoints(call, model.modelId, cache);
   if (speaksOpenAI(model.provider)) return withOpenAICacheKey(call, cache);
   return call;
 }

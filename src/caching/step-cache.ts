@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Message } from '../common/messages.ts';
 import type { CacheRequest, CachingOption } from './options.ts';
-import { cacheTtl } from './ttl.ts';
+import { cacheTtl, type WaitOutlook } from './ttl.ts';
 
 /**
  * What one model step asks of the prompt cache, or undefined when the agent's `caching` is off.
@@ -10,7 +9,7 @@ import { cacheTtl } from './ttl.ts';
  */
 export function stepCache(
   caching: CachingOption,
-  step: { agent: string; conversationId: string; messages: readonly Message[]; waitsForPeople: boolean },
+  step: { agent: string; conversationId: string } & WaitOutlook,
 ): CacheRequest | undefined {
   if (caching === false) return undefined;
   const key = createHash('sha256').update(`${step.agent}\n${step.conversationId}`).digest('hex').slice(0, 32);

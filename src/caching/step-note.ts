@@ -24,9 +24,10 @@ export async function noteCacheStep(
   };
   const previous = await readCacheTrace(store, step.conversationId);
   const note = cacheMissNote(usage, previous, now);
-  const cached = Boolean(
-    usage?.cached_input_tokens || usage?.cache_write_5m_tokens || usage?.cache_write_1h_tokens,
-  );
+  const cached =
+    (usage?.cached_input_tokens ?? 0) +
+    (usage?.cache_write_5m_tokens ?? 0) +
+    (usage?.cache_write_1h_tokens ?? 0);
   await writeCacheTrace(store, step.conversationId, step.seq, { ...now, ttl: request.cache.ttl, cached });
   return note;
 }

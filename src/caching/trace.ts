@@ -18,8 +18,8 @@ export interface CacheTrace {
   /** When the step was sent, in milliseconds since the epoch, and the TTL it wrote with. */
   at: number;
   ttl: CacheTtl;
-  /** The provider read or wrote the step's prefix: there is an entry for the next step to read. */
-  cached: boolean;
+  /** Tokens of the prefix the provider holds after the step (what it read and wrote): the next step reads them. */
+  cached: number;
 }
 
 const traceKey = (conversationId: string) => `${conversationId}#cache`;

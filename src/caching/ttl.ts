@@ -1,12 +1,11 @@
-import type { Message } from '../common/messages.ts';
 import type { CacheTtl, CachingOption } from './options.ts';
 
 /** What a step knows of the wait before the conversation's next step. */
 export interface WaitOutlook {
   /** The agent has tools that wait for a person's approval or for a user's grant. */
   waitsForPeople: boolean;
-  /** The conversation so far (the step's view). */
-  messages: readonly Message[];
+  /** The step is a chat session's: its next turn comes when its person writes. */
+  chat: boolean;
 }
 
 /**
@@ -15,17 +14,10 @@ export interface WaitOutlook {
  * input price against 1.25× for a 5-minute one, while a prefix whose 5-minute entry expired is
  * written again in full (1.25×) instead of read (0.1×); so the extra 0.75× pays as soon as more than
  * about two waits in three outlast 5 minutes. Runs of agents with approval or authorization waits,
- * and chats (a conversation with an earlier turn: its next turn comes when its person writes), are
- * taken to be such runs; other tool loops step within seconds and keep 5 minutes.
+ * and chat sessions, are taken to be such runs; other tool loops step within seconds and keep 5 minutes.
  */
 export function cacheTtl(option: Exclude<CachingOption, false>, outlook: WaitOutlook): CacheTtl {
   const ttl = option === 'auto' ? 'auto' : (option.ttl ?? 'auto');
   if (ttl !== 'auto') return ttl;
-  return outlook.waitsForPeople || isChat(outlook.messages) ? '1h' : '5m';
-}
-
-/** A conversation that had a turn before this one: a user message after an answer. */
-function isChat(messages: readonly Message[]): boolean {
-  const answered = messages.findIndex((m) => m.role === 'assistant' && !m.toolCalls?.length);
-  return answered >= 0 && messages.slice(answered + 1).some((m) => m.role === 'user');
+  return outlook.waitsForPeople || outlook.chat ? '1h' : '5m';
 }

@@ -144,13 +144,48 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     ).rejects.toThrow(/The run: caching must be 'auto', false or \{ ttl/);
   });
 
+  it('keeps reading the head after a compaction, and says in metadata.context and the step note that it broke the rest', async () => {
+    const cache = new AnthropicPromptCache(SONNET_PRICES);
+    const server = await startAnthropicServer(
+      Array.from({ length: 3 }, (_, i) => ({ text: `Noted ${i + 1}.` })),
+      undefined,
+      cache,
+    );
+    servers.push(server);
+    const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
+    const env = await startTestWorker({
+      agent: {
+        llm,
+        systemPrompt: LONG_INSTRUCTIONS,
+        context: { maxInputTokens: 7_000, compaction: 'truncate', keepRecentTurns: 1 },
+      },
+    });
+    workers.push(env);
+    const chat = env.agents.chatSession('agent', {
+      sessionId: `compact-${Date.now()}`,
+      memoryStore: env.memoryStore,
+    });
+    const note = (i: number) => `Note ${i}: ${'the shipment left the depot and is on its way. '.repeat(70)}`;
+    await chat.send(note(1));
+    await chat.send(note(2));
+    const third = await chat.send(note(3));
+    expect(third.metadata.context?.compactions).toBeGreaterThan(0);
+    expect(third.metadata.context?.cache_breaks).toBe(1);
+    expect(third.metadata.step_usage[0]!.cache?.reason).toBe('compaction');
+    const last = cache.requests.at(-1)!;
+    // The tools and system prompt were still read from the cache.
+    const head = cache.requests[0]!.usage.cache_creation_input_tokens;
+    expect(last.usage.cache_read_input_tokens).toBeGreaterThan(0);
+    expect(last.usage.cache_read_input_tokens).toBeLessThan(head);
+  });
+
   it('marks nothing below the model minimum cacheable length', async () => {
     const { server } = await run(toolLoop(2), { systemPrompt: 'You add numbers.' });
     expect(server.bodies).toHaveLength(2);
     for (const body of server.bodies) expect(JSON.stringify(body)).not.toContain('cache_control');
   });
 
-  it('chooses the 1-hour TTL for a chat from its second turn on, and for an agent whose tools wait for approval', async () => {
+  it('chooses the 1-hour TTL for a chat session, and for an agent whose tools wait for approval', async () => {
     const cache = new AnthropicPromptCache(SONNET_PRICES);
     const server = await startAnthropicServer(
       [{ text: 'First answer.' }, { text: 'Second answer.' }, ...toolLoop(2)],
@@ -171,10 +206,10 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     await chat.send('Hello.');
     const second = await chat.send('And again.');
     const [turn1, turn2] = cache.requests;
-    expect(turn1!.breakpoints.map((b) => b.ttl)).toEqual(['5m', '5m']);
-    expect(turn2!.breakpoints.every((b) => b.ttl === '1h')).toBe(true);
+    expect(turn1!.breakpoints.map((b) => b.ttl)).toEqual(['1h', '1h']);
+    expect(turn2!.breakpoints.map((b) => b.ttl)).toEqual(['1h', '1h', '1h']);
     // The second turn reads what the first wrote: its whole request up to the first question.
-    expect(turn2!.usage.cache_read_input_tokens).toBe(turn1!.usage.cache_creation_input_tokens);
+    expect(turn2!.usage.cache_read_input_tokens).toBe(turn1!.usage.cache_creation.ephemeral_1h_input_tokens);
     expect(second.metadata.usage.cache_write_1h_tokens).toBe(
       turn2!.usage.cache_creation.ephemeral_1h_input_tokens,
     );

@@ -9,16 +9,19 @@ const before: CacheTrace = {
   dropped: 0,
   at: 1_000_000,
   ttl: '5m',
-  cached: true,
+  cached: 4800,
 };
 const same = { tools: 't1', system: 's1', compactions: 0, dropped: 0, at: 1_060_000 };
 const missed = { input_tokens: 5000, output_tokens: 10, total_tokens: 5010, cache_write_5m_tokens: 4800 };
 
 describe('why a step missed the prompt cache', () => {
-  it('says nothing of a step that read more than it wrote, or of one after a step that cached nothing', () => {
+  it('says nothing of a step that read what the step before cached, or of one after a step that cached nothing', () => {
     const hit = { ...missed, cached_input_tokens: 4800, cache_write_5m_tokens: 100 };
     expect(cacheMissNote(hit, before, same)).toBeUndefined();
-    expect(cacheMissNote(missed, { ...before, cached: false }, same)).toBeUndefined();
+    // Read less than the step before cached, though it wrote less than it read: a miss all the same.
+    const partial = { ...missed, cached_input_tokens: 3500, cache_write_5m_tokens: 1300 };
+    expect(cacheMissNote(partial, before, same)?.reason).toBe('unknown');
+    expect(cacheMissNote(missed, { ...before, cached: 0 }, same)).toBeUndefined();
     expect(cacheMissNote(missed, undefined, same)).toBeUndefined();
   });
 

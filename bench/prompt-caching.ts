@@ -159,6 +159,7 @@ const loopOn = await toolLoop('auto');
 const loopOff = await toolLoop(false);
 const chatOn = await chat('auto');
 const chatOff = await chat(false);
+const chat5m = await chat({ ttl: '5m' });
 const wait1h = await approvalLoop('auto');
 const wait5m = await approvalLoop({ ttl: '5m' });
 
@@ -190,6 +191,7 @@ const results = {
     input_cost_uncached: total(chatOff.requests),
     ratio: total(chatOn.requests) / total(chatOff.requests),
     target_ratio: 0.25,
+    ratio_with_5m_ttl: total(chat5m.requests) / total(chatOff.requests),
     read_share_from_turn_2: read / sent,
     target_read_share: 0.85,
   },
@@ -217,6 +219,7 @@ const table = [
   `| ${LOOP_STEPS}-step tool loop | ${money(results.tool_loop.input_cost_cached)} | ${money(results.tool_loop.input_cost_uncached)} | ${results.tool_loop.ratio.toFixed(3)}× | ≤ 0.30× (${verdict(results.tool_loop.ratio <= 0.3)}) |`,
   `| ${CHAT_TURNS}-turn chat, turns 2 min apart | ${money(results.chat.input_cost_cached)} | ${money(results.chat.input_cost_uncached)} | ${results.chat.ratio.toFixed(3)}× | ≤ 0.25× (${verdict(results.chat.ratio <= 0.25)}) |`,
   '',
+  `The chat with the 5-minute TTL instead (turns this close do not need 1 hour): ${results.chat.ratio_with_5m_ttl.toFixed(3)}×.`,
   `Chat, turns 2 to ${CHAT_TURNS}: ${(100 * results.chat.read_share_from_turn_2).toFixed(1)}% of input tokens read from the cache (target ≥ 85%: ${verdict(results.chat.read_share_from_turn_2 >= 0.85)}).`,
   `Tool loop with a 10-minute approval wait after step ${LOOP_STEPS / 2}: ${money(results.approval_wait.input_cost_1h)} with the 1-hour TTL ('auto'), ` +
     `${money(results.approval_wait.input_cost_5m)} with 5 minutes (${results.approval_wait.ratio_1h_to_5m.toFixed(3)}×).`,

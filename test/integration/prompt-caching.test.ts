@@ -1,5 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CachingOption } from '../../src/caching/options.ts';
 import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
@@ -281,6 +282,44 @@ describe('prompt caching with OpenAI (the stand-in implements automatic prefix c
       expect(report.totals.cost).toBeCloseTo(bill, 9);
     } finally {
       await env.stop();
+      await server.close();
+    }
+  });
+});
+
+describe('prompt-cache tokens on the token metric', () => {
+  class CollectingReader extends MetricReader {
+    protected override async onForceFlush(): Promise<void> {}
+    protected override async onShutdown(): Promise<void> {}
+  }
+
+  it('records cache reads and 5-minute writes as token types beside input and output', async () => {
+    const cache = new AnthropicPromptCache(SONNET_PRICES);
+    const server = await startAnthropicServer(toolLoop(3), undefined, cache);
+    const reader = new CollectingReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
+    const env = await startTestWorker(
+      { agent: { llm, tools: [new AddTool()], systemPrompt: LONG_INSTRUCTIONS } },
+      { telemetry: { meterProvider } },
+    );
+    try {
+      const { metadata } = await env.agents.run('agent', 'Add a few numbers, one at a time.');
+      const { resourceMetrics } = await reader.collect();
+      const points = resourceMetrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .find((m) => m.descriptor.name === 'gen_ai.client.token.usage')?.dataPoints as
+        Array<{ attributes: Record<string, unknown>; value: { sum?: number } }> | undefined;
+      const sum = (type: string) =>
+        points?.find((p) => p.attributes['gen_ai.token.type'] === type)?.value.sum;
+      expect(sum('input')).toBe(metadata.usage.input_tokens);
+      expect(sum('cache_read')).toBe(metadata.usage.cached_input_tokens);
+      expect(sum('cache_write_5m')).toBe(metadata.usage.cache_write_5m_tokens);
+      expect(sum('cache_read')).toBe(cache.requests.reduce((n, r) => n + r.usage.cache_read_input_tokens, 0));
+      expect(sum('cache_write_1h')).toBeUndefined();
+    } finally {
+      await env.stop();
+      await meterProvider.shutdown();
       await server.close();
     }
   });

@@ -50,6 +50,7 @@ export const WORKFLOW_INPUTS = {
       timeoutMs: ['number'],
       limits: ['object'],
       idleTimeoutMs: ['number'],
+      caching: ['boolean', 'object', 'string'],
       state: ['object'],
     },
   },

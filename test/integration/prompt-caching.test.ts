@@ -123,9 +123,13 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     expect(result.metadata.usage.cache_write_5m_tokens).toBeUndefined();
   });
 
-  it('lets a run turn caching off for itself, and refuses a caching option it cannot read', async () => {
+  it('lets a run or a chat session turn caching off for itself, and refuses a caching option it cannot read', async () => {
     const cache = new AnthropicPromptCache(SONNET_PRICES);
-    const server = await startAnthropicServer([...toolLoop(2), ...toolLoop(2)], undefined, cache);
+    const server = await startAnthropicServer(
+      [...toolLoop(2), ...toolLoop(2), { text: 'Plain turn.' }],
+      undefined,
+      cache,
+    );
     servers.push(server);
     const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
     const env = await startTestWorker({
@@ -134,11 +138,14 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     workers.push(env);
     await env.agents.run('agent', 'Add 1 and 2.', { caching: false });
     await env.agents.run('agent', 'Add 1 and 2.');
+    const session = env.agents.chatSession('agent', { caching: false, memoryStore: env.memoryStore });
+    expect((await session.send('Hello.')).output).toBe('Plain turn.');
     expect(server.bodies.map((body) => JSON.stringify(body).includes('cache_control'))).toEqual([
       false,
       false,
       true,
       true,
+      false,
     ]);
     await expect(
       env.agents.run('agent', 'Add 1 and 2.', { caching: { ttl: '2h' } as never }),

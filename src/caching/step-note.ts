@@ -7,7 +7,8 @@ import { headDigests, readCacheTrace, writeCacheTrace } from './trace.ts';
 
 /**
  * After a step the provider answered: its `cache` note (why it missed, see {@link cacheMissNote})
- * against the trace the step before left, and its own trace for the next step.
+ * against the trace the step before left, and its own trace for the next step when there is
+ * something to trace.
  */
 export async function noteCacheStep(
   store: MemoryStore,
@@ -28,6 +29,8 @@ export async function noteCacheStep(
     (usage?.cached_input_tokens ?? 0) +
     (usage?.cache_write_5m_tokens ?? 0) +
     (usage?.cache_write_1h_tokens ?? 0);
-  await writeCacheTrace(store, step.conversationId, step.seq, { ...now, ttl: request.cache.ttl, cached });
+  // A conversation whose provider never caches leaves no trace (one read a step, no write).
+  if (cached || previous?.cached)
+    await writeCacheTrace(store, step.conversationId, step.seq, { ...now, ttl: request.cache.ttl, cached });
   return note;
 }

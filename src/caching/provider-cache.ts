@@ -15,6 +15,6 @@ export function withPromptCache(
 ): LanguageModelV4CallOptions {
   if (!cache) return call;
   if (speaksAnthropicMessages(model.provider)) return markAnthropicBreakpoints(call, model.modelId, cache);
-  if (speaksOpenAI(model.provider)) return withOpenAICacheKey(call, cache);
+  if (speaksOpenAI(model.provider)) return withOpenAICacheKey(call, model.modelId, cache);
   return call;
 }

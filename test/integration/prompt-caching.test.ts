@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CachingOption } from '../../src/caching/options.ts';
+import { aiSdkModel } from '../../src/models/ai-sdk.ts';
 import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
 import { AnthropicPromptCache, SONNET_PRICES } from '../support/providers/anthropic-cache.ts';
 import { startAnthropicServer } from '../support/providers/anthropic-server.ts';
@@ -289,6 +290,40 @@ describe('prompt caching with OpenAI (the stand-in implements automatic prefix c
       expect(report.totals.cost).toBeCloseTo(bill, 9);
     } finally {
       await env.stop();
+      await server.close();
+    }
+  });
+});
+
+describe('explicit OpenAI breakpoints', () => {
+  it.each([
+    ['gpt-5.6', true],
+    ['gpt-6-astra', true],
+    ['gpt-5', false],
+    ['gpt-4o', false],
+  ])('marks the end of the system prompt for %s: %s', async (modelId, marked) => {
+    const server = await startOpenAIChatServer([{ text: 'Hi.' }]);
+    try {
+      const llm = aiSdkModel(
+        createOpenAI({ apiKey: 'sk-openai-test', baseURL: `${server.url}/v1` }).chat(modelId),
+      );
+      await llm.generate({
+        messages: [
+          { role: 'system', content: LONG_INSTRUCTIONS },
+          { role: 'user', content: 'Hello.' },
+        ],
+        tools: [],
+        cache: { ttl: '5m', key: 'conversation-key' },
+      });
+      const [system] = server.bodies[0]!.messages as Array<{ role: string; content: unknown }>;
+      expect(server.bodies[0]!.prompt_cache_key).toBe('conversation-key');
+      expect(system!.role).toMatch(/^(system|developer)$/); // reasoning models take it as developer
+      if (marked)
+        expect(system!.content).toEqual([
+          { type: 'text', text: LONG_INSTRUCTIONS, prompt_cache_breakpoint: { mode: 'explicit' } },
+        ]);
+      else expect(system!.content).toBe(LONG_INSTRUCTIONS);
+    } finally {
       await server.close();
     }
   });

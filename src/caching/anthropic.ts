@@ -3,14 +3,14 @@ import { CHARS_PER_TOKEN } from '../context/estimate.ts';
 import type { CacheRequest } from './options.ts';
 
 /** Anthropic's limit of `cache_control` blocks per request. */
-export const MAX_BREAKPOINTS = 4;
+const MAX_BREAKPOINTS = 4;
 
 /**
  * The smallest prefix Anthropic caches, in tokens, by model (its prompt-caching documentation):
  * 4,096 for Claude Opus 4.5 and Haiku 4.5, 2,048 for the Haiku 3 family, 1,024 for the others.
  * A breakpoint on a shorter prefix writes nothing and only spends one of the four.
  */
-export function minimumCacheableTokens(modelId: string): number {
+function minimumCacheableTokens(modelId: string): number {
   if (/opus-4-5|haiku-4-5/.test(modelId)) return 4096;
   if (/haiku/.test(modelId)) return 2048;
   return 1024;

@@ -7,7 +7,7 @@ export function speaksOpenAI(provider: string): boolean {
 }
 
 /** GPT-5.6 and later: they take explicit cache breakpoints (`prompt_cache_breakpoint`). */
-export function takesExplicitBreakpoints(modelId: string): boolean {
+function takesExplicitBreakpoints(modelId: string): boolean {
   const version = /^gpt-(\d+)(?:\.(\d+))?/.exec(modelId);
   if (!version) return false;
   const major = Number(version[1]);

@@ -74,7 +74,15 @@ export type {
 export { DEFAULT_AUTHORIZATION_TIMEOUT_MS } from './common/authorization.ts';
 export type { AuthorizationOptions } from './authorization/options.ts';
 export type { LiveTextOption } from './agent/definition.ts';
-export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
+export type {
+  CacheMissReason,
+  CacheNote,
+  Message,
+  ProviderData,
+  ToolCall,
+  ToolSchema,
+  Usage,
+} from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason, SubRunSummary } from './common/run.ts';
 export type { SubAgentSpec } from './agent/definition.ts';
 export { DEFAULT_MAX_SUB_AGENT_DEPTH, type ParentRunInfo } from './subagents/types.ts';
@@ -115,6 +123,7 @@ export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts
 export { findLocalModel } from './models/local-model-file.ts';
 export * from './skills/index.ts';
 export * from './context/index.ts';
+export * from './caching/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
 export {
   InMemoryOAuthStateStore,

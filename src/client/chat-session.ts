@@ -1,3 +1,5 @@
+import { checkCaching } from '../caching/check.ts';
+import type { CachingOption } from '../caching/options.ts';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
@@ -65,6 +67,8 @@ export interface ChatSessionOptions {
   output?: OutputSchema;
   /** Repair steps of each turn's structured answer. Default 2. */
   outputRepairs?: number;
+  /** The provider's prompt cache for every turn (docs/caching.md); the agent's `caching` otherwise. */
+  caching?: CachingOption;
 }
 
 /** Where a session runs: resolved lazily, so an `Agent` can start its embedded server on first use. */
@@ -252,12 +256,23 @@ export class AgentChatSession extends ApprovalControls {
     const { client, taskQueue, agent, fairness } = await this.#target();
     const input: ChatSessionInput = { agent, sessionId: this.sessionId };
     const { tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits } = this.#options;
+    const caching =
+      this.#options.caching === undefined
+        ? undefined
+        : checkCaching('The chat session', this.#options.caching);
     Object.assign(
       input,
       Object.fromEntries(
-        Object.entries({ tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits }).filter(
-          ([, v]) => v !== undefined,
-        ),
+        Object.entries({
+          tenant,
+          maxIterations,
+          skills,
+          model,
+          idleTimeoutMs,
+          timeoutMs,
+          limits,
+          caching,
+        }).filter(([, v]) => v !== undefined),
       ),
     );
     const ui = runStartOptions({ agent, tenant, kind: 'chat', model });

@@ -1,3 +1,4 @@
+import type { CachingOption } from '../caching/options.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from './control.ts';
 import type { ClosedRunEvents } from './events.ts';
@@ -18,6 +19,8 @@ export interface ChatSessionInput {
   limits?: RunLimits;
   /** The session ends after this long without a turn; `send` resumes it from its stored history. Default 7 days. */
   idleTimeoutMs?: number;
+  /** The provider's prompt cache for every turn (the agent's `caching` otherwise). */
+  caching?: CachingOption;
   /** Carried across continue-as-new: references and counters only, never message texts. */
   state?: ChatSessionState;
 }

@@ -87,6 +87,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
           ...(input.limits ? { limits: input.limits } : {}),
           ...(output ? { output } : {}),
           ...(outputRepairs !== undefined ? { outputRepairs } : {}),
+          ...(input.caching !== undefined ? { caching: input.caching } : {}),
         },
         input.sessionId,
         events,

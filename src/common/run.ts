@@ -8,6 +8,7 @@ import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '.
 import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
 import type { RateLimitedCall } from '../rate-limits/types.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
+import type { QuotaExceededDetails } from '../errors.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -105,6 +106,11 @@ export interface AgentResult<T = string> {
     handoffs?: string[];
     /** The agent that answered last (differs from the one started after a handoff). */
     agent?: string;
+    /**
+     * A run a quota refused at its start (`stop_reason: 'quota'`, nothing ran): which quota, and when
+     * it frees up. The workflow completes (it did not fail); `result()` rejects with a `QuotaExceededError`.
+     */
+    refused?: QuotaExceededDetails;
   };
 }
 

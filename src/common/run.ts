@@ -216,6 +216,11 @@ export interface ResolvedRun {
   /** The task queue of each tool whose credential key is rate-limited (`rateLimits`); absent when none is. */
   toolQueues?: Record<string, string>;
   /**
+   * The task queue of each MCP server whose credential key is rate-limited: the calls of its tools
+   * (`<server>_<tool>`) run there. Absent when none is (and in plans of older workers).
+   */
+  mcpQueues?: Record<string, string>;
+  /**
    * Fast calls ride with the next model step (src/fast-tools/carried-calls.ts). Absent in plans from
    * older workers, whose histories replay their fast calls as the local activities they recorded.
    */

@@ -48,7 +48,7 @@ export class ToolCalls {
     this.#setting = options.setting;
     this.#run = options.run;
     this.#effect = options.settled;
-    this.#routes = new ToolCallRoutes(options.run.plan, options.tools);
+    this.#routes = new ToolCallRoutes(options.run.plan, options.tools, options.setting.input.tenant);
     this.#storeActivities = options.store;
     this.#delegation = options;
   }

@@ -25,6 +25,12 @@ export type RateLimits = Record<string, RateLimit>;
  */
 export const DEFAULT_LONG_RETRY_AFTER_MS = 10_000;
 
+/**
+ * The failure type of a model step the provider rate-limited with a long Retry-After: not retried
+ * by the activity; the workflow waits on a timer, then asks again (details: `{ retryAfterMs }`).
+ */
+export const LONG_RATE_LIMIT_TYPE = 'LongRateLimit';
+
 /** How many times one tool call waits out a long Retry-After before the model is told of the rate limit. */
 export const MAX_RATE_LIMIT_WAITS = 20;
 

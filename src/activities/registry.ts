@@ -1,5 +1,6 @@
 import type { RunTimeouts, ToolSchema } from '../common/index.ts';
 import { validateContextOptions } from '../context/options.ts';
+import { checkCaching } from '../caching/check.ts';
 import { ConfigurationError } from '../errors.ts';
 import { McpAgentTools } from '../mcp/agent-tools.ts';
 import { validateMcpServers } from '../mcp/options.ts';
@@ -126,6 +127,7 @@ export function buildAgentRegistry(
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
+      caching: checkCaching(`Agent "${name}"`, definition.caching),
       ...delegation,
       authorization: resolveAuthorization(name, definition.authorization),
       ...(queues ? { toolQueues: queues } : {}),

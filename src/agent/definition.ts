@@ -1,5 +1,6 @@
 import type { ApprovalSettings, RunLimits, RunTimeouts } from '../common/index.ts';
 import type { AuthorizationOptions } from '../authorization/options.ts';
+import type { CachingOption } from '../caching/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpServers } from '../mcp/options.ts';
@@ -89,6 +90,12 @@ export interface AgentDefinition extends SkillOptions {
   liveText?: LiveTextOption;
   /** Keeps long conversations inside the model's context window (budget and compaction). */
   context?: ContextOptions;
+  /**
+   * The provider's prompt cache (docs/caching.md): `'auto'` (default) marks Anthropic's cache
+   * breakpoints and sends OpenAI a cache key per conversation, choosing the TTL by what the run
+   * waits for; `false` sends no marker; `{ ttl }` fixes the TTL.
+   */
+  caching?: CachingOption;
   /**
    * Every run answers with an object matching this schema (a zod schema or a JSON Schema object),
    * unless the run names its own `output`: `result.output` is then the parsed object.

@@ -49,6 +49,13 @@ export interface AgentEvent {
   message: string;
   payload: Record<string, unknown>;
   timestamp: string;
+  /**
+   * Where a reader resumes after this event (`events({ after })`, an SSE event's `id:`): set on the
+   * events `events()` and `stream()` yield. It is the seq of a run's own event, and `12/3` for
+   * event 3 of the sub-agent run called at event 12; cursors increase in the order a reader
+   * gets the events.
+   */
+  cursor?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CachingOption } from '../caching/options.ts';
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { AuthorizationRequest, ResolvedAuthorization } from './authorization.ts';
@@ -38,6 +39,8 @@ export interface AgentRunInput {
   outputRepairs?: number;
   /** Set when a parent run started this one as a sub-agent (its deadline and remaining budgets flow down). */
   parent?: ParentRunInfo;
+  /** The provider's prompt cache for this run (the agent's `caching` otherwise). */
+  caching?: CachingOption;
 }
 
 /**
@@ -179,6 +182,8 @@ export interface ResolveRunInput {
   deepPhase?: 'plan' | 'execute';
   /** The start of a run or chat turn from outside: checked against the tenant's start quotas and recorded in the usage ledger. */
   admit?: boolean;
+  /** The run's own `caching`. */
+  caching?: CachingOption;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -209,6 +214,8 @@ export interface ResolvedRun {
   authorization?: ResolvedAuthorization;
   /** Batch interval of live text (`text_delta`); absent when the agent turned live text off. */
   textDeltaBatchMs?: number;
+  /** The run's own `caching`; absent when the agent's applies. */
+  caching?: CachingOption;
   /** The agent definition's `output` (a run's own wins); absent when it has none. */
   output?: OutputSpec;
   /** Sub-agent and handoff tools, and the nesting cap; absent when the agent delegates to none. */
@@ -251,6 +258,8 @@ export interface CallModelInput {
   runLine?: RunLineSoFar;
   /** Fast calls of the step before, run by this step before it asks the model (`ModelStep.carried`). */
   carried?: CarriedCalls;
+  /** The run's own `caching`; absent when the agent's applies. */
+  caching?: CachingOption;
 }
 
 /**

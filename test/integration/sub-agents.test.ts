@@ -182,13 +182,29 @@ describe('sub-agents: agents as tools, run as child workflows', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run_completed' });
     expect(events.at(-1)!.payload.sub_run).toBeUndefined();
 
-    // Server-Sent Events: the children's events too, without moving the resume point; it ends with the parent.
-    const sse = await eventStreamResponse(handle).text();
-    const messages = sse.split('\n\n').filter((m) => m.includes('data: {"seq"'));
+    // Server-Sent Events: the children's events too, each with an id that increases; a browser
+    // reconnecting with any of them gets the rest exactly (no event twice, none missed).
+    const messagesOf = async (lastEventId?: string) =>
+      (await eventStreamResponse(handle, { lastEventId }).text())
+        .split('\n\n')
+        .filter((m) => m.includes('data: {"seq"'));
+    const messages = await messagesOf();
     expect(messages.length).toBe(events.length);
     const childMessages = messages.filter((m) => m.includes(`"sub_run":"${ids.tech}"`));
     expect(childMessages).toHaveLength(techEvents.length);
-    expect(childMessages.every((m) => !m.startsWith('id:'))).toBe(true);
+    const sseIds = messages.map((m) => /^id: ([\d/]+)\n/.exec(m)![1]!);
+    expect(sseIds).toEqual(events.map((e) => e.cursor));
+    const key = (id: string) =>
+      id
+        .split('/')
+        .map((seq) => seq.padStart(6, '0'))
+        .join('/');
+    for (let i = 1; i < sseIds.length; i++) expect(key(sseIds[i]!) > key(sseIds[i - 1]!)).toBe(true);
+    expect(new Set(sseIds).size).toBe(sseIds.length);
+    expect(sseIds.some((id) => id.includes('/'))).toBe(true);
+    for (const [i, id] of sseIds.entries()) {
+      expect(await messagesOf(id)).toEqual(messages.slice(i + 1));
+    }
     expect(messages.at(-1)).toMatch(/^id: \d+\ndata: \{.*"type":"run_completed"/);
   });
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,11 +60,14 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('init, model pull, the printed install, run: an answer, no warning, no second download', async () => {
+  it('npm init, init, model pull, the printed install, run, chat: sensible answers, no second download', async () => {
+    // A folder with the package.json `npm init -y` writes ("type": "commonjs"): init updates it.
+    expect((await terminal.command('npm init -y')).code).toBe(0);
     // Before any install, as `npx toolkit-agent` would: the CLI from the tarball.
     const npx = `npm exec --yes --package ${tarball} -- toolkit-agent`;
     const init = await terminal.command(`${npx} init`);
     expect(init.code, init.output).toBe(0);
+    expect(init.output).toMatch(/"type": "module" \(was "commonjs"\)/);
     expect(init.output).toMatch(/npm install +# the packages package.json names/);
     const manifest = JSON.parse(await readFile(join(dir, 'project', 'package.json'), 'utf8')) as {
       type: string;
@@ -96,5 +99,42 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
       /MODULE_TYPELESS_PACKAGE_JSON|Cannot find package|needs the package|Activity failed/,
     );
     expect((await stat(join(dir, 'cache', 'models'))).isDirectory()).toBe(true);
-  }, 600_000);
+
+    // A chat turn: the answer in words, then /exit.
+    await terminal.type('npx toolkit-agent chat');
+    await terminal.waitFor(/you›\s*$/m, 120_000);
+    await terminal.type('who are you?');
+    const chat = await terminal.waitFor(
+      /who are you\?[\s\S]*\n[^\n]*\b(I am|I'm)\b[^\n]*[\s\S]*you›\s*$/m,
+      180_000,
+    );
+    expect(chat.slice(chat.lastIndexOf('who are you?'))).not.toMatch(/\{"(tool|answer)"/);
+    await terminal.type('/exit');
+    await terminal.waitFor(/\[exit \d+\]|resume it with/, 60_000);
+  }, 900_000);
+
+  it('a config with a misspelt key, and one with a syntax error, say what and where', async () => {
+    const config = join(dir, 'project', 'toolkit-agent.config.ts');
+    const good = await readFile(config, 'utf8');
+    try {
+      await writeFile(config, good.replace('systemPrompt:', 'sytemPrompt:'));
+      const typo = await terminal.command('npx toolkit-agent run "Hello!"');
+      expect(typo.code).not.toBe(0);
+      expect(typo.output).toContain(
+        'unknown key agents.assistant.sytemPrompt; did you mean agents.assistant.systemPrompt?',
+      );
+      await writeFile(
+        config,
+        good.replace('export default defineConfig({', 'export default defineConfig({,'),
+      );
+      const broken = await terminal.command('npx toolkit-agent run "Hello!"');
+      expect(broken.code).not.toBe(0);
+      // Node's own report: the file and line, the line, and a caret under the fault.
+      expect(broken.output).toMatch(/toolkit-agent\.config\.ts:\d+/);
+      expect(broken.output).toMatch(/^\s*\^/m);
+      expect(broken.output).toMatch(/SyntaxError/);
+    } finally {
+      await writeFile(config, good);
+    }
+  }, 300_000);
 });

@@ -319,7 +319,8 @@ describe('sub-agents: failures, limits, control and handoffs', () => {
     const result = await handle.result();
     const events = await reading;
     expect(slow.aborted).toBe(true);
-    expect(Date.now() - cancelledAt).toBeLessThan(10_000);
+    // Not after the minute the slow tool would take (with room for a slow machine).
+    expect(Date.now() - cancelledAt).toBeLessThan(30_000);
     expect(result.metadata.stop_reason).toBe('cancelled');
     expect(result.metadata.sub_runs).toEqual([
       expect.objectContaining({

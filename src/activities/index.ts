@@ -19,6 +19,7 @@ import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
+import { longRateLimitFailure } from '../rate-limits/retry-after.ts';
 import { invokeTool } from './invoke-tool.ts';
 import { pollSource, type PollSourceInput } from './poll-source.ts';
 import type { AgentRegistry } from './registered-agent.ts';
@@ -44,7 +45,17 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(() => openRun(lookupAgent(registry, input.resolve.agent), input, Context.current())),
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
-      atBoundary(() => callModel(lookupAgent(registry, input.agent), input, Context.current())),
+      atBoundary(async () => {
+        const agent = lookupAgent(registry, input.agent);
+        try {
+          return await callModel(agent, input, Context.current());
+        } catch (error) {
+          // A long Retry-After is waited out by the workflow, on a timer (src/rate-limits/workflow-wait.ts);
+          // a step carrying fast calls is retried here, since its calls ran with its first attempt.
+          if (input.carried) throw error;
+          throw longRateLimitFailure(error, agent.timeouts.longRetryAfterMs) ?? error;
+        }
+      }),
 
     /** Summarizes (or drops) the oldest turns of a conversation that outgrew the context budget. */
     compactContext: (input: CompactContextInput): Promise<CompactionResult> =>

@@ -78,6 +78,8 @@ export interface RegisteredAgent {
   authorization?: RegisteredAuthorization;
   /** The task queue of each tool whose credential key is rate-limited; absent when none is. */
   toolQueues?: Record<string, string>;
+  /** The task queue of each MCP server whose credential key is rate-limited; absent when none is. */
+  mcpQueues?: Record<string, string>;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

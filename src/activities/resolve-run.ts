@@ -92,6 +92,7 @@ export async function resolveRun(
     ...(agent.output ? { output: agent.output } : {}),
     ...(delegation(agent, input.noTools) ?? {}),
     ...(agent.toolQueues && !input.noTools ? { toolQueues: agent.toolQueues } : {}),
+    ...(agent.mcpQueues && !input.noTools ? { mcpQueues: agent.mcpQueues } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '.
 import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
 import type { RateLimitedCall } from '../rate-limits/types.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
+import type { QuotaExceededDetails } from '../errors.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -108,6 +109,11 @@ export interface AgentResult<T = string> {
     handoffs?: string[];
     /** The agent that answered last (differs from the one started after a handoff). */
     agent?: string;
+    /**
+     * A run a quota refused at its start (`stop_reason: 'quota'`, nothing ran): which quota, and when
+     * it frees up. The workflow completes (it did not fail); `result()` rejects with a `QuotaExceededError`.
+     */
+    refused?: QuotaExceededDetails;
   };
 }
 
@@ -216,6 +222,11 @@ export interface ResolvedRun {
   delegation?: ResolvedDelegation;
   /** The task queue of each tool whose credential key is rate-limited (`rateLimits`); absent when none is. */
   toolQueues?: Record<string, string>;
+  /**
+   * The task queue of each MCP server whose credential key is rate-limited: the calls of its tools
+   * (`<server>_<tool>`) run there. Absent when none is (and in plans of older workers).
+   */
+  mcpQueues?: Record<string, string>;
   /**
    * Fast calls ride with the next model step (src/fast-tools/carried-calls.ts). Absent in plans from
    * older workers, whose histories replay their fast calls as the local activities they recorded.

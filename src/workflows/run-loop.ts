@@ -97,7 +97,11 @@ export class RunLoop implements ControlledLoop {
       setting: this.#setting,
       run: this.#state,
       calls: this.#calls,
-      context: new ContextKeeper(modelActivities(timeouts), this.#setting.emit),
+      context: new ContextKeeper(
+        modelActivities(timeouts),
+        this.#setting.emit,
+        () => this.#setting.control.deadlineAt,
+      ),
       tags,
       output: this.answer?.spec.schema,
       labelAgent: options.labelAgent === true,

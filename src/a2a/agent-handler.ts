@@ -1,0 +1,245 @@
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import type { AgentClient, AgentRunHandle } from '../client/agent-client.ts';
+import { ControlRefusedError } from '../errors.ts';
+import { isTerminal, readMessage, STATE } from './parts.ts';
+import { exists, followTask, lastSeq, readTask } from './run-task.ts';
+import type { A2aServerSdk } from './sdk.ts';
+
+/**
+ * The A2A request handler of one agent: `message/send` and `message/stream` start a run (its
+ * workflow id derived from the message id, so a message sent twice starts one run) or answer the
+ * run's wait for input; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` read and control the run.
+ * It keeps no task state: every answer is read from the workflow.
+ */
+export class A2aAgentHandler implements A2ARequestHandler {
+  readonly #agent: string;
+  readonly #agents: AgentClient;
+  readonly #card: AgentCard;
+  readonly #sdk: A2aServerSdk;
+
+  constructor(opts: { agent: string; agents: AgentClient; card: AgentCard; sdk: A2aServerSdk }) {
+    this.#agent = opts.agent;
+    this.#agents = opts.agents;
+    this.#card = opts.card;
+    this.#sdk = opts.sdk;
+  }
+
+  async getAgentCard(): Promise<AgentCard> {
+    return this.#card;
+  }
+
+  async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    throw new this.#sdk.errors.ExtendedAgentCardNotConfiguredError();
+  }
+
+  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    const { run, afterSeq } = await this.#accept(params, context);
+    if (params.configuration?.returnImmediately) return readTask(run);
+    for await (const update of followTask(run, { untilSettled: true, afterSeq })) void update;
+    return readTask(run);
+  }
+
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const { run, afterSeq } = await this.#accept(params, context);
+    yield* followTask(run, { afterSeq });
+  }
+
+  async getTask(params: GetTaskRequest): Promise<Task> {
+    return readTask(await this.#existing(params.id));
+  }
+
+  async cancelTask(params: CancelTaskRequest): Promise<Task> {
+    const run = await this.#existing(params.id);
+    try {
+      await run.cancel('Cancelled by the A2A client.');
+    } catch (error) {
+      if (!(error instanceof ControlRefusedError)) throw error;
+      const now = await readTask(run);
+      if (now.status?.state === STATE.canceled) return now;
+      throw new this.#sdk.errors.TaskNotCancelableError(`Task ${params.id} cannot be cancelled: ${error.message}`);
+    }
+    await run.result().catch(() => undefined);
+    return readTask(run);
+  }
+
+  async *resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse, void, undefined> {
+    yield* followTask(await this.#existing(params.id));
+  }
+
+  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+  }
+
+  async getTaskPushNotificationConfig(
+    _params: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
+    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+  }
+
+  async listTaskPushNotificationConfigs(
+    _params: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+  }
+
+  async deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+  }
+
+  async listTasks(): Promise<ListTasksResponse> {
+    throw new this.#sdk.errors.UnsupportedOperationError('tasks/list is not served: fetch a task by its id.');
+  }
+
+  /**
+   * A message either starts a run (no `taskId`) or answers the wait of the run it names. Returns the
+   * run and the seq after which its updates are news to this request.
+   */
+  async #accept(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): Promise<{ run: AgentRunHandle<unknown>; afterSeq: number }> {
+    const message = params.message;
+    if (!message?.messageId) throw new this.#sdk.errors.RequestMalformedError('The message needs a messageId.');
+    if (message.taskId) {
+      const run = await this.#existing(message.taskId);
+      const afterSeq = await lastSeq(run);
+      await this.#answer(run, message);
+      return { run, afterSeq };
+    }
+    if (message.contextId) {
+      throw new this.#sdk.errors.UnsupportedOperationError(
+        'A message without taskId starts a new task in a context of its own: leave contextId out ' +
+          '(answer a task that waits for input with its taskId).',
+      );
+    }
+    const { text, data } = readMessage(message);
+    const prompt = text || (data.length ? JSON.stringify(data.length === 1 ? data[0] : data) : '');
+    if (!prompt) throw new this.#sdk.errors.RequestMalformedError('The message has no text or data part.');
+    const workflowId = taskIdFor(this.#agent, message.messageId);
+    try {
+      const run = await this.#agents.startRun<undefined>(this.#agent, prompt, {
+        workflowId,
+        once: true,
+        ...(context.tenant ? { tenant: context.tenant } : {}),
+      });
+      return { run: run as AgentRunHandle<unknown>, afterSeq: 0 };
+    } catch (error) {
+      // The same message again: the task it started already.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return { run: this.#agents.getHandle<unknown>(workflowId), afterSeq: 0 };
+    }
+  }
+
+  /**
+   * A client's answer to a task that waits for input: "approve" (or a data part
+   * `{ decision: 'approve' }`) lets the waiting tool calls run, "reject: <reason>" declines them,
+   * "cancel" stops the task. A decision that was already taken (the same message again) changes nothing.
+   */
+  async #answer(run: AgentRunHandle<unknown>, message: Message): Promise<void> {
+    const now = await readTask(run);
+    if (isTerminal(now.status?.state)) {
+      throw new this.#sdk.errors.UnsupportedOperationError(
+        `Task ${run.workflowId} has ended: send a new message without taskId for a new task.`,
+      );
+    }
+    const answer = parseAnswer(message);
+    if (!answer) {
+      throw new this.#sdk.errors.RequestMalformedError(
+        'Answer a task that waits for input with "approve", "reject: <reason>" or "cancel" ' +
+          '(or a data part { decision, call_id?, reason? }).',
+      );
+    }
+    if (answer.decision === 'cancel') {
+      await run.cancel('Cancelled by the A2A client.').catch(refusedIsDone);
+      return;
+    }
+    if (now.status?.state !== STATE.inputRequired) return; // decided already: the same answer again
+    const pending = (await run.pendingApprovals()).filter(
+      (call) => answer.callId === undefined || call.call_id === answer.callId,
+    );
+    for (const call of pending) {
+      const decided =
+        answer.decision === 'approve'
+          ? run.approve(call.call_id)
+          : run.reject(call.call_id, answer.reason ?? 'Rejected by the A2A client.');
+      await decided.catch(refusedIsDone);
+    }
+  }
+
+  /** The run a task id names, when it is a task of this agent. */
+  async #existing(taskId: string): Promise<AgentRunHandle<unknown>> {
+    const run = this.#agents.getHandle<unknown>(taskId);
+    if (!taskId.startsWith(taskIdPrefix(this.#agent)) || !(await exists(run))) {
+      throw new this.#sdk.errors.TaskNotFoundError(`No task ${taskId} of agent "${this.#agent}".`);
+    }
+    return run;
+  }
+}
+
+/** A decision someone (or this same message, sent before) already took. */
+function refusedIsDone(error: unknown): void {
+  if (!(error instanceof ControlRefusedError)) throw error;
+}
+
+interface Answer {
+  decision: 'approve' | 'reject' | 'cancel';
+  callId?: string;
+  reason?: string;
+}
+
+function parseAnswer(message: Message): Answer | undefined {
+  const { text, data } = readMessage(message);
+  for (const value of data) {
+    const { decision, call_id, reason } = (value ?? {}) as Record<string, unknown>;
+    if (decision === 'approve' || decision === 'reject' || decision === 'cancel') {
+      return {
+        decision,
+        ...(typeof call_id === 'string' ? { callId: call_id } : {}),
+        ...(typeof reason === 'string' ? { reason } : {}),
+      };
+    }
+  }
+  const words = /^\s*(approve|approved|yes|ok|reject|rejected|no|deny|cancel)\b[\s:,.-]*([\s\S]*)$/i.exec(text);
+  if (!words) return undefined;
+  const word = words[1]!.toLowerCase();
+  if (word === 'cancel') return { decision: 'cancel' };
+  if (['approve', 'approved', 'yes', 'ok'].includes(word)) return { decision: 'approve' };
+  return { decision: 'reject', ...(words[2]!.trim() ? { reason: words[2]!.trim() } : {}) };
+}
+
+function taskIdPrefix(agent: string): string {
+  return `a2a-${agent}-`;
+}
+
+/**
+ * The task (workflow) id of the run a message starts: from its message id, so the same message sent
+ * twice finds the run the first one started. An id with other characters than Temporal ids read well
+ * is hashed.
+ */
+export function taskIdFor(agent: string, messageId: string): string {
+  const key = /^[\w.:@-]{1,120}$/.test(messageId)
+    ? messageId
+    : createHash('sha256').update(messageId).digest('hex').slice(0, 40);
+  return `${taskIdPrefix(agent)}${key}`;
+}

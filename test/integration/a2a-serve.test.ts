@@ -1,0 +1,280 @@
+import { randomUUID } from 'node:crypto';
+import { SendMessageRequest, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  DefaultAgentCardResolver,
+  type Client,
+} from '@a2a-js/sdk/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { serveA2a, type A2aServing } from '../../src/a2a/serve.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { queuedModel } from '../support/queued-model.ts';
+import { startTestWorker, type TestWorker } from './helpers.ts';
+import { AddTool } from './tools.ts';
+
+const TOKEN = `a2a-serve-token-${randomUUID()}`;
+
+/** The `@a2a-js/sdk` client of an agent URL, sending `token` as a bearer token. */
+async function a2aClient(agentUrl: string, token = TOKEN): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  );
+  return factory.createFromUrl(agentUrl);
+}
+
+function message(text: string, opts: { messageId?: string; taskId?: string; returnImmediately?: boolean } = {}) {
+  return SendMessageRequest.fromJSON({
+    message: {
+      messageId: opts.messageId ?? randomUUID(),
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      ...(opts.taskId ? { taskId: opts.taskId } : {}),
+    },
+    ...(opts.returnImmediately ? { configuration: { returnImmediately: true } } : {}),
+  });
+}
+
+function asTask(result: unknown): Task {
+  expect(result).toHaveProperty('status');
+  return result as Task;
+}
+
+function textOf(task: Task): string[] {
+  return task.artifacts.flatMap((artifact) =>
+    artifact.parts.flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])),
+  );
+}
+
+/** The states of a stream's task and status events, in order. */
+function states(events: StreamResponse[]): TaskState[] {
+  return events.flatMap((event) =>
+    event.payload?.$case === 'task'
+      ? [event.payload.value.status!.state]
+      : event.payload?.$case === 'statusUpdate'
+        ? [event.payload.value.status!.state]
+        : [],
+  );
+}
+
+async function waitForState(client: Client, id: string, state: TaskState): Promise<Task> {
+  for (let i = 0; i < 100; i++) {
+    const task = await client.getTask({ tenant: '', id });
+    if (task.status?.state === state) return task;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`Task ${id} never reached state ${state}.`);
+}
+
+describe('serveA2a: our agents to clients of the A2A SDK', () => {
+  const llm = queuedModel();
+  const guardedLlm = queuedModel();
+  const triageLlm = queuedModel();
+  const add = new AddTool();
+  const guardedAdd = new AddTool({ needsApproval: true });
+  const Triage = z.object({ priority: z.enum(['low', 'high']), team: z.string() });
+  const definitions = {
+    helper: { llm, tools: [add], systemPrompt: 'Adds numbers for you.\nBe brief.', autoProjectSkills: false },
+    guarded: { llm: guardedLlm, tools: [guardedAdd], autoProjectSkills: false },
+    triage: { llm: triageLlm, output: Triage, outputRepairs: 0, autoProjectSkills: false },
+  };
+  let worker: TestWorker;
+  let serving: A2aServing;
+
+  beforeAll(async () => {
+    worker = await startTestWorker(definitions);
+    serving = await serveA2a({
+      agents: definitions,
+      client: worker.agents,
+      transport: { port: 0, bearerToken: TOKEN },
+    });
+  });
+  afterAll(async () => {
+    await serving?.close();
+    await worker?.stop();
+  });
+
+  it('publishes a card per agent with its description, tools as skills, streaming and bearer auth', async () => {
+    const client = await a2aClient(serving.agentUrls.helper!);
+    const card = await client.getAgentCard();
+    expect(card.name).toBe('helper');
+    expect(card.description).toBe('Adds numbers for you.');
+    expect(card.supportedInterfaces[0]).toMatchObject({
+      url: serving.agentUrls.helper!.slice(0, -1),
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    });
+    expect(card.skills.map((skill) => [skill.id, skill.description])).toEqual([['tool:add', 'Adds two numbers']]);
+    expect(card.capabilities?.streaming).toBe(true);
+    expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
+  });
+
+  it('refuses a request without the right bearer token with 401', async () => {
+    const response = await fetch(serving.agentUrls.helper!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer wrong-token-wrong-token' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    const wrong = await a2aClient(serving.agentUrls.helper!, 'not-the-token-at-all');
+    await expect(wrong.sendMessage(message('What is 1 + 1?'))).rejects.toThrow(/401|Unauthorized/);
+    expect(add.ran).toEqual([]);
+  });
+
+  it('message/send blocks until the run ends and answers with the task; the same message again is the same task', async () => {
+    const client = await a2aClient(serving.agentUrls.helper!);
+    llm.push({ toolCalls: [{ name: 'add', args: { a: 20, b: 22 }, id: 'add' }] }, { text: 'It is 42.' });
+    const messageId = randomUUID();
+    const task = asTask(await client.sendMessage(message('What is 20 + 22?', { messageId })));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(task)).toEqual(['It is 42.']);
+    expect(task.id).toBe(`a2a-helper-${messageId}`);
+    expect((await worker.agents.getHandle(task.id).result()).output).toBe('It is 42.');
+
+    const again = asTask(await client.sendMessage(message('What is 20 + 22?', { messageId })));
+    expect(again.id).toBe(task.id);
+    expect(textOf(again)).toEqual(['It is 42.']);
+    expect(add.ran).toEqual([{ a: 20, b: 22 }]);
+
+    const fetched = await client.getTask({ tenant: '', id: task.id });
+    expect(fetched.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(fetched)).toEqual(['It is 42.']);
+    await expect(client.getTask({ tenant: '', id: 'a2a-helper-no-such-task' })).rejects.toThrow(/No task/);
+  });
+
+  it('message/send with returnImmediately answers at once; tasks/get follows the run to its end', async () => {
+    const client = await a2aClient(serving.agentUrls.helper!);
+    llm.push({ text: 'Done slowly.', delayMs: 1_500 });
+    const task = asTask(await client.sendMessage(message('Take your time', { returnImmediately: true })));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const done = await waitForState(client, task.id, TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(done)).toEqual(['Done slowly.']);
+  });
+
+  it('message/stream reports working, the answer artifact and completed', async () => {
+    const client = await a2aClient(serving.agentUrls.helper!);
+    llm.push({ toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'add-s' }] }, { text: 'Three.' });
+    const events: StreamResponse[] = [];
+    for await (const event of client.sendMessageStream(message('1 + 2?'))) events.push(event);
+    expect(events[0]?.payload?.$case).toBe('task');
+    const seen = states(events);
+    expect(seen).toContain(TaskState.TASK_STATE_WORKING);
+    expect(seen.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const artifact = events.find((event) => event.payload?.$case === 'artifactUpdate');
+    expect(artifact?.payload?.$case === 'artifactUpdate' && artifact.payload.value.artifact?.parts[0]?.content).toEqual({
+      $case: 'text',
+      value: 'Three.',
+    });
+    const tool = events.find(
+      (event) =>
+        event.payload?.$case === 'statusUpdate' &&
+        JSON.stringify(event.payload.value.status?.message?.parts).includes('tool_completed'),
+    );
+    expect(tool).toBeDefined();
+  });
+
+  it('tasks/cancel stops a running task: canceled, for get as well', async () => {
+    const client = await a2aClient(serving.agentUrls.helper!);
+    llm.push({ text: 'Never said.', delayMs: 30_000 });
+    const task = asTask(await client.sendMessage(message('A long one', { returnImmediately: true })));
+    const cancelled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await worker.agents.getHandle(task.id).result()).metadata.stop_reason).toBe('cancelled');
+  });
+
+  it('a structured answer is a data part of the artifact', async () => {
+    const client = await a2aClient(serving.agentUrls.triage!);
+    triageLlm.push({ object: { priority: 'high', team: 'billing' } });
+    const task = asTask(await client.sendMessage(message('Invoices fail')));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]?.parts.map((part) => part.content)).toEqual([
+      { $case: 'text', value: '{"priority":"high","team":"billing"}' },
+      { $case: 'data', value: { priority: 'high', team: 'billing' } },
+    ]);
+  });
+
+  it('an approval wait is input-required; after the A2A server restarted, resubscribe finds it and a message approves it', async () => {
+    // A server of its own on a port that the restarted one takes again; the worker is elsewhere.
+    let first = await serveA2a({ agents: definitions, client: worker.agents, transport: { port: 0, bearerToken: TOKEN } });
+    const port = Number(new URL(first.url).port);
+    const url = first.agentUrls.guarded!;
+    const client = await a2aClient(url);
+    guardedLlm.push({ toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: 'add-g' }] }, { text: 'Five.' });
+    const blocked = asTask(await client.sendMessage(message('2 + 3, please')));
+    expect(blocked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const ask = blocked.status?.message?.parts[0]?.content;
+    expect(ask?.$case === 'text' && ask.value).toMatch(/add-g \(add \{"a":2,"b":3\}\) waits for approval/);
+
+    await first.close();
+    first = await serveA2a({
+      agents: definitions,
+      client: worker.agents,
+      transport: { port, bearerToken: TOKEN },
+    });
+    try {
+      const updates: StreamResponse[] = [];
+      const following = (async () => {
+        for await (const event of client.resubscribeTask({ tenant: '', id: blocked.id })) updates.push(event);
+      })();
+      await expect.poll(() => updates.length).toBeGreaterThan(0);
+      expect(states(updates)[0]).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+
+      const approved = asTask(await client.sendMessage(message('approve', { taskId: blocked.id })));
+      expect(approved.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(textOf(approved)).toEqual(['Five.']);
+      await following;
+      expect(states(updates).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(guardedAdd.ran).toEqual([{ a: 2, b: 3 }]);
+
+      // The same answer again changes nothing; an answer to an ended task is refused.
+      await expect(client.sendMessage(message('approve', { taskId: blocked.id }))).rejects.toThrow(/has ended/);
+      expect(guardedAdd.ran).toHaveLength(1);
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('a rejection by message declines the call; the model is told', async () => {
+    const client = await a2aClient(serving.agentUrls.guarded!);
+    guardedLlm.push({ toolCalls: [{ name: 'add', args: { a: 9, b: 9 }, id: 'add-r' }] }, { text: 'Not allowed.' });
+    const blocked = asTask(await client.sendMessage(message('9 + 9')));
+    expect(blocked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const done = asTask(await client.sendMessage(message('reject: not today', { taskId: blocked.id })));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(done)).toEqual(['Not allowed.']);
+    expect(guardedAdd.ran).toHaveLength(1);
+    expect(JSON.stringify(guardedLlm.calls.at(-1)?.messages)).toContain('not today');
+  });
+});
+
+describe('serveA2a with a worker of its own', () => {
+  it('runs the agents in this process on the given Temporal and task queue', async () => {
+    const llm = queuedModel();
+    const serving = await serveA2a({
+      agents: { solo: { llm, autoProjectSkills: false } },
+      temporal: { address: inject('temporalAddress'), taskQueue: `a2a-solo-${randomUUID()}` },
+      transport: { port: 0, bearerToken: TOKEN },
+      worker: { memoryStore: new InMemoryMemoryStore(), workflowBundle: { codePath: inject('workflowBundlePath') } },
+    });
+    try {
+      const client = await a2aClient(serving.agentUrls.solo!);
+      llm.push({ text: 'Hello from solo.' });
+      const task = asTask(await client.sendMessage(message('Hi')));
+      expect(textOf(task)).toEqual(['Hello from solo.']);
+    } finally {
+      await serving.close();
+    }
+  });
+});

@@ -19,7 +19,9 @@ import type {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { AgentClient, AgentRunHandle } from '../client/agent-client.ts';
 import { ControlRefusedError } from '../errors.ts';
+import type { CredentialStore } from '../credentials/types.ts';
 import { isTerminal, readMessage, STATE } from './parts.ts';
+import { A2aPushConfigs } from './push-configs.ts';
 import { exists, followTask, lastSeq, readTask } from './run-task.ts';
 import type { A2aServerSdk } from './sdk.ts';
 
@@ -34,12 +36,20 @@ export class A2aAgentHandler implements A2ARequestHandler {
   readonly #agents: AgentClient;
   readonly #card: AgentCard;
   readonly #sdk: A2aServerSdk;
+  readonly #push: A2aPushConfigs;
 
-  constructor(opts: { agent: string; agents: AgentClient; card: AgentCard; sdk: A2aServerSdk }) {
+  constructor(opts: {
+    agent: string;
+    agents: AgentClient;
+    card: AgentCard;
+    sdk: A2aServerSdk;
+    credentialStore: CredentialStore | undefined;
+  }) {
     this.#agent = opts.agent;
     this.#agents = opts.agents;
     this.#card = opts.card;
     this.#sdk = opts.sdk;
+    this.#push = new A2aPushConfigs({ ...opts });
   }
 
   async getAgentCard(): Promise<AgentCard> {
@@ -61,8 +71,12 @@ export class A2aAgentHandler implements A2ARequestHandler {
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    const { run, afterSeq } = await this.#accept(params, context);
-    yield* followTask(run, { afterSeq });
+    const { run, afterSeq, started } = await this.#accept(params, context);
+    if (!started) return yield* followTask(run, { afterSeq });
+    // A run this message started: the stream opens with the task as submitted.
+    const first = await readTask(run);
+    if (first.status?.state === STATE.working) first.status.state = STATE.submitted;
+    yield* followTask(run, { afterSeq, first });
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
@@ -87,24 +101,34 @@ export class A2aAgentHandler implements A2ARequestHandler {
     yield* followTask(await this.#existing(params.id));
   }
 
-  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    await this.#existing(params.taskId);
+    return this.#push.create(params, context.tenant);
   }
 
   async getTaskPushNotificationConfig(
-    _params: GetTaskPushNotificationConfigRequest,
+    params: GetTaskPushNotificationConfigRequest,
   ): Promise<TaskPushNotificationConfig> {
-    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+    await this.#existing(params.taskId);
+    return this.#push.get(params.taskId, params.id);
   }
 
   async listTaskPushNotificationConfigs(
-    _params: ListTaskPushNotificationConfigsRequest,
+    params: ListTaskPushNotificationConfigsRequest,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+    await this.#existing(params.taskId);
+    return { configs: await this.#push.list(params.taskId), nextPageToken: '' };
   }
 
-  async deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
-    throw new this.#sdk.errors.PushNotificationNotSupportedError();
+  async deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<void> {
+    await this.#existing(params.taskId);
+    await this.#push.delete(params.taskId, params.id, context.tenant);
   }
 
   async listTasks(): Promise<ListTasksResponse> {
@@ -118,14 +142,14 @@ export class A2aAgentHandler implements A2ARequestHandler {
   async #accept(
     params: SendMessageRequest,
     context: ServerCallContext,
-  ): Promise<{ run: AgentRunHandle<unknown>; afterSeq: number }> {
+  ): Promise<{ run: AgentRunHandle<unknown>; afterSeq: number; started: boolean }> {
     const message = params.message;
     if (!message?.messageId) throw new this.#sdk.errors.RequestMalformedError('The message needs a messageId.');
     if (message.taskId) {
       const run = await this.#existing(message.taskId);
       const afterSeq = await lastSeq(run);
       await this.#answer(run, message);
-      return { run, afterSeq };
+      return { run, afterSeq, started: false };
     }
     if (message.contextId) {
       throw new this.#sdk.errors.UnsupportedOperationError(
@@ -143,11 +167,13 @@ export class A2aAgentHandler implements A2ARequestHandler {
         once: true,
         ...(context.tenant ? { tenant: context.tenant } : {}),
       });
-      return { run: run as AgentRunHandle<unknown>, afterSeq: 0 };
+      const push = params.configuration?.taskPushNotificationConfig;
+      if (push?.url) await this.#push.create({ ...push, taskId: workflowId }, context.tenant);
+      return { run: run as AgentRunHandle<unknown>, afterSeq: 0, started: true };
     } catch (error) {
       // The same message again: the task it started already.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      return { run: this.#agents.getHandle<unknown>(workflowId), afterSeq: 0 };
+      return { run: this.#agents.getHandle<unknown>(workflowId), afterSeq: 0, started: false };
     }
   }
 

@@ -13,6 +13,16 @@ export const STATE = {
   inputRequired: 6 as TaskState.TASK_STATE_INPUT_REQUIRED,
 } as const;
 
+/** The wire names of {@link STATE}'s values, as A2A's JSON writes them. */
+export const STATE_NAMES: Record<number, string> = {
+  [STATE.submitted]: 'TASK_STATE_SUBMITTED',
+  [STATE.working]: 'TASK_STATE_WORKING',
+  [STATE.completed]: 'TASK_STATE_COMPLETED',
+  [STATE.failed]: 'TASK_STATE_FAILED',
+  [STATE.canceled]: 'TASK_STATE_CANCELED',
+  [STATE.inputRequired]: 'TASK_STATE_INPUT_REQUIRED',
+};
+
 const TERMINAL = new Set<TaskState>([STATE.completed, STATE.failed, STATE.canceled]);
 
 /** A state the task never leaves. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Message, StreamResponse, Task, TaskState } from '@a2a-js/sdk';
-import type { AgentRunHandle } from '../client/agent-client.ts';
+import type { AgentRunHandle } from '../client/run-handle.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
 import type { PendingApproval } from '../common/control.ts';

@@ -74,10 +74,11 @@ export async function serveA2a(options: ServeA2aOptions): Promise<A2aServing> {
             const card = agentCard(name, options.agents[name]!, {
               url: `${baseUrl}/${name}`,
               bearer: options.transport.bearerToken !== undefined,
-              pushNotifications: false,
+              pushNotifications: true,
               ...(description ? { description } : {}),
             });
-            return [name, new A2aAgentHandler({ agent: name, agents, card, sdk })] as const;
+            const { credentialStore } = options.agents[name]!;
+            return [name, new A2aAgentHandler({ agent: name, agents, card, sdk, credentialStore })] as const;
           }),
         );
         // A server of one agent also answers at its root, where A2A clients look for a domain's card.

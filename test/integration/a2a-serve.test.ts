@@ -1,59 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageRequest, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  JsonRpcTransportFactory,
-  DefaultAgentCardResolver,
-  type Client,
-} from '@a2a-js/sdk/client';
+import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { serveA2a, type A2aServing } from '../../src/a2a/serve.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { a2aClient as baseClient, artifactTexts, userMessage } from '../support/a2a-client.ts';
 import { queuedModel } from '../support/queued-model.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
 const TOKEN = `a2a-serve-token-${randomUUID()}`;
 
-/** The `@a2a-js/sdk` client of an agent URL, sending `token` as a bearer token. */
-async function a2aClient(agentUrl: string, token = TOKEN): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  return factory.createFromUrl(agentUrl);
-}
-
-function message(text: string, opts: { messageId?: string; taskId?: string; returnImmediately?: boolean } = {}) {
-  return SendMessageRequest.fromJSON({
-    message: {
-      messageId: opts.messageId ?? randomUUID(),
-      role: 'ROLE_USER',
-      parts: [{ text }],
-      ...(opts.taskId ? { taskId: opts.taskId } : {}),
-    },
-    ...(opts.returnImmediately ? { configuration: { returnImmediately: true } } : {}),
-  });
-}
+const a2aClient = (agentUrl: string, token = TOKEN): Promise<Client> => baseClient(agentUrl, token);
+const message = userMessage;
+const textOf = artifactTexts;
 
 function asTask(result: unknown): Task {
   expect(result).toHaveProperty('status');
   return result as Task;
-}
-
-function textOf(task: Task): string[] {
-  return task.artifacts.flatMap((artifact) =>
-    artifact.parts.flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])),
-  );
 }
 
 /** The states of a stream's task and status events, in order. */
@@ -169,6 +134,7 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     for await (const event of client.sendMessageStream(message('1 + 2?'))) events.push(event);
     expect(events[0]?.payload?.$case).toBe('task');
     const seen = states(events);
+    expect(seen[0]).toBe(TaskState.TASK_STATE_SUBMITTED);
     expect(seen).toContain(TaskState.TASK_STATE_WORKING);
     expect(seen.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
     const artifact = events.find((event) => event.payload?.$case === 'artifactUpdate');
@@ -210,9 +176,9 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     let first = await serveA2a({ agents: definitions, client: worker.agents, transport: { port: 0, bearerToken: TOKEN } });
     const port = Number(new URL(first.url).port);
     const url = first.agentUrls.guarded!;
-    const client = await a2aClient(url);
+    const before = await a2aClient(url);
     guardedLlm.push({ toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: 'add-g' }] }, { text: 'Five.' });
-    const blocked = asTask(await client.sendMessage(message('2 + 3, please')));
+    const blocked = asTask(await before.sendMessage(message('2 + 3, please')));
     expect(blocked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const ask = blocked.status?.message?.parts[0]?.content;
     expect(ask?.$case === 'text' && ask.value).toMatch(/add-g \(add \{"a":2,"b":3\}\) waits for approval/);
@@ -224,6 +190,7 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
       transport: { port, bearerToken: TOKEN },
     });
     try {
+      const client = await a2aClient(url);
       const updates: StreamResponse[] = [];
       const following = (async () => {
         for await (const event of client.resubscribeTask({ tenant: '', id: blocked.id })) updates.push(event);

@@ -4,29 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { ConfigurationError } from '../errors.ts';
+import type { A2aCaller, A2aHttpTransport } from './options.ts';
 import type { A2aServerSdk } from './sdk.ts';
-
-/** Who sent a request, as `authorize` says: the tenant its runs belong to (scopes credential lookups). */
-export interface A2aCaller {
-  tenant?: string;
-}
-
-/** JSON-RPC over HTTP on `host:port`: each agent at `/<agent>`, its card at `/<agent>/.well-known/agent-card.json`. */
-export interface A2aHttpTransport {
-  /** 0 picks a free port (read it from `url`). */
-  port: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Every JSON-RPC request must carry `Authorization: Bearer <bearerToken>`; others get 401. */
-  bearerToken?: string;
-  /**
-   * Instead of `bearerToken`: decides who a request comes from (undefined: 401). Its `tenant`
-   * scopes the credential lookups of the runs the request starts.
-   */
-  authorize?: (request: IncomingMessage) => A2aCaller | undefined | Promise<A2aCaller | undefined>;
-  /** The base URL clients reach this server at (behind a proxy), for the agent cards. Default: `http://host:port`. */
-  publicUrl?: string;
-}
 
 const CARD_PATH = '/.well-known/agent-card.json';
 

@@ -3,10 +3,11 @@ import { ConfigurationError } from '../errors.ts';
 import { hostAgents, type AgentHost, type AgentHostOptions } from '../serving/agent-host.ts';
 import { A2aAgentHandler } from './agent-handler.ts';
 import { agentCard } from './card.ts';
-import { serveA2aHttp, type A2aHttpTransport } from './http.ts';
+import { serveA2aHttp } from './http.ts';
+import type { A2aHttpTransport } from './options.ts';
 import { loadA2aServerSdk } from './sdk.ts';
 
-export type { A2aCaller, A2aHttpTransport } from './http.ts';
+export type { A2aCaller, A2aHttpTransport } from './options.ts';
 
 /** Options of {@link serveA2a}. */
 export interface ServeA2aOptions extends AgentHostOptions {

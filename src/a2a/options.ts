@@ -21,3 +21,16 @@ export interface A2aHttpTransport {
   /** The base URL clients reach this server at (behind a proxy), for the agent cards. Default: `http://host:port`. */
   publicUrl?: string;
 }
+
+/** A remote agent served over A2A, as a sub-agent (`subAgents: { name: { a2a: { url } } }`). */
+export interface RemoteA2aAgent {
+  /** The agent's base URL: its card is at `.well-known/agent-card.json` below it. */
+  url: string;
+  /**
+   * A record in the agent's credential store (per tenant) whose token is sent as
+   * `Authorization: Bearer <token>`. Read inside the tool's activity only.
+   */
+  credentialKey?: string;
+  /** How often a running remote task is looked at. Default 1 s. */
+  pollIntervalMs?: number;
+}

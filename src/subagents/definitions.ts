@@ -80,6 +80,7 @@ export function delegationTools(
   for (const [name, entry] of Object.entries(definition.subAgents ?? {})) {
     checkName(name, 'subAgents');
     const spec: SubAgentSpec = typeof entry === 'string' ? { agent: entry } : (entry ?? {});
+    if (spec.a2a) continue; // a remote A2A agent is a tool of the agent (src/a2a/remote-agent-tool.ts)
     if (!spec.agent && !spec.definition) {
       throw new ConfigurationError(
         `Agent "${agent}": sub-agent "${name}" needs \`agent\` (a served agent's name) or \`definition\`.`,

@@ -13,6 +13,7 @@ import { AgentClient } from '../../src/client/agent-client.ts';
 import { FileCredentialStore } from '../../src/credentials/file-store.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { a2aClient, artifactTexts, userMessage } from '../support/a2a-client.ts';
+import { historyText } from './helpers.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 
 const TOKEN = `a2a-push-token-${randomUUID()}`;
@@ -62,6 +63,7 @@ describe('A2A push notifications', () => {
       TASK_QUEUE: taskQueue,
       MEMORY_DB: join(dir, 'memory.sqlite'),
       CREDENTIALS_FILE: join(dir, 'credentials.json'),
+      MODE: 'worker',
     };
     connection = await Connection.connect({ address: inject('temporalAddress') });
     hook = await receiver();
@@ -120,7 +122,7 @@ describe('A2A push notifications', () => {
     // The token is in the credential store, not in any history of the task's workflows.
     const temporal = new Client({ connection });
     for (const id of [blocked.id, ...(await listNotifiers(temporal, blocked.id))]) {
-      const history = JSON.stringify(await temporal.workflow.getHandle(id).fetchHistory());
+      const history = await historyText(temporal.workflow.getHandle(id));
       expect(history).not.toContain(NOTIFY_TOKEN);
     }
     expect(await readFile(env.CREDENTIALS_FILE!, 'utf8')).toContain(NOTIFY_TOKEN);

@@ -47,12 +47,15 @@ const planner = new Agent({
   llm,
   credentialStore,
   systemPrompt: 'You help people pack for a trip. Ask the weather agent about the destination first.',
-  subAgents: { weather: { a2a: { url, credentialKey: 'weather-a2a' }, description: 'Tells the weather of a city.' } },
+  subAgents: {
+    weather: { a2a: { url, credentialKey: 'weather-a2a' }, description: 'Tells the weather of a city.' },
+  },
 });
 
 try {
   for await (const event of planner.stream('I am going to Lisbon tomorrow. What should I pack?')) {
-    if (event.type === 'tool_completed') console.log(`${String(event.payload.tool)} → ${String(event.payload.output)}`);
+    if (event.type === 'tool_completed')
+      console.log(`${String(event.payload.tool)} → ${String(event.payload.output)}`);
     if (event.type === 'run_completed') console.log(`\nAnswer: ${String(event.payload.output)}`);
   }
 } finally {

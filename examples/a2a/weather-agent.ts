@@ -10,11 +10,17 @@ const llm = process.env.ANTHROPIC_API_KEY
   ? (await import('@ai-sdk/anthropic')).anthropic('claude-sonnet-4-5')
   : process.env.OPENAI_API_KEY
     ? (await import('@ai-sdk/openai')).openai('gpt-5-mini')
-    : new ScriptedModel([(request) => ({ text: `${String(request.messages.at(-1)?.content)}: sunny, 24 °C.` })]);
+    : new ScriptedModel([
+        (request) => ({ text: `${String(request.messages.at(-1)?.content)}: sunny, 24 °C.` }),
+      ]);
 
 const serving = await serveA2a({
   agents: {
-    weather: { llm, systemPrompt: 'You tell the weather of a city, in one sentence.', autoProjectSkills: false },
+    weather: {
+      llm,
+      systemPrompt: 'You tell the weather of a city, in one sentence.',
+      autoProjectSkills: false,
+    },
   },
   transport: { port: 0, bearerToken: process.env.A2A_TOKEN! },
 });

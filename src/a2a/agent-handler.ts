@@ -72,7 +72,10 @@ export class A2aAgentHandler implements A2ARequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const { run, afterSeq, started } = await this.#accept(params, context);
-    if (!started) return yield* followTask(run, { afterSeq });
+    if (!started) {
+      yield* followTask(run, { afterSeq });
+      return;
+    }
     // A run this message started: the stream opens with the task as submitted.
     const first = await readTask(run);
     if (first.status?.state === STATE.working) first.status.state = STATE.submitted;
@@ -91,7 +94,9 @@ export class A2aAgentHandler implements A2ARequestHandler {
       if (!(error instanceof ControlRefusedError)) throw error;
       const now = await readTask(run);
       if (now.status?.state === STATE.canceled) return now;
-      throw new this.#sdk.errors.TaskNotCancelableError(`Task ${params.id} cannot be cancelled: ${error.message}`);
+      throw new this.#sdk.errors.TaskNotCancelableError(
+        `Task ${params.id} cannot be cancelled: ${error.message}`,
+      );
     }
     await run.result().catch(() => undefined);
     return readTask(run);
@@ -144,7 +149,8 @@ export class A2aAgentHandler implements A2ARequestHandler {
     context: ServerCallContext,
   ): Promise<{ run: AgentRunHandle<unknown>; afterSeq: number; started: boolean }> {
     const message = params.message;
-    if (!message?.messageId) throw new this.#sdk.errors.RequestMalformedError('The message needs a messageId.');
+    if (!message?.messageId)
+      throw new this.#sdk.errors.RequestMalformedError('The message needs a messageId.');
     if (message.taskId) {
       const run = await this.#existing(message.taskId);
       const afterSeq = await lastSeq(run);
@@ -169,7 +175,7 @@ export class A2aAgentHandler implements A2ARequestHandler {
       });
       const push = params.configuration?.taskPushNotificationConfig;
       if (push?.url) await this.#push.create({ ...push, taskId: workflowId }, context.tenant);
-      return { run: run as AgentRunHandle<unknown>, afterSeq: 0, started: true };
+      return { run, afterSeq: 0, started: true };
     } catch (error) {
       // The same message again: the task it started already.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -246,7 +252,9 @@ function parseAnswer(message: Message): Answer | undefined {
       };
     }
   }
-  const words = /^\s*(approve|approved|yes|ok|reject|rejected|no|deny|cancel)\b[\s:,.-]*([\s\S]*)$/i.exec(text);
+  const words = /^\s*(approve|approved|yes|ok|reject|rejected|no|deny|cancel)\b[\s:,.-]*([\s\S]*)$/i.exec(
+    text,
+  );
   if (!words) return undefined;
   const word = words[1]!.toLowerCase();
   if (word === 'cancel') return { decision: 'cancel' };

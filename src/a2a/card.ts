@@ -19,7 +19,9 @@ export function agentCard(
         ? cardSkill(skill, skill, `Skill ${skill}.`, ['skill'])
         : cardSkill(skill.id, skill.name, skill.description, ['skill', ...skill.tags]),
     ),
-    ...(definition.tools ?? []).map((tool) => cardSkill(`tool:${tool.name}`, tool.name, tool.description, ['tool'])),
+    ...(definition.tools ?? []).map((tool) =>
+      cardSkill(`tool:${tool.name}`, tool.name, tool.description, ['tool']),
+    ),
   ];
   if (!skills.length) skills.push(cardSkill(name, name, opts.description ?? `Agent "${name}".`, []));
   return {

@@ -20,9 +20,13 @@ interface Serving {
 }
 
 /** Which callers a transport lets in: the bearer token (compared in constant time) or `authorize`. */
-function callerCheck(options: A2aHttpTransport): (request: IncomingMessage) => Promise<A2aCaller | undefined> {
+function callerCheck(
+  options: A2aHttpTransport,
+): (request: IncomingMessage) => Promise<A2aCaller | undefined> {
   if ((options.bearerToken === undefined) === (options.authorize === undefined)) {
-    throw new ConfigurationError('serveA2a needs either `transport.bearerToken` or `transport.authorize`, not both.');
+    throw new ConfigurationError(
+      'serveA2a needs either `transport.bearerToken` or `transport.authorize`, not both.',
+    );
   }
   if (options.authorize) {
     const authorize = options.authorize;
@@ -54,7 +58,7 @@ export async function serveA2aHttp(
 ): Promise<Serving> {
   const check = callerCheck(options);
   const host = options.host ?? '127.0.0.1';
-  let served: A2aRoutes | undefined;
+  const served: { routes?: A2aRoutes } = {};
   const handlers = new Map<A2ARequestHandler, InstanceType<A2aServerSdk['JsonRpcTransportHandler']>>();
   const http = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -66,7 +70,7 @@ export async function serveA2aHttp(
     const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
     const cardRequest = path.endsWith(CARD_PATH);
     const agent = decodeURIComponent((cardRequest ? path.slice(0, -CARD_PATH.length) : path).slice(1));
-    const handler = served?.handler(agent);
+    const handler = served.routes?.handler(agent);
     if (!handler) return reply(response, 404, { error: `No agent at ${path || '/'}.` });
     if (cardRequest) {
       if (request.method !== 'GET') return reply(response, 405, { error: 'Read the agent card with GET.' });
@@ -79,10 +83,15 @@ export async function serveA2aHttp(
     const caller = await check(request);
     if (!caller) {
       response.setHeader('www-authenticate', 'Bearer');
-      return reply(response, 401, rpcError(null, -32001, 'Unauthorized: send Authorization: Bearer <token>.'));
+      return reply(
+        response,
+        401,
+        rpcError(null, -32001, 'Unauthorized: send Authorization: Bearer <token>.'),
+      );
     }
     const body = await readJson(request);
-    if (body === undefined) return reply(response, 200, rpcError(null, -32700, 'Parse error: the body is not JSON.'));
+    if (body === undefined)
+      return reply(response, 200, rpcError(null, -32700, 'Parse error: the body is not JSON.'));
     const id = (body as { id?: string | number }).id ?? null;
     const version = request.headers['a2a-version'];
     const context = new sdk.ServerCallContext({
@@ -96,7 +105,11 @@ export async function serveA2aHttp(
       sdk.validateVersion(context.requestedVersion, await handler.getAgentCard(), 'JSONRPC');
       answer = await rpc.handle(body as Record<string, unknown>, context);
     } catch (error) {
-      return reply(response, 200, { jsonrpc: '2.0', id, error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return reply(response, 200, {
+        jsonrpc: '2.0',
+        id,
+        error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(error),
+      });
     }
     if (!(Symbol.asyncIterator in answer)) return reply(response, 200, answer);
     await stream(response, answer, id, sdk);
@@ -104,8 +117,11 @@ export async function serveA2aHttp(
   http.listen(options.port, host);
   await once(http, 'listening');
   const { port } = http.address() as AddressInfo;
-  const url = (options.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
-  served = routes(url);
+  const url = (options.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
+  served.routes = routes(url);
   return {
     url,
     async close() {
@@ -127,7 +143,11 @@ async function stream(
   try {
     first = await answers.next();
   } catch (error) {
-    return reply(response, 200, { jsonrpc: '2.0', id, error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    return reply(response, 200, {
+      jsonrpc: '2.0',
+      id,
+      error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(error),
+    });
   }
   response.writeHead(200, {
     'content-type': 'text/event-stream',

@@ -36,11 +36,21 @@ export function isSettled(state: TaskState | undefined): boolean {
 }
 
 export function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+  return {
+    content: { $case: 'text', value: text },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'text/plain',
+  };
 }
 
 export function dataPart(value: unknown): Part {
-  return { content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' };
+  return {
+    content: { $case: 'data', value },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'application/json',
+  };
 }
 
 /** A message of the agent (role agent) in a task. */
@@ -48,14 +58,28 @@ export function agentMessage(
   ids: { taskId: string; contextId: string; messageId: string },
   parts: Part[],
 ): Message {
-  return { ...ids, role: 2 as Message['role'], parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    ...ids,
+    role: 2,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** The answer of a run as the task's artifact: its text, and a structured answer as a data part too. */
 export function answerArtifact(output: unknown): Artifact {
   const parts =
     typeof output === 'string' ? [textPart(output)] : [textPart(JSON.stringify(output)), dataPart(output)];
-  return { artifactId: 'answer', name: 'answer', description: '', parts, metadata: undefined, extensions: [] };
+  return {
+    artifactId: 'answer',
+    name: 'answer',
+    description: '',
+    parts,
+    metadata: undefined,
+    extensions: [],
+  };
 }
 
 /** The text of a client's message (its text parts, joined) and its data parts. */

@@ -24,7 +24,12 @@ export class A2aPushConfigs {
   readonly #store: CredentialStore | undefined;
   readonly #sdk: A2aServerSdk;
 
-  constructor(opts: { agent: string; agents: AgentClient; credentialStore: CredentialStore | undefined; sdk: A2aServerSdk }) {
+  constructor(opts: {
+    agent: string;
+    agents: AgentClient;
+    credentialStore: CredentialStore | undefined;
+    sdk: A2aServerSdk;
+  }) {
     this.#agent = opts.agent;
     this.#agents = opts.agents;
     this.#store = opts.credentialStore;
@@ -32,12 +37,17 @@ export class A2aPushConfigs {
   }
 
   /** Starts notifying `config.url` of the task's states (the same configuration again changes nothing). */
-  async create(config: TaskPushNotificationConfig, tenant: string | undefined): Promise<TaskPushNotificationConfig> {
+  async create(
+    config: TaskPushNotificationConfig,
+    tenant: string | undefined,
+  ): Promise<TaskPushNotificationConfig> {
     let url: URL;
     try {
       url = new URL(config.url);
     } catch {
-      throw new this.#sdk.errors.RequestMalformedError(`The push notification URL is not a URL: ${config.url}`);
+      throw new this.#sdk.errors.RequestMalformedError(
+        `The push notification URL is not a URL: ${config.url}`,
+      );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new this.#sdk.errors.RequestMalformedError('The push notification URL must be http(s).');
@@ -46,7 +56,12 @@ export class A2aPushConfigs {
     const secrets: PushSecrets = {
       ...(config.token ? { token: config.token } : {}),
       ...(config.authentication?.credentials
-        ? { authentication: { scheme: config.authentication.scheme || 'Bearer', credentials: config.authentication.credentials } }
+        ? {
+            authentication: {
+              scheme: config.authentication.scheme || 'Bearer',
+              credentials: config.authentication.credentials,
+            },
+          }
         : {}),
     };
     const input: A2aPushInput = { agent: this.#agent, taskId: config.taskId, configId, url: config.url };
@@ -78,7 +93,9 @@ export class A2aPushConfigs {
   async get(taskId: string, configId: string): Promise<TaskPushNotificationConfig> {
     const config = await this.#read(notifierId(taskId, configId));
     if (!config) {
-      throw new this.#sdk.errors.TaskNotFoundError(`Task ${taskId} has no push notification configuration "${configId}".`);
+      throw new this.#sdk.errors.TaskNotFoundError(
+        `Task ${taskId} has no push notification configuration "${configId}".`,
+      );
     }
     return config;
   }
@@ -107,8 +124,17 @@ export class A2aPushConfigs {
 
   async #read(workflowId: string): Promise<TaskPushNotificationConfig | undefined> {
     try {
-      const config = await this.#agents.client.workflow.getHandle(workflowId).query<A2aPushConfig>(A2A_PUSH_CONFIG_QUERY);
-      return { tenant: '', id: config.configId, taskId: config.taskId, url: config.url, token: '', authentication: undefined };
+      const config = await this.#agents.client.workflow
+        .getHandle(workflowId)
+        .query<A2aPushConfig>(A2A_PUSH_CONFIG_QUERY);
+      return {
+        tenant: '',
+        id: config.configId,
+        taskId: config.taskId,
+        url: config.url,
+        token: '',
+        authentication: undefined,
+      };
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;

@@ -32,7 +32,9 @@ export async function readPushSecrets(
 ): Promise<PushSecrets> {
   const record = await store?.get(key, tenant === undefined ? {} : { tenant });
   if (!record) {
-    throw new CredentialError(`The secrets of A2A push configuration "${key}" are not in the agent's credential store.`);
+    throw new CredentialError(
+      `The secrets of A2A push configuration "${key}" are not in the agent's credential store.`,
+    );
   }
   return JSON.parse(record.token) as PushSecrets;
 }

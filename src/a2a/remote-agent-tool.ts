@@ -10,7 +10,9 @@ import type { RemoteA2aAgent } from './options.ts';
 import { loadA2aClientSdk } from './sdk.ts';
 
 const parameters = z.object({
-  task: z.string().describe('The task, with everything the agent needs to know: it does not see this conversation.'),
+  task: z
+    .string()
+    .describe('The task, with everything the agent needs to know: it does not see this conversation.'),
 });
 
 /**
@@ -36,7 +38,10 @@ export class RemoteA2aAgentTool extends BaseConnectorTool<typeof parameters> {
 
   async run(context: ToolContext, args: { task: string }): Promise<ToolOutput> {
     const client = await this.#client(context);
-    const messageId = createHash('sha256').update(`${context.workflowId}:${context.callId}`).digest('hex').slice(0, 32);
+    const messageId = createHash('sha256')
+      .update(`${context.workflowId}:${context.callId}`)
+      .digest('hex')
+      .slice(0, 32);
     const request: SendMessageRequest = {
       tenant: '',
       message: {
@@ -58,7 +63,8 @@ export class RemoteA2aAgentTool extends BaseConnectorTool<typeof parameters> {
     };
     // Not aborted with the call: once sent, the answer names the task that a cancellation must stop.
     const sent = await client.sendMessage(request);
-    if (!('status' in sent)) return { text: readMessage(sent).text, metadata: { remote_message_id: sent.messageId } };
+    if (!('status' in sent))
+      return { text: readMessage(sent).text, metadata: { remote_message_id: sent.messageId } };
     let task = sent;
     // The run was cancelled (or the call timed out): the remote task stops too.
     const cancel = (): void =>
@@ -97,10 +103,13 @@ export class RemoteA2aAgentTool extends BaseConnectorTool<typeof parameters> {
     try {
       return await factory.createFromUrl(this.#remote.url);
     } catch (error) {
-      throw new UpstreamError(`Could not reach the A2A agent at ${this.#remote.url}: ${(error as Error).message}`, {
-        retryable: true,
-        cause: error,
-      });
+      throw new UpstreamError(
+        `Could not reach the A2A agent at ${this.#remote.url}: ${(error as Error).message}`,
+        {
+          retryable: true,
+          cause: error,
+        },
+      );
     }
   }
 }
@@ -112,9 +121,17 @@ function toolOutput(task: Task): ToolOutput {
   const status = task.status?.message ? readMessage(task.status.message).text : '';
   if (state === STATE.completed) {
     const parts = task.artifacts.flatMap((artifact) => artifact.parts);
-    const text = parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('\n').trim();
-    const data = parts.flatMap((part) => (part.content?.$case === 'data' ? [part.content.value as unknown] : []));
-    return { text: text || JSON.stringify(data), metadata: { ...metadata, ...(data.length ? { data } : {}) } };
+    const text = parts
+      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+      .join('\n')
+      .trim();
+    const data = parts.flatMap((part) =>
+      part.content?.$case === 'data' ? [part.content.value as unknown] : [],
+    );
+    return {
+      text: text || JSON.stringify(data),
+      metadata: { ...metadata, ...(data.length ? { data } : {}) },
+    };
   }
   if (state === STATE.inputRequired) {
     return { text: `The remote agent needs input to go on (task ${task.id}): ${status}`, metadata };

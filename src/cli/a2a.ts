@@ -31,7 +31,8 @@ export function registerA2a(program: Command): void {
       const names = opts.agent.length ? opts.agent : Object.keys(loaded.config.agents);
       for (const name of names) pickAgent(loaded.config, name);
       const bearerToken = process.env.TOOLKIT_AGENT_A2A_TOKEN;
-      if (!bearerToken) throw new UsageError('Set TOOLKIT_AGENT_A2A_TOKEN to the bearer token A2A clients must send.');
+      if (!bearerToken)
+        throw new UsageError('Set TOOLKIT_AGENT_A2A_TOKEN to the bearer token A2A clients must send.');
       const target = await resolveTarget(targetOf(opts), loaded.config, true);
       const { serveA2a } = await import('../a2a/serve.ts');
       const credentialStore = credentialStoreOf(loaded.config);

@@ -32,7 +32,9 @@ async function receiver(): Promise<{ url: string; deliveries: Delivery[]; server
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { task?: { status?: { state?: string } } };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        task?: { status?: { state?: string } };
+      };
       deliveries.push({
         state: String(body.task?.status?.state),
         token: request.headers['x-a2a-notification-token'] as string | undefined,
@@ -69,7 +71,12 @@ describe('A2A push notifications', () => {
     hook = await receiver();
     serving = await serveA2a({
       // The card's view of the agent the worker process runs (its model is never called here).
-      agents: { guarded: { llm: new ScriptedModel([]), credentialStore: new FileCredentialStore({ path: env.CREDENTIALS_FILE! }) } },
+      agents: {
+        guarded: {
+          llm: new ScriptedModel([]),
+          credentialStore: new FileCredentialStore({ path: env.CREDENTIALS_FILE! }),
+        },
+      },
       client: new AgentClient({ client: new Client({ connection }), taskQueue }),
       transport: { port: 0, bearerToken: TOKEN },
     });
@@ -93,8 +100,15 @@ describe('A2A push notifications', () => {
       userMessage('2 + 3, please', { push: { url: hook.url, token: NOTIFY_TOKEN } }),
     )) as Task;
     expect(blocked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    await expect.poll(() => hook.deliveries.map((d) => d.state), { timeout: 20_000 }).toContain('TASK_STATE_INPUT_REQUIRED');
-    const configs = await client.listTaskPushNotificationConfig({ tenant: '', taskId: blocked.id, pageSize: 0, pageToken: '' });
+    await expect
+      .poll(() => hook.deliveries.map((d) => d.state), { timeout: 20_000 })
+      .toContain('TASK_STATE_INPUT_REQUIRED');
+    const configs = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: blocked.id,
+      pageSize: 0,
+      pageToken: '',
+    });
     expect(configs.configs.map((config) => config.url)).toEqual([hook.url]);
 
     // The worker dies while the task waits; another takes over, and the approval finishes the task.
@@ -107,7 +121,9 @@ describe('A2A push notifications', () => {
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactTexts(done)).toEqual(['Five.']);
 
-    await expect.poll(() => hook.deliveries.map((d) => d.state), { timeout: 45_000 }).toContain('TASK_STATE_COMPLETED');
+    await expect
+      .poll(() => hook.deliveries.map((d) => d.state), { timeout: 45_000 })
+      .toContain('TASK_STATE_COMPLETED');
     // The notifier ends after the final state: no later delivery comes.
     await expect.poll(() => notifierStatus(connection, blocked.id), { timeout: 10_000 }).toBe('COMPLETED');
     const counts = new Map<string, number>();

@@ -42,14 +42,19 @@ describe('a remote A2A agent as a sub-agent, in another process', () => {
     const step = (request: ModelRequest): ScriptedStep => {
       const last = request.messages.at(-1)!;
       if (last.role === 'tool') return { text: `Weather: ${last.content}` };
-      return { toolCalls: [{ name: 'agent_weather', args: { task: String(last.content) }, id: 'weather-1' }] };
+      return {
+        toolCalls: [{ name: 'agent_weather', args: { task: String(last.content) }, id: 'weather-1' }],
+      };
     };
     parent = await startTestWorker({
       planner: {
         llm: new ScriptedModel(Array.from({ length: 20 }, () => step)),
         credentialStore,
         subAgents: {
-          weather: { a2a: { url, credentialKey: 'weather-a2a', pollIntervalMs: 200 }, description: 'Knows the weather.' },
+          weather: {
+            a2a: { url, credentialKey: 'weather-a2a', pollIntervalMs: 200 },
+            description: 'Knows the weather.',
+          },
         },
         autoProjectSkills: false,
       },
@@ -76,6 +81,10 @@ describe('a remote A2A agent as a sub-agent, in another process', () => {
     const history = await historyText(handle.workflow);
     expect(history).not.toContain(TOKEN);
     expect(history).toContain(task.id);
+    expect(events.find((e) => e.type === 'tool_completed')?.payload.metadata).toMatchObject({
+      remote_task_id: task.id,
+      state: 'TASK_STATE_COMPLETED',
+    });
   });
 
   it('cancelling the parent run cancels the remote task', async () => {

@@ -79,7 +79,9 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
       protocolBinding: 'JSONRPC',
       protocolVersion: '1.0',
     });
-    expect(card.skills.map((skill) => [skill.id, skill.description])).toEqual([['tool:add', 'Adds two numbers']]);
+    expect(card.skills.map((skill) => [skill.id, skill.description])).toEqual([
+      ['tool:add', 'Adds two numbers'],
+    ]);
     expect(card.capabilities?.streaming).toBe(true);
     expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
   });
@@ -138,7 +140,9 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     expect(seen).toContain(TaskState.TASK_STATE_WORKING);
     expect(seen.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
     const artifact = events.find((event) => event.payload?.$case === 'artifactUpdate');
-    expect(artifact?.payload?.$case === 'artifactUpdate' && artifact.payload.value.artifact?.parts[0]?.content).toEqual({
+    expect(
+      artifact?.payload?.$case === 'artifactUpdate' && artifact.payload.value.artifact?.parts[0]?.content,
+    ).toEqual({
       $case: 'text',
       value: 'Three.',
     });
@@ -156,7 +160,9 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     const task = asTask(await client.sendMessage(message('A long one', { returnImmediately: true })));
     const cancelled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect((await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(
+      TaskState.TASK_STATE_CANCELED,
+    );
     expect((await worker.agents.getHandle(task.id).result()).metadata.stop_reason).toBe('cancelled');
   });
 
@@ -173,7 +179,11 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
 
   it('an approval wait is input-required; after the A2A server restarted, resubscribe finds it and a message approves it', async () => {
     // A server of its own on a port that the restarted one takes again; the worker is elsewhere.
-    let first = await serveA2a({ agents: definitions, client: worker.agents, transport: { port: 0, bearerToken: TOKEN } });
+    let first = await serveA2a({
+      agents: definitions,
+      client: worker.agents,
+      transport: { port: 0, bearerToken: TOKEN },
+    });
     const port = Number(new URL(first.url).port);
     const url = first.agentUrls.guarded!;
     const before = await a2aClient(url);
@@ -206,7 +216,9 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
       expect(guardedAdd.ran).toEqual([{ a: 2, b: 3 }]);
 
       // The same answer again changes nothing; an answer to an ended task is refused.
-      await expect(client.sendMessage(message('approve', { taskId: blocked.id }))).rejects.toThrow(/has ended/);
+      await expect(client.sendMessage(message('approve', { taskId: blocked.id }))).rejects.toThrow(
+        /has ended/,
+      );
       expect(guardedAdd.ran).toHaveLength(1);
     } finally {
       await first.close();
@@ -215,7 +227,10 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
 
   it('a rejection by message declines the call; the model is told', async () => {
     const client = await a2aClient(serving.agentUrls.guarded!);
-    guardedLlm.push({ toolCalls: [{ name: 'add', args: { a: 9, b: 9 }, id: 'add-r' }] }, { text: 'Not allowed.' });
+    guardedLlm.push(
+      { toolCalls: [{ name: 'add', args: { a: 9, b: 9 }, id: 'add-r' }] },
+      { text: 'Not allowed.' },
+    );
     const blocked = asTask(await client.sendMessage(message('9 + 9')));
     expect(blocked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const done = asTask(await client.sendMessage(message('reject: not today', { taskId: blocked.id })));
@@ -233,7 +248,10 @@ describe('serveA2a with a worker of its own', () => {
       agents: { solo: { llm, autoProjectSkills: false } },
       temporal: { address: inject('temporalAddress'), taskQueue: `a2a-solo-${randomUUID()}` },
       transport: { port: 0, bearerToken: TOKEN },
-      worker: { memoryStore: new InMemoryMemoryStore(), workflowBundle: { codePath: inject('workflowBundlePath') } },
+      worker: {
+        memoryStore: new InMemoryMemoryStore(),
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      },
     });
     try {
       const client = await a2aClient(serving.agentUrls.solo!);

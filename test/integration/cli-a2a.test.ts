@@ -23,10 +23,14 @@ describe('toolkit-agent a2a serve', () => {
       CLI_TASK_QUEUE: `cli-a2a-${randomUUID()}`,
       TOOLKIT_AGENT_A2A_TOKEN: token,
     };
-    const missing = await runCli(['-c', CLI_CONFIG, 'a2a', 'serve'], { env: { ...env, TOOLKIT_AGENT_A2A_TOKEN: '' } });
+    const missing = await runCli(['-c', CLI_CONFIG, 'a2a', 'serve'], {
+      env: { ...env, TOOLKIT_AGENT_A2A_TOKEN: '' },
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Set TOOLKIT_AGENT_A2A_TOKEN/);
-    const serve = startCli(['-c', CLI_CONFIG, 'a2a', 'serve', '--agent', 'helper', '--port', '0', '--json'], { env });
+    const serve = startCli(['-c', CLI_CONFIG, 'a2a', 'serve', '--agent', 'helper', '--port', '0', '--json'], {
+      env,
+    });
     try {
       const { agents } = JSON.parse(await serve.waitForLine(/"url"/)) as { agents: Record<string, string> };
       expect(Object.keys(agents)).toEqual(['helper']);

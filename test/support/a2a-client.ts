@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageRequest, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
 import { Agent as Dispatcher, fetch as undiciFetch } from 'undici';
 
 /**
@@ -25,7 +31,12 @@ export async function a2aClient(agentUrl: string, token: string): Promise<Client
 /** A user's text message, as A2A's JSON writes it (optionally on a task, or returning at once). */
 export function userMessage(
   text: string,
-  opts: { messageId?: string; taskId?: string; returnImmediately?: boolean; push?: { url: string; token: string } } = {},
+  opts: {
+    messageId?: string;
+    taskId?: string;
+    returnImmediately?: boolean;
+    push?: { url: string; token: string };
+  } = {},
 ): SendMessageRequest {
   return SendMessageRequest.fromJSON({
     message: {

@@ -18,10 +18,11 @@ export async function readTask(run: AgentRunHandle<unknown>): Promise<Task> {
   const ids = { taskId: run.workflowId, contextId: run.workflowId };
   switch (description.status.name) {
     case 'RUNNING': {
+      // The waits are asked of a worker: while none is up, the running task reads as working.
       const [approvals, authorizations] = await Promise.all([
         run.pendingApprovals(),
         run.pendingAuthorizations(),
-      ]);
+      ]).catch(() => [[], []] as [PendingApproval[], PendingAuthorization[]]);
       if (approvals.length || authorizations.length) {
         return task(ids, STATE.inputRequired, inputRequest(ids, approvals, authorizations));
       }

@@ -77,18 +77,22 @@ export async function* followTask(
   const ids = { taskId: first.id, contextId: first.contextId };
   let state = first.status?.state;
   const afterSeq = opts.afterSeq ?? (await lastSeq(run));
-  for await (const event of run.events({ afterSeq })) {
-    const next = stateOf(event);
-    if (next === undefined) continue;
-    if (next === 'end') break;
-    if (next === state && !event.message) continue;
-    state = next;
-    yield statusUpdate(ids, next, status(ids, event.message, { event: event.type, ...event.payload }));
-    if (opts.untilSettled && isSettled(next)) {
-      // A wait the run has already left (decided meanwhile) is not where a blocking send stops.
-      const now = await readTask(run);
-      if (isSettled(now.status?.state)) return;
+  try {
+    for await (const event of run.events({ afterSeq })) {
+      const next = stateOf(event);
+      if (next === undefined) continue;
+      if (next === 'end') break;
+      if (next === state && !event.message) continue;
+      state = next;
+      yield statusUpdate(ids, next, status(ids, event.message, { event: event.type, ...event.payload }));
+      if (opts.untilSettled && isSettled(next)) {
+        // A wait the run has already left (decided meanwhile) is not where a blocking send stops.
+        const now = await readTask(run);
+        if (isSettled(now.status?.state)) return;
+      }
     }
+  } catch {
+    // A run that failed ends its events with the failure: the final status below says why.
   }
   const last = await readTask(run);
   for (const artifact of last.artifacts) {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type {
   AgentCard,
@@ -23,6 +22,7 @@ import type { CredentialStore } from '../credentials/types.ts';
 import { isTerminal, readMessage, STATE } from './parts.ts';
 import { A2aPushConfigs } from './push-configs.ts';
 import { exists, followTask, lastSeq, readTask } from './run-task.ts';
+import { isTaskOf, taskIdFor } from './task-ids.ts';
 import type { A2aServerSdk } from './sdk.ts';
 
 /**
@@ -157,16 +157,10 @@ export class A2aAgentHandler implements A2ARequestHandler {
       await this.#answer(run, message);
       return { run, afterSeq, started: false };
     }
-    if (message.contextId) {
-      throw new this.#sdk.errors.UnsupportedOperationError(
-        'A message without taskId starts a new task in a context of its own: leave contextId out ' +
-          '(answer a task that waits for input with its taskId).',
-      );
-    }
     const { text, data } = readMessage(message);
     const prompt = text || (data.length ? JSON.stringify(data.length === 1 ? data[0] : data) : '');
     if (!prompt) throw new this.#sdk.errors.RequestMalformedError('The message has no text or data part.');
-    const workflowId = taskIdFor(this.#agent, message.messageId);
+    const workflowId = taskIdFor(this.#agent, message.messageId, message.contextId || undefined);
     try {
       const run = await this.#agents.startRun<undefined>(this.#agent, prompt, {
         workflowId,
@@ -222,7 +216,7 @@ export class A2aAgentHandler implements A2ARequestHandler {
   /** The run a task id names, when it is a task of this agent. */
   async #existing(taskId: string): Promise<AgentRunHandle<unknown>> {
     const run = this.#agents.getHandle<unknown>(taskId);
-    if (!taskId.startsWith(taskIdPrefix(this.#agent)) || !(await exists(run))) {
+    if (!isTaskOf(this.#agent, taskId) || !(await exists(run))) {
       throw new this.#sdk.errors.TaskNotFoundError(`No task ${taskId} of agent "${this.#agent}".`);
     }
     return run;
@@ -260,20 +254,4 @@ function parseAnswer(message: Message): Answer | undefined {
   if (word === 'cancel') return { decision: 'cancel' };
   if (['approve', 'approved', 'yes', 'ok'].includes(word)) return { decision: 'approve' };
   return { decision: 'reject', ...(words[2]!.trim() ? { reason: words[2]!.trim() } : {}) };
-}
-
-function taskIdPrefix(agent: string): string {
-  return `a2a-${agent}-`;
-}
-
-/**
- * The task (workflow) id of the run a message starts: from its message id, so the same message sent
- * twice finds the run the first one started. An id with other characters than Temporal ids read well
- * is hashed.
- */
-export function taskIdFor(agent: string, messageId: string): string {
-  const key = /^[\w.:@-]{1,120}$/.test(messageId)
-    ? messageId
-    : createHash('sha256').update(messageId).digest('hex').slice(0, 40);
-  return `${taskIdPrefix(agent)}${key}`;
 }

@@ -6,16 +6,17 @@ import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
 import type { PendingApproval } from '../common/control.ts';
 import type { PendingAuthorization } from '../common/authorization.ts';
+import { contextIdOf } from './task-ids.ts';
 import { agentMessage, answerArtifact, dataPart, isSettled, isTerminal, STATE, textPart } from './parts.ts';
 
 /**
- * A task is a run: its id is the run's workflow id and its context is the task itself. Everything a
+ * A task is a run: its id is the run's workflow id, which also names its context (src/a2a/task-ids.ts). Everything a
  * task shows is read from the workflow (its status, its pending approvals and authorizations, its
  * result), so any process that reaches Temporal answers for it, after any restart.
  */
 export async function readTask(run: AgentRunHandle<unknown>): Promise<Task> {
   const description = await run.workflow.describe();
-  const ids = { taskId: run.workflowId, contextId: run.workflowId };
+  const ids = { taskId: run.workflowId, contextId: contextIdOf(run.workflowId) };
   switch (description.status.name) {
     case 'RUNNING': {
       // The waits are asked of a worker: while none is up, the running task reads as working.

@@ -120,6 +120,18 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     await expect(client.getTask({ tenant: '', id: 'a2a-helper-no-such-task' })).rejects.toThrow(/No task/);
   });
 
+  it("a message in the client's context is a task of that context, for get as well", async () => {
+    const client = await a2aClient(serving.agentUrls.helper!);
+    const contextId = randomUUID();
+    llm.push({ text: 'First.' }, { text: 'Second.' });
+    const first = asTask(await client.sendMessage(message('One', { contextId })));
+    const second = asTask(await client.sendMessage(message('Two', { contextId })));
+    expect([first.contextId, second.contextId]).toEqual([contextId, contextId]);
+    expect(second.id).not.toBe(first.id);
+    expect([textOf(first), textOf(second)]).toEqual([['First.'], ['Second.']]);
+    expect((await client.getTask({ tenant: '', id: second.id })).contextId).toBe(contextId);
+  });
+
   it('message/send with returnImmediately answers at once; tasks/get follows the run to its end', async () => {
     const client = await a2aClient(serving.agentUrls.helper!);
     llm.push({ text: 'Done slowly.', delayMs: 1_500 });

@@ -33,6 +33,7 @@ export function userMessage(
   text: string,
   opts: {
     messageId?: string;
+    contextId?: string;
     taskId?: string;
     returnImmediately?: boolean;
     push?: { url: string; token: string };
@@ -44,6 +45,7 @@ export function userMessage(
       role: 'ROLE_USER',
       parts: [{ text }],
       ...(opts.taskId ? { taskId: opts.taskId } : {}),
+      ...(opts.contextId ? { contextId: opts.contextId } : {}),
     },
     configuration: {
       ...(opts.returnImmediately ? { returnImmediately: true } : {}),

@@ -16,7 +16,7 @@ const TOKEN = `a2a-remote-token-${randomUUID()}`;
 
 /** The remote task a tool call starts: its message id comes from the run and the call id. */
 function remoteTaskId(workflowId: string, callId: string): string {
-  return `a2a-weather-${createHash('sha256').update(`${workflowId}:${callId}`).digest('hex').slice(0, 32)}`;
+  return `a2a~weather~${createHash('sha256').update(`${workflowId}:${callId}`).digest('hex').slice(0, 32)}`;
 }
 
 describe('a remote A2A agent as a sub-agent, in another process', () => {

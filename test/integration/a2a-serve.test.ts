@@ -106,7 +106,7 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     const task = asTask(await client.sendMessage(message('What is 20 + 22?', { messageId })));
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(task)).toEqual(['It is 42.']);
-    expect(task.id).toBe(`a2a-helper-${messageId}`);
+    expect(task.id).toBe(`a2a~helper~${messageId}`);
     expect((await worker.agents.getHandle(task.id).result()).output).toBe('It is 42.');
 
     const again = asTask(await client.sendMessage(message('What is 20 + 22?', { messageId })));
@@ -117,7 +117,7 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     const fetched = await client.getTask({ tenant: '', id: task.id });
     expect(fetched.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(fetched)).toEqual(['It is 42.']);
-    await expect(client.getTask({ tenant: '', id: 'a2a-helper-no-such-task' })).rejects.toThrow(/No task/);
+    await expect(client.getTask({ tenant: '', id: 'a2a~helper~no-such-task' })).rejects.toThrow(/No task/);
   });
 
   it("a message in the client's context is a task of that context, for get as well", async () => {

@@ -99,6 +99,35 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     expect(add.ran).toEqual([]);
   });
 
+  it('with authorize instead of a token: who it lets in and the tenant their runs get', async () => {
+    const keys: Record<string, string> = { [`key-${TOKEN}`]: 'acme' };
+    const guarded = await serveA2a({
+      agents: definitions,
+      client: worker.agents,
+      transport: {
+        port: 0,
+        authorize: (request) => {
+          const tenant = keys[String(request.headers.authorization).replace(/^Bearer /, '')];
+          return tenant ? { tenant } : undefined;
+        },
+      },
+    });
+    try {
+      const outsider = await a2aClient(guarded.agentUrls.helper!, TOKEN);
+      await expect(outsider.sendMessage(message('Hi'))).rejects.toThrow(/401|Unauthorized/);
+      const client = await a2aClient(guarded.agentUrls.helper!, `key-${TOKEN}`);
+      llm.push({ text: 'Hello, acme.' });
+      const task = asTask(await client.sendMessage(message('Hi')));
+      expect(textOf(task)).toEqual(['Hello, acme.']);
+      expect((await worker.agents.getHandle(task.id).workflow.describe()).memo).toMatchObject({
+        agent: 'helper',
+        tenant: 'acme',
+      });
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('message/send blocks until the run ends and answers with the task; the same message again is the same task', async () => {
     const client = await a2aClient(serving.agentUrls.helper!);
     llm.push({ toolCalls: [{ name: 'add', args: { a: 20, b: 22 }, id: 'add' }] }, { text: 'It is 42.' });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { Message, StreamResponse, Task, TaskState } from '@a2a-js/sdk';
+import type { Artifact, Message, StreamResponse, Task, TaskState } from '@a2a-js/sdk';
 import type { AgentRunHandle } from '../client/run-handle.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
@@ -65,7 +65,8 @@ export async function exists(run: AgentRunHandle<unknown>): Promise<boolean> {
 /**
  * The task's updates from now on, as an A2A stream: its state now (a `task`), then a status update
  * per change the run's events show (tool calls as `working` messages, approvals and authorization
- * waits as `input-required`), and at the end the answer artifact and the final status. Stops after
+ * waits as `input-required`), the model's live text as chunks of the answer artifact, and at the
+ * end the whole answer artifact and the final status. Stops after
  * the final status, or (with `untilSettled`) at the first state a blocking send returns at.
  */
 export async function* followTask(
@@ -79,7 +80,16 @@ export async function* followTask(
   let state = first.status?.state;
   const afterSeq = opts.afterSeq ?? (await lastSeq(run));
   try {
+    // Live text goes out as chunks of the answer artifact; a new step's text replaces the last one's.
+    let live: { attempt: unknown } | undefined;
     for await (const event of run.events({ afterSeq })) {
+      if (event.type === 'text_delta' && event.payload.sub_run === undefined) {
+        const append = live !== undefined && live.attempt === event.payload.attempt;
+        live = { attempt: event.payload.attempt };
+        yield answerChunk(ids, String(event.payload.text), append);
+        continue;
+      }
+      if (event.type === 'step_started' && event.payload.sub_run === undefined) live = undefined;
       const next = stateOf(event);
       if (next === undefined) continue;
       if (next === 'end') break;
@@ -96,14 +106,7 @@ export async function* followTask(
     // A run that failed ends its events with the failure: the final status below says why.
   }
   const last = await readTask(run);
-  for (const artifact of last.artifacts) {
-    yield {
-      payload: {
-        $case: 'artifactUpdate',
-        value: { ...ids, artifact, append: false, lastChunk: true, metadata: undefined },
-      },
-    };
-  }
+  for (const artifact of last.artifacts) yield artifactUpdate(ids, artifact, false, true);
   yield statusUpdate(ids, last.status!.state, last.status!.message);
 }
 
@@ -147,6 +150,26 @@ function task(ids: { taskId: string; contextId: string }, state: TaskState, mess
     artifacts: [],
     history: [],
     metadata: undefined,
+  };
+}
+
+/** A piece of the answer as the model writes it (`append: false` starts the artifact over). */
+function answerChunk(
+  ids: { taskId: string; contextId: string },
+  text: string,
+  append: boolean,
+): StreamResponse {
+  return artifactUpdate(ids, { ...answerArtifact(text), metadata: { live: true } }, append, false);
+}
+
+function artifactUpdate(
+  ids: { taskId: string; contextId: string },
+  artifact: Artifact,
+  append: boolean,
+  lastChunk: boolean,
+): StreamResponse {
+  return {
+    payload: { $case: 'artifactUpdate', value: { ...ids, artifact, append, lastChunk, metadata: undefined } },
   };
 }
 

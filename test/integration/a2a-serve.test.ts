@@ -180,7 +180,7 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     expect(seen[0]).toBe(TaskState.TASK_STATE_SUBMITTED);
     expect(seen).toContain(TaskState.TASK_STATE_WORKING);
     expect(seen.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
-    const artifact = events.find((event) => event.payload?.$case === 'artifactUpdate');
+    const artifact = events.findLast((event) => event.payload?.$case === 'artifactUpdate');
     expect(
       artifact?.payload?.$case === 'artifactUpdate' && artifact.payload.value.artifact?.parts[0]?.content,
     ).toEqual({
@@ -193,6 +193,33 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
         JSON.stringify(event.payload.value.status?.message?.parts).includes('tool_completed'),
     );
     expect(tool).toBeDefined();
+  });
+
+  it("message/stream sends the model's live text as chunks of the answer, then the whole answer", async () => {
+    const client = await a2aClient(serving.agentUrls.triage!);
+    triageLlm.push({ object: { priority: 'low', team: 'docs' } });
+    const chunks: Array<{ append: boolean; lastChunk: boolean; live: boolean; text: string }> = [];
+    for await (const event of client.sendMessageStream(message('A typo in the docs'))) {
+      if (event.payload?.$case !== 'artifactUpdate') continue;
+      const { append, lastChunk, artifact } = event.payload.value;
+      const first = artifact?.parts[0]?.content;
+      chunks.push({
+        append,
+        lastChunk,
+        live: artifact?.metadata?.live === true,
+        text: first?.$case === 'text' ? first.value : '',
+      });
+    }
+    const live = chunks.filter((chunk) => chunk.live);
+    expect(live.length).toBeGreaterThan(0);
+    expect(live[0]!.append).toBe(false);
+    expect(live.map((chunk) => chunk.text).join('')).toBe('{"priority":"low","team":"docs"}');
+    expect(chunks.at(-1)).toEqual({
+      append: false,
+      lastChunk: true,
+      live: false,
+      text: '{"priority":"low","team":"docs"}',
+    });
   });
 
   it('tasks/cancel stops a running task: canceled, for get as well', async () => {

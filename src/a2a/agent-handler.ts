@@ -16,12 +16,15 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import type { AgentClient, AgentRunHandle } from '../client/agent-client.ts';
+import type { AgentClient } from '../client/agent-client.ts';
 import { ControlRefusedError } from '../errors.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { isTerminal, readMessage, STATE } from './parts.ts';
 import { A2aPushConfigs } from './push-configs.ts';
-import { exists, followTask, lastSeq, readTask } from './run-task.ts';
+import { followTask } from './follow-task.ts';
+import { parseTaskId, sessionIdFor } from './task-ids.ts';
+import type { TaskSource } from './task-source.ts';
+import { taskSourceOf } from './task-source-of.ts';
 import { isTaskOf, taskIdFor } from './task-ids.ts';
 import type { A2aServerSdk } from './sdk.ts';
 
@@ -61,45 +64,49 @@ export class A2aAgentHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    const { run, afterSeq } = await this.#accept(params, context);
-    if (params.configuration?.returnImmediately) return readTask(run);
-    for await (const update of followTask(run, { untilSettled: true, afterSeq })) void update;
-    return readTask(run);
+    const { source, afterSeq } = await this.#accept(params, context);
+    if (params.configuration?.returnImmediately) return source.read();
+    for await (const update of followTask(source, { untilSettled: true, afterSeq })) void update;
+    return source.read();
   }
 
   async *sendMessageStream(
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    const { run, afterSeq, started } = await this.#accept(params, context);
+    const { source, afterSeq, started } = await this.#accept(params, context);
     if (!started) {
-      yield* followTask(run, { afterSeq });
+      yield* followTask(source, { afterSeq });
       return;
     }
-    // A run this message started: the stream opens with the task as submitted.
-    const first = await readTask(run);
+    // A task this message started: the stream opens with it as submitted.
+    const first = await source.read();
     if (first.status?.state === STATE.working) first.status.state = STATE.submitted;
-    yield* followTask(run, { afterSeq, first });
+    yield* followTask(source, { afterSeq, first });
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
-    return readTask(await this.#existing(params.id));
+    return (await this.#existing(params.id)).read();
   }
 
   async cancelTask(params: CancelTaskRequest): Promise<Task> {
-    const run = await this.#existing(params.id);
+    const source = await this.#existing(params.id);
+    const now = await source.read();
+    if (now.status?.state === STATE.canceled) return now;
+    // A turn waiting behind another is not running yet: the session's cancel would stop the other.
+    if (isTerminal(now.status?.state) || now.status?.state === STATE.submitted) {
+      throw new this.#sdk.errors.TaskNotCancelableError(`Task ${params.id} cannot be cancelled now.`);
+    }
     try {
-      await run.cancel('Cancelled by the A2A client.');
+      await source.controls.cancel('Cancelled by the A2A client.');
     } catch (error) {
       if (!(error instanceof ControlRefusedError)) throw error;
-      const now = await readTask(run);
-      if (now.status?.state === STATE.canceled) return now;
       throw new this.#sdk.errors.TaskNotCancelableError(
         `Task ${params.id} cannot be cancelled: ${error.message}`,
       );
     }
-    await run.result().catch(() => undefined);
-    return readTask(run);
+    for await (const update of followTask(source)) void update; // until it has stopped
+    return source.read();
   }
 
   async *resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse, void, undefined> {
@@ -141,39 +148,51 @@ export class A2aAgentHandler implements A2ARequestHandler {
   }
 
   /**
-   * A message either starts a run (no `taskId`) or answers the wait of the run it names. Returns the
-   * run and the seq after which its updates are news to this request.
+   * A message either starts a task (no `taskId`): a run, or in the client's context a turn of the
+   * context's chat session; or it answers the wait of the task it names. Returns the task and the
+   * seq after which its updates are news to this request.
    */
   async #accept(
     params: SendMessageRequest,
     context: ServerCallContext,
-  ): Promise<{ run: AgentRunHandle<unknown>; afterSeq: number; started: boolean }> {
+  ): Promise<{ source: TaskSource; afterSeq: number; started: boolean }> {
     const message = params.message;
     if (!message?.messageId)
       throw new this.#sdk.errors.RequestMalformedError('The message needs a messageId.');
     if (message.taskId) {
-      const run = await this.#existing(message.taskId);
-      const afterSeq = await lastSeq(run);
-      await this.#answer(run, message);
-      return { run, afterSeq, started: false };
+      const source = await this.#existing(message.taskId);
+      const afterSeq = await source.lastSeq();
+      await this.#answer(source, message);
+      return { source, afterSeq, started: false };
     }
     const { text, data } = readMessage(message);
     const prompt = text || (data.length ? JSON.stringify(data.length === 1 ? data[0] : data) : '');
     if (!prompt) throw new this.#sdk.errors.RequestMalformedError('The message has no text or data part.');
-    const workflowId = taskIdFor(this.#agent, message.messageId, message.contextId || undefined);
-    try {
-      const run = await this.#agents.startRun<undefined>(this.#agent, prompt, {
-        workflowId,
-        once: true,
-        ...(context.tenant ? { tenant: context.tenant } : {}),
+    const contextId = message.contextId || undefined;
+    const taskId = taskIdFor(this.#agent, message.messageId, contextId);
+    const source = taskSourceOf(this.#agents.client, taskId);
+    const push = params.configuration?.taskPushNotificationConfig;
+    const tenant = context.tenant ? { tenant: context.tenant } : {};
+    if (contextId) {
+      const { context: key, message: turnId } = parseTaskId(taskId)!;
+      const session = this.#agents.chatSession(this.#agent, {
+        sessionId: sessionIdFor(this.#agent, key!),
+        ...tenant,
       });
-      const push = params.configuration?.taskPushNotificationConfig;
-      if (push?.url) await this.#push.create({ ...push, taskId: workflowId }, context.tenant);
-      return { run, afterSeq: 0, started: true };
+      // A turn per message id: the same message again is the same turn (`duplicate`).
+      const { duplicate } = await session.deliver(prompt, { messageId: turnId });
+      if (!duplicate && push?.url) await this.#push.create({ ...push, taskId }, context.tenant);
+      return { source, afterSeq: 0, started: !duplicate };
+    }
+    const workflowId = taskId;
+    try {
+      await this.#agents.startRun<undefined>(this.#agent, prompt, { workflowId, once: true, ...tenant });
+      if (push?.url) await this.#push.create({ ...push, taskId }, context.tenant);
+      return { source, afterSeq: 0, started: true };
     } catch (error) {
       // The same message again: the task it started already.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      return { run: this.#agents.getHandle<unknown>(workflowId), afterSeq: 0, started: false };
+      return { source, afterSeq: 0, started: false };
     }
   }
 
@@ -182,13 +201,14 @@ export class A2aAgentHandler implements A2ARequestHandler {
    * `{ decision: 'approve' }`) lets the waiting tool calls run, "reject: <reason>" declines them,
    * "cancel" stops the task. A decision that was already taken (the same message again) changes nothing.
    */
-  async #answer(run: AgentRunHandle<unknown>, message: Message): Promise<void> {
-    const now = await readTask(run);
+  async #answer(source: TaskSource, message: Message): Promise<void> {
+    const now = await source.read();
     if (isTerminal(now.status?.state)) {
       throw new this.#sdk.errors.UnsupportedOperationError(
-        `Task ${run.workflowId} has ended: send a new message without taskId for a new task.`,
+        `Task ${source.taskId} has ended: send a new message without taskId for a new task.`,
       );
     }
+    const run = source.controls;
     const answer = parseAnswer(message);
     if (!answer) {
       throw new this.#sdk.errors.RequestMalformedError(
@@ -197,7 +217,10 @@ export class A2aAgentHandler implements A2ARequestHandler {
       );
     }
     if (answer.decision === 'cancel') {
-      await run.cancel('Cancelled by the A2A client.').catch(refusedIsDone);
+      // A queued turn is not running: the session's cancel would stop the turn that is.
+      if (now.status?.state !== STATE.submitted) {
+        await run.cancel('Cancelled by the A2A client.').catch(refusedIsDone);
+      }
       return;
     }
     if (now.status?.state !== STATE.inputRequired) return; // decided already: the same answer again
@@ -213,13 +236,13 @@ export class A2aAgentHandler implements A2ARequestHandler {
     }
   }
 
-  /** The run a task id names, when it is a task of this agent. */
-  async #existing(taskId: string): Promise<AgentRunHandle<unknown>> {
-    const run = this.#agents.getHandle<unknown>(taskId);
-    if (!isTaskOf(this.#agent, taskId) || !(await exists(run))) {
+  /** The task an id names, when it is a task of this agent. */
+  async #existing(taskId: string): Promise<TaskSource> {
+    const source = taskSourceOf(this.#agents.client, taskId);
+    if (!isTaskOf(this.#agent, taskId) || !(await source.exists())) {
       throw new this.#sdk.errors.TaskNotFoundError(`No task ${taskId} of agent "${this.#agent}".`);
     }
-    return run;
+    return source;
   }
 }
 

@@ -3,13 +3,12 @@ import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type * as Root from '@a2a-js/sdk';
 import type { Task } from '@a2a-js/sdk';
-import { AgentRunHandle } from '../client/run-handle.ts';
 import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { importOptional } from '../optional-dependency.ts';
 import { isTerminal, STATE_NAMES } from './parts.ts';
 import { readPushSecrets } from './push-secrets.ts';
-import { readTask } from './run-task.ts';
+import { taskSourceOf } from './task-source-of.ts';
 
 /** The most time between two looks at a task that has not changed. */
 const MAX_WAIT_MS = 2_000;
@@ -19,18 +18,14 @@ function seenOf(task: Task): A2aTaskStateSeen {
   return { state: STATE_NAMES[state ?? 0] ?? 'TASK_STATE_UNSPECIFIED', terminal: isTerminal(state) };
 }
 
-function runOf(context: Context, taskId: string): AgentRunHandle<unknown> {
-  return new AgentRunHandle(context.client.workflow.getHandle(taskId));
-}
-
 /** Waits (heartbeating) until the task is in a state other than `after`, and answers it. */
 export async function awaitA2aTaskChange(
   input: { taskId: string; after?: string },
   context: Context,
 ): Promise<A2aTaskStateSeen> {
-  const run = runOf(context, input.taskId);
+  const source = taskSourceOf(context.client, input.taskId);
   for (let wait = 250; ; wait = Math.min(wait * 2, MAX_WAIT_MS)) {
-    const seen = seenOf(await readTask(run));
+    const seen = seenOf(await source.read());
     if (seen.state !== input.after) return seen;
     context.heartbeat();
     await sleep(wait, undefined, { signal: context.cancellationSignal });
@@ -48,7 +43,7 @@ export async function sendA2aPushNotification(
   context: Context,
   credentialStore: CredentialStore | undefined,
 ): Promise<A2aTaskStateSeen> {
-  const task = await readTask(runOf(context, input.taskId));
+  const task = await taskSourceOf(context.client, input.taskId).read();
   const seen = seenOf(task);
   if (seen.state === input.after) return seen;
   const sdk = await importOptional<typeof Root>('@a2a-js/sdk', 'A2A push notifications');

@@ -25,3 +25,22 @@ export function isTaskOf(agent: string, taskId: string): boolean {
 function key(id: string): string {
   return /^[\w.:@-]{1,100}$/.test(id) ? id : createHash('sha256').update(id).digest('hex').slice(0, 40);
 }
+
+/** The parts of a task id: its agent, its context (when the client named one) and its message. */
+export function parseTaskId(
+  taskId: string,
+): { agent: string; context?: string; message: string } | undefined {
+  const parts = taskId.split('~');
+  if (parts[0] !== 'a2a') return undefined;
+  if (parts.length === 3) return { agent: parts[1]!, message: parts[2]! };
+  if (parts.length === 4) return { agent: parts[1]!, context: parts[2]!, message: parts[3]! };
+  return undefined;
+}
+
+/** The chat session of an agent's context (session ids take no `@`: such a key is hashed). */
+export function sessionIdFor(agent: string, context: string): string {
+  const safe = /^[\w.:-]{1,100}$/.test(context)
+    ? context
+    : createHash('sha256').update(context).digest('hex').slice(0, 40);
+  return `a2a.${agent}.${safe}`;
+}

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { serveA2a, type A2aServing } from '../../src/a2a/serve.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { a2aClient as baseClient, artifactTexts, userMessage } from '../support/a2a-client.ts';
+import type { ModelRequest } from '../../src/models/model-adapter.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
 import { queuedModel } from '../support/queued-model.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
@@ -47,11 +49,21 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
   const triageLlm = queuedModel();
   const add = new AddTool();
   const guardedAdd = new AddTool({ needsApproval: true });
+  // Answers with every user message of the conversation so far.
+  const chattyLlm = new ScriptedModel(
+    Array.from({ length: 10 }, () => (request: ModelRequest) => ({
+      text: `You said: ${request.messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .join(' | ')}`,
+    })),
+  );
   const Triage = z.object({ priority: z.enum(['low', 'high']), team: z.string() });
   const definitions = {
     helper: { llm, tools: [add], systemPrompt: 'Adds numbers for you.\nBe brief.', autoProjectSkills: false },
     guarded: { llm: guardedLlm, tools: [guardedAdd], autoProjectSkills: false },
     triage: { llm: triageLlm, output: Triage, outputRepairs: 0, autoProjectSkills: false },
+    chatty: { llm: chattyLlm, autoProjectSkills: false },
   };
   let worker: TestWorker;
   let serving: A2aServing;
@@ -149,16 +161,28 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     await expect(client.getTask({ tenant: '', id: 'a2a~helper~no-such-task' })).rejects.toThrow(/No task/);
   });
 
-  it("a message in the client's context is a task of that context, for get as well", async () => {
-    const client = await a2aClient(serving.agentUrls.helper!);
+  it("the tasks of a client's context are turns of one chat session: each sees the ones before", async () => {
+    const client = await a2aClient(serving.agentUrls.chatty!);
     const contextId = randomUUID();
-    llm.push({ text: 'First.' }, { text: 'Second.' });
-    const first = asTask(await client.sendMessage(message('One', { contextId })));
-    const second = asTask(await client.sendMessage(message('Two', { contextId })));
+    const firstId = randomUUID();
+    const first = asTask(
+      await client.sendMessage(message('My name is Ada.', { contextId, messageId: firstId })),
+    );
+    const second = asTask(await client.sendMessage(message('What is my name?', { contextId })));
     expect([first.contextId, second.contextId]).toEqual([contextId, contextId]);
     expect(second.id).not.toBe(first.id);
-    expect([textOf(first), textOf(second)]).toEqual([['First.'], ['Second.']]);
-    expect((await client.getTask({ tenant: '', id: second.id })).contextId).toBe(contextId);
+    expect([textOf(first), textOf(second)]).toEqual([
+      ['You said: My name is Ada.'],
+      ['You said: My name is Ada. | What is my name?'],
+    ]);
+    const fetched = await client.getTask({ tenant: '', id: first.id });
+    expect([fetched.contextId, textOf(fetched)]).toEqual([contextId, ['You said: My name is Ada.']]);
+    // The same message again is the same turn: the session does not answer it twice.
+    const again = asTask(
+      await client.sendMessage(message('My name is Ada.', { contextId, messageId: firstId })),
+    );
+    expect([again.id, textOf(again)]).toEqual([first.id, ['You said: My name is Ada.']]);
+    expect(chattyLlm.calls).toHaveLength(2);
   });
 
   it('message/send with returnImmediately answers at once; tasks/get follows the run to its end', async () => {

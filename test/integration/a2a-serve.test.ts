@@ -317,6 +317,19 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     }
   });
 
+  it('a turn of a context that waits for approval is input-required, and a message on it approves it', async () => {
+    const client = await a2aClient(serving.agentUrls.guarded!);
+    const contextId = randomUUID();
+    guardedLlm.push({ toolCalls: [{ name: 'add', args: { a: 4, b: 4 }, id: 'add-t' }] }, { text: 'Eight.' });
+    const blocked = asTask(await client.sendMessage(message('4 + 4', { contextId })));
+    expect(blocked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(blocked.contextId).toBe(contextId);
+    const done = asTask(await client.sendMessage(message('yes', { taskId: blocked.id })));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(done)).toEqual(['Eight.']);
+    expect(guardedAdd.ran).toContainEqual({ a: 4, b: 4 });
+  });
+
   it('a rejection by message declines the call; the model is told', async () => {
     const client = await a2aClient(serving.agentUrls.guarded!);
     guardedLlm.push(
@@ -328,7 +341,7 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     const done = asTask(await client.sendMessage(message('reject: not today', { taskId: blocked.id })));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(done)).toEqual(['Not allowed.']);
-    expect(guardedAdd.ran).toHaveLength(1);
+    expect(guardedAdd.ran).not.toContainEqual({ a: 9, b: 9 });
     expect(JSON.stringify(guardedLlm.calls.at(-1)?.messages)).toContain('not today');
   });
 });

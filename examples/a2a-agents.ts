@@ -54,9 +54,12 @@ const planner = new Agent({
 
 try {
   for await (const event of planner.stream('I am going to Lisbon tomorrow. What should I pack?')) {
-    if (event.type === 'tool_completed')
-      console.log(`${String(event.payload.tool)} → ${String(event.payload.output)}`);
-    if (event.type === 'run_completed') console.log(`\nAnswer: ${String(event.payload.output)}`);
+    // The sub-agent's events come woven in, tagged with its run (`sub_run`).
+    const who = event.payload.sub_run ? '  (weather) ' : '';
+    if (event.type === 'tool_completed') {
+      console.log(`${who}${String(event.payload.tool)} → ${String(event.payload.output)}`);
+    }
+    if (event.type === 'run_completed' && !who) console.log(`\nAnswer: ${String(event.payload.output)}`);
   }
 } finally {
   await planner.close();

@@ -3,7 +3,10 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Message, SendMessageRequest, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import type { AgentDefinition } from '../agent/definition.ts';
+import type { CredentialStore } from '../credentials/types.ts';
 import { ConfigurationError, UpstreamError } from '../errors.ts';
+import type { ModelAdapter, ModelRequest, ModelResponse } from '../models/model-adapter.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../tools/connector-base.ts';
 import { isSettled, isTerminal, readMessage, STATE, STATE_NAMES, textPart } from './parts.ts';
 import type { RemoteA2aAgent } from './options.ts';
@@ -16,8 +19,8 @@ const parameters = z.object({
 });
 
 /**
- * A remote A2A agent as the tool `agent_<name>`: a call sends the task as one A2A message whose id
- * comes from the run and the call id (a retried call finds the task its first attempt started, on
+ * The call of a remote A2A agent: it sends the task as one A2A message whose id comes from the run
+ * and the call id (a retried call finds the task its first attempt started, on
  * a server that deduplicates by message id, as `serveA2a` does), then looks at the task until it
  * ends or asks for input. Cancelling the run cancels the remote task.
  */
@@ -27,12 +30,10 @@ export class RemoteA2aAgentTool extends BaseConnectorTool<typeof parameters> {
   readonly parameters = parameters;
   readonly #remote: RemoteA2aAgent;
 
-  constructor(name: string, remote: RemoteA2aAgent, description: string | undefined) {
+  constructor(remote: RemoteA2aAgent) {
     super(remote.credentialKey ? { credentialKey: remote.credentialKey } : {});
-    this.name = `agent_${name}`;
-    this.description =
-      description ??
-      `Delegates a task to the remote "${name}" agent (over A2A), which works on it with its own tools and answers with its result.`;
+    this.name = REMOTE_CALL_TOOL;
+    this.description = `Sends the task to the remote agent at ${remote.url} (over A2A) and answers with its result.`;
     this.#remote = remote;
   }
 
@@ -144,26 +145,62 @@ function toolOutput(task: Task): ToolOutput {
   return { text: status, metadata };
 }
 
-/** The `agent_<name>` tools of an agent's remote A2A sub-agents, checked when the worker starts. */
-export function remoteA2aAgentTools(
-  agent: string,
-  subAgents: Record<string, unknown> | undefined,
-): RemoteA2aAgentTool[] {
-  const tools: RemoteA2aAgentTool[] = [];
-  for (const [name, entry] of Object.entries(subAgents ?? {})) {
-    const spec = entry as { a2a?: RemoteA2aAgent; description?: string } | string | undefined;
-    if (typeof spec !== 'object' || !spec?.a2a) continue;
-    const where = `Agent "${agent}", sub-agent "${name}"`;
-    let url: URL;
-    try {
-      url = new URL(spec.a2a.url);
-    } catch {
-      throw new ConfigurationError(`${where}: \`a2a.url\` is not a URL: ${JSON.stringify(spec.a2a.url)}.`);
+/** The one tool of a remote agent's stand-in: the call of the remote agent. */
+const REMOTE_CALL_TOOL = 'a2a_send';
+
+/**
+ * The stand-in "model" of a remote agent: it calls {@link RemoteA2aAgentTool} once with its prompt,
+ * then answers with what the remote agent answered. Deterministic: no model is asked.
+ */
+class RemoteA2aRelay implements ModelAdapter {
+  readonly specificationVersion = 'toolkit-agent.model.v1';
+  readonly modelId = 'a2a-relay';
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const last = request.messages.at(-1);
+    if (last?.role === 'tool') {
+      return {
+        text: last.isError ? `The remote agent failed: ${last.content}` : last.content,
+        toolCalls: [],
+      };
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new ConfigurationError(`${where}: \`a2a.url\` must be http(s).`);
-    }
-    tools.push(new RemoteA2aAgentTool(name, spec.a2a, spec.description));
+    const task = request.messages.findLast((message) => message.role === 'user')?.content ?? '';
+    return { text: '', toolCalls: [{ id: 'a2a-send', name: REMOTE_CALL_TOOL, args: { task } }] };
   }
-  return tools;
+}
+
+const stands = new WeakMap<RemoteA2aAgent, AgentDefinition>();
+
+/**
+ * A remote A2A agent (`subAgents: { name: { a2a } }`) as the definition of the sub-agent that stands
+ * in for it on this worker: its calls are child runs like any sub-agent's (their events woven into the
+ * parent's stream, cancelled with it), each sending one A2A task. The same entry gives the same
+ * definition. Its credential is read from the parent's credential store.
+ */
+export function remoteA2aDefinition(
+  where: string,
+  remote: RemoteA2aAgent,
+  credentialStore: CredentialStore | undefined,
+): AgentDefinition {
+  const known = stands.get(remote);
+  if (known) return known;
+  let url: URL;
+  try {
+    url = new URL(remote.url);
+  } catch {
+    throw new ConfigurationError(`${where}: \`a2a.url\` is not a URL: ${JSON.stringify(remote.url)}.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigurationError(`${where}: \`a2a.url\` must be http(s).`);
+  }
+  const definition: AgentDefinition = {
+    llm: new RemoteA2aRelay(),
+    tools: [new RemoteA2aAgentTool(remote)],
+    ...(credentialStore ? { credentialStore } : {}),
+    maxIterations: 2,
+    autoProjectSkills: false,
+    liveText: false,
+  };
+  stands.set(remote, definition);
+  return definition;
 }

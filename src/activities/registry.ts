@@ -22,7 +22,6 @@ import { resolveLiveText } from './live-text.ts';
 import { addSkillActivationTools } from './skill-activation.ts';
 import { positive } from './limits-check.ts';
 import { delegationTools, withInlineSubAgents } from '../subagents/definitions.ts';
-import { remoteA2aAgentTools } from '../a2a/remote-agent-tool.ts';
 
 export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
@@ -48,7 +47,7 @@ export function buildAgentRegistry(
     }
     const tools = new Map<string, BaseConnectorTool>();
     const schemas = new Map<string, ToolSchema>();
-    for (const tool of [...(definition.tools ?? []), ...remoteA2aAgentTools(name, definition.subAgents)]) {
+    for (const tool of definition.tools ?? []) {
       assertValidTool(tool);
       if (tools.has(tool.name)) {
         throw new ConfigurationError(

@@ -23,8 +23,8 @@ export interface SubAgentSpec {
   /** The served agent the child run starts. Default: the inline `definition`, registered as `<parent>.<name>`. */
   agent?: string;
   /**
-   * A remote agent served over A2A (by its URL, with a credential key for its auth) instead of a
-   * child run: each call is one A2A task, sent once per tool call id (docs/a2a.md).
+   * A remote agent served over A2A (by its URL, with a credential key for its auth): each call is a
+   * child run that sends one A2A task, once per tool call id (docs/a2a.md).
    */
   a2a?: RemoteA2aAgent;
   /** An inline definition of the sub-agent, registered on the same worker. */

@@ -66,31 +66,50 @@ describe('a remote A2A agent as a sub-agent, in another process', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('calls the remote agent as agent_weather: one A2A task per tool call, the token never in history', async () => {
+  it('calls the remote agent as agent_weather, a child run that sends one A2A task; its events are woven in', async () => {
     const handle = await parent.agents.startRun('planner', 'Paris');
     const events: AgentEvent[] = [];
     for await (const event of handle.events()) events.push(event);
     const result = await handle.result();
     expect(result.output).toBe('Weather: Sunny in Paris');
-    expect(events.find((e) => e.type === 'tool_called')?.payload).toMatchObject({ tool: 'agent_weather' });
-    expect(events.find((e) => e.type === 'tool_completed')?.payload).toMatchObject({ tool: 'agent_weather' });
+    const call = events.find((e) => e.type === 'tool_called' && e.payload.tool === 'agent_weather')!;
+    const child = String(call.payload.child_run);
+    expect(child).toContain('weather-1');
+
+    // The child's call of the remote agent, woven into the parent's stream between its call and result.
+    const remoteCall = events.findIndex(
+      (e) => e.type === 'tool_completed' && e.payload.sub_run === child && e.payload.tool === 'a2a_send',
+    );
+    const parentResult = events.findIndex(
+      (e) =>
+        e.type === 'tool_completed' && e.payload.tool === 'agent_weather' && e.payload.sub_run === undefined,
+    );
+    expect(remoteCall).toBeGreaterThan(events.indexOf(call));
+    expect(parentResult).toBeGreaterThan(remoteCall);
+    const id = remoteTaskId(child, 'a2a-send');
+    expect(events[remoteCall]!.payload).toMatchObject({
+      agent: 'planner.weather',
+      metadata: { remote_task_id: id, state: 'TASK_STATE_COMPLETED' },
+    });
 
     const client = await a2aClient(url, TOKEN);
-    const task = await client.getTask({ tenant: '', id: remoteTaskId(handle.workflowId, 'weather-1') });
-    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const history = await historyText(handle.workflow);
-    expect(history).not.toContain(TOKEN);
-    expect(history).toContain(task.id);
-    expect(events.find((e) => e.type === 'tool_completed')?.payload.metadata).toMatchObject({
-      remote_task_id: task.id,
-      state: 'TASK_STATE_COMPLETED',
-    });
+    expect((await client.getTask({ tenant: '', id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    for (const workflow of [handle.workflow, parent.client.workflow.getHandle(child)]) {
+      expect(await historyText(workflow)).not.toContain(TOKEN);
+    }
   });
 
   it('cancelling the parent run cancels the remote task', async () => {
     const handle = await parent.agents.startRun('planner', 'slow city');
+    let child: string | undefined;
+    for await (const event of handle.events()) {
+      if (event.type === 'tool_called' && event.payload.tool === 'agent_weather') {
+        child = String(event.payload.child_run);
+        break;
+      }
+    }
     const client = await a2aClient(url, TOKEN);
-    const id = remoteTaskId(handle.workflowId, 'weather-1');
+    const id = remoteTaskId(child!, 'a2a-send');
     await expect
       .poll(async () => (await client.getTask({ tenant: '', id }).catch(() => undefined))?.status?.state, {
         timeout: 20_000,

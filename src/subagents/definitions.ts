@@ -85,7 +85,7 @@ export function delegationTools(
     const spec: SubAgentSpec = typeof entry === 'string' ? { agent: entry } : (entry ?? {});
     if (!spec.agent && !spec.definition && !spec.a2a) {
       throw new ConfigurationError(
-        `Agent "${agent}": sub-agent "${name}" needs \`agent\` (a served agent's name), \`definition\` or \`a2a\`.`,
+        `Agent "${agent}": sub-agent "${name}" needs \`agent\` (a served agent's name), \`a2a\` (a remote agent's URL) or \`definition\`.`,
       );
     }
     const target = spec.definition || spec.a2a ? inlineAgentName(agent, name, spec) : spec.agent!;

@@ -28,6 +28,8 @@ import { openRun } from './open-run.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { recordRun } from '../usage/recorder.ts';
+import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activities.ts';
+import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
 
 /**
@@ -114,6 +116,16 @@ export function createActivities(registry: AgentRegistry) {
         const workflowId = Context.current().info.workflowExecution?.workflowId;
         if (usage && workflowId) await usage.store.release(workflowId);
       }),
+
+    /** An A2A task's notifier waits for the task to change state (docs/a2a.md). */
+    awaitA2aTaskChange: (input: { taskId: string; after?: string }): Promise<A2aTaskStateSeen> =>
+      atBoundary(() => awaitA2aTaskChange(input, Context.current())),
+
+    /** Sends an A2A push notification of the task's state now (its secrets read from the agent's store). */
+    sendA2aPushNotification: (input: A2aPushInput & { after?: string }): Promise<A2aTaskStateSeen> =>
+      atBoundary(() =>
+        sendA2aPushNotification(input, Context.current(), lookupAgent(registry, input.agent).credentialStore),
+      ),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>

@@ -4,6 +4,7 @@ import type { CachingOption } from '../caching/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpServers } from '../mcp/options.ts';
+import type { RemoteA2aAgent } from '../a2a/options.ts';
 import type { Quotas } from '../usage/quotas.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { LlmOption } from '../models/to-adapter.ts';
@@ -22,6 +23,11 @@ export type LiveTextOption = boolean | { batchMs?: number };
 export interface SubAgentSpec {
   /** The served agent the child run starts. Default: the inline `definition`, registered as `<parent>.<name>`. */
   agent?: string;
+  /**
+   * A remote agent served over A2A (by its URL, with a credential key for its auth): each call is a
+   * child run that sends one A2A task, once per tool call id (docs/a2a.md).
+   */
+  a2a?: RemoteA2aAgent;
   /** An inline definition of the sub-agent, registered on the same worker. */
   definition?: AgentDefinition;
   /** What the parent's model is told the sub-agent does. */

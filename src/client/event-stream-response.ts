@@ -78,6 +78,9 @@ export function eventStreamResponse(
     clearInterval(keepAlive);
     controller.enqueue(encoder.encode('event: end\ndata: {}\n\n'));
     controller.close();
+    // The reader ends too: its wait for the run's end stops, or it would outlive the response (and
+    // keep the process alive, asking a closed connection) while a chat session runs on.
+    events?.return?.()?.catch(() => undefined);
   }
   return new Response(body, {
     status: 200,

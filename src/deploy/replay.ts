@@ -16,6 +16,7 @@ export const AGENT_WORKFLOW_TYPES = [
   'deepAgentRun',
   'sessionMessage',
   'agentPoller',
+  'a2aPushNotifications',
 ] as const;
 
 /** Where the histories to replay come from: a server (`client`) or a folder of saved histories (`dir`). */

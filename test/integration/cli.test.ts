@@ -415,10 +415,15 @@ describe.skipIf(!localModel)('from toolkit-agent init to a run', () => {
         TOOLKIT_AGENT_LOCAL_MODEL: localModel!,
       };
       expect((await runCli(['init'], { env, cwd: dir })).code).toBe(0);
-      // The config imports the installed package; here the package is this repository's source.
+      // The config imports the installed packages; here they are this repository's source and its zod.
       const path = join(dir, 'toolkit-agent.config.ts');
       const text = await readFile(path, 'utf8');
-      await writeFile(path, text.replace("from 'toolkit-agent'", `from '${join(ROOT, 'src/index.ts')}'`));
+      await writeFile(
+        path,
+        text
+          .replace("from 'toolkit-agent'", `from '${join(ROOT, 'src/index.ts')}'`)
+          .replace("from 'zod'", `from '${import.meta.resolve('zod')}'`),
+      );
       const run = await runCli(['run', 'Say hello in one short sentence.'], { env, cwd: dir });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout.trim()).not.toBe('');

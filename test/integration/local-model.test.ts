@@ -26,8 +26,13 @@ describe.skipIf(!modelPath)('a local GGUF model (Gemma 3 270M through node-llama
     };
     const quiet = await answer(undefined);
     expect(quiet.stdout).toMatch(/^answer: /);
-    // This model's tokenizer note ("control-looking token … probably a bug in the model") is not the user's to act on.
-    expect(quiet.stderr).toBe('');
+    // This model's tokenizer note ("control-looking token … probably a bug in the model") is not the user's to act on;
+    // the one line said is what the model is for and how to use another.
+    expect(quiet.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        /^Using the offline model gemma.*: a small model for trying things out.*ANTHROPIC_API_KEY/,
+      ),
+    ]);
     const detailed = await answer('debug');
     expect(detailed.stderr).toMatch(/^DEBUG node-llama-cpp: .*control-looking token/m);
     expect(detailed.stderr).not.toContain('\u001b[');

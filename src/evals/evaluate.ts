@@ -1,0 +1,166 @@
+import type { AgentRunHandle } from '../client/run-handle.ts';
+import type { AgentClient } from '../client/agent-client.ts';
+import type { AgentEvent } from '../common/events.ts';
+import type { Usage } from '../common/messages.ts';
+import type { AgentResult } from '../common/run.ts';
+import { ConfigurationError } from '../errors.ts';
+import { trajectoryOf } from './trajectory.ts';
+import type {
+  CaseRun,
+  EvalAttempt,
+  EvalCase,
+  EvalCaseReport,
+  EvalDataset,
+  EvalReport,
+  Scorer,
+} from './types.ts';
+
+/** Starts one run of a case: an `AgentClient` and an agent's name, or anything with `startRun` (an `Agent`). */
+export type EvalTarget =
+  | { client: AgentClient; agent: string }
+  | {
+      agent: {
+        startRun(prompt: string, opts: { tenant?: string }): Promise<AgentRunHandle<unknown>>;
+      };
+      /** Names the agent in the report. */
+      name?: string;
+    };
+
+export type EvaluateOptions = EvalTarget & {
+  /** The cases, or a dataset holding them. */
+  dataset: EvalCase[] | EvalDataset;
+  /** Scorers every attempt is judged by; a run that failed fails whatever they say. Default: none. */
+  scorers?: Scorer[];
+  /** Runs at a time. Default 4. */
+  concurrency?: number;
+  /** Attempts per case, for models that do not always answer alike. Default 1. */
+  repeat?: number;
+};
+
+/**
+ * Runs every case of a dataset through real agent runs (each one a workflow, as in production) and
+ * judges each run with the scorers: per case and attempt, whether it passed and why, and the pass
+ * rate. Write the report as JUnit XML with {@link toJUnit} for a CI step, or gate on `passRate`.
+ *
+ * @example
+ * const report = await evaluate({
+ *   client: agents,
+ *   agent: 'support',
+ *   dataset: [{ name: 'refund', prompt: 'Refund order 7', expected: 'refunded' }],
+ *   scorers: [outputIncludes(), toolTrajectory([{ tool: 'refund', args: { order: 7 } }])],
+ * });
+ * if (report.passRate < 0.9) process.exitCode = 1;
+ */
+export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
+  const cases = Array.isArray(options.dataset) ? options.dataset : options.dataset.cases;
+  const repeat = whole(options.repeat ?? 1, 'repeat');
+  const concurrency = whole(options.concurrency ?? 4, 'concurrency');
+  const scorers = options.scorers ?? [];
+  const names = new Set<string>();
+  for (const evalCase of cases) {
+    if (names.has(evalCase.name))
+      throw new ConfigurationError(`evaluate: two cases are named "${evalCase.name}".`);
+    names.add(evalCase.name);
+  }
+  const start = startOf(options);
+  const started = Date.now();
+  const jobs = cases.flatMap((evalCase, index) =>
+    Array.from({ length: repeat }, (_, attempt) => ({ evalCase, index, attempt: attempt + 1 })),
+  );
+  const attempts: EvalAttempt[][] = cases.map(() => []);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const { evalCase, index, attempt } = jobs[next++]!;
+      const run = await runCase(start, evalCase);
+      const scores = [];
+      for (const scorer of scorers)
+        scores.push({ scorer: scorer.name, ...(await scorer.score(run, evalCase)) });
+      attempts[index]!.push({ attempt, run, scores, pass: !run.error && scores.every((s) => s.pass) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, lane));
+  const reports: EvalCaseReport[] = cases.map((evalCase, index) => {
+    const list = attempts[index]!.sort((a, b) => a.attempt - b.attempt);
+    return {
+      name: evalCase.name,
+      tags: evalCase.tags ?? [],
+      attempts: list,
+      passRate: list.filter((a) => a.pass).length / list.length,
+    };
+  });
+  const all = reports.flatMap((report) => report.attempts);
+  const passed = all.filter((a) => a.pass).length;
+  return {
+    name: Array.isArray(options.dataset) ? 'eval' : (options.dataset.name ?? 'eval'),
+    agent: typeof options.agent === 'string' ? options.agent : ('name' in options && options.name) || 'agent',
+    cases: reports,
+    passRate: all.length ? passed / all.length : 1,
+    attempts: all.length,
+    passed,
+    durationMs: Date.now() - started,
+    usage: all.reduce((sum, a) => addUsage(sum, a.run.usage), emptyUsage()),
+  };
+}
+
+type StartCase = (evalCase: EvalCase) => Promise<AgentRunHandle<unknown>>;
+
+function startOf(options: EvalTarget): StartCase {
+  const tenant = (evalCase: EvalCase) => (evalCase.tenant === undefined ? {} : { tenant: evalCase.tenant });
+  if ('client' in options) {
+    const { client, agent } = options;
+    return (evalCase) => client.startRun(agent, evalCase.prompt, tenant(evalCase));
+  }
+  const { agent } = options;
+  return (evalCase) => agent.startRun(evalCase.prompt, tenant(evalCase));
+}
+
+/** One run of a case, to its end: its answer, its tool calls (the sub-agents' too), tokens and time. */
+export async function runCase(start: StartCase, evalCase: EvalCase): Promise<CaseRun> {
+  const began = Date.now();
+  let handle: AgentRunHandle<unknown> | undefined;
+  const events: AgentEvent[] = [];
+  try {
+    handle = await start(evalCase);
+    for await (const event of handle.events()) events.push(event);
+    const result: AgentResult<unknown> = await handle.result();
+    return {
+      workflowId: handle.workflowId,
+      output: result.output,
+      stopReason: result.metadata.stop_reason,
+      toolCalls: trajectoryOf(events),
+      usage: result.metadata.usage,
+      durationMs: Date.now() - began,
+    };
+  } catch (error) {
+    return {
+      workflowId: handle?.workflowId ?? '',
+      output: undefined,
+      toolCalls: trajectoryOf(events),
+      usage: emptyUsage(),
+      durationMs: Date.now() - began,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+function whole(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigurationError(
+      `evaluate: \`${name}\` must be a whole number of at least 1; got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}

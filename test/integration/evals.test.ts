@@ -1,0 +1,206 @@
+import { getElementsByTagName } from 'domutils';
+import { parseDocument } from 'htmlparser2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Message } from '../../src/common/messages.ts';
+import {
+  evaluate,
+  exactOutput,
+  llmJudge,
+  outputIncludes,
+  outputMatches,
+  outputSchema,
+  toJUnit,
+  toolTrajectory,
+  usageBudget,
+  type EvalReport,
+} from '../../src/evals/index.ts';
+import type { ModelRequest } from '../../src/models/model-adapter.ts';
+import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
+import { startTestWorker, type TestWorker } from './helpers.ts';
+import { AddTool } from './tools.ts';
+
+const usage = (n: number) => ({ input_tokens: n, output_tokens: n, total_tokens: 2 * n });
+
+/** A model that adds the two numbers of the prompt with the `add` tool, then says the tool's result. */
+function adder(steps: number): ScriptedModel {
+  const step = (request: ModelRequest): ScriptedStep => {
+    const last = request.messages.at(-1) as Message;
+    if (last.role === 'tool') return { text: `The sum is ${last.content}.`, usage: usage(5) };
+    const prompt = request.messages.find((m) => m.role === 'user')?.content ?? '';
+    const [a, b] = (prompt.match(/\d+/g) ?? []).map(Number);
+    return { toolCalls: [{ name: 'add', args: { a, b } }], usage: usage(10) };
+  };
+  return new ScriptedModel(Array.from({ length: steps }, () => step));
+}
+
+function attemptOf(report: EvalReport, name: string) {
+  const found = report.cases.find((c) => c.name === name);
+  if (!found) throw new Error(`no case ${name}`);
+  return found.attempts;
+}
+
+describe('evaluate: datasets through real agent runs', () => {
+  let env: TestWorker;
+  let add: AddTool;
+  beforeAll(async () => {
+    add = new AddTool();
+    env = await startTestWorker({
+      calc: { llm: adder(40), tools: [add] },
+      boss: {
+        llm: new ScriptedModel(
+          Array.from({ length: 4 }, () => (request: ModelRequest): ScriptedStep => {
+            const last = request.messages.at(-1) as Message;
+            if (last.role === 'tool') return { text: `Calc says: ${last.content}` };
+            return { toolCalls: [{ name: 'agent_calc', args: { task: 'Add 4 and 4' } }] };
+          }),
+        ),
+        subAgents: { calc: 'calc' },
+      },
+    });
+  });
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  it('scores each case with text, trajectory and usage scorers, with repeats and a pass rate', async () => {
+    const ranBefore = add.ran.length;
+    const report = await evaluate({
+      client: env.agents,
+      agent: 'calc',
+      dataset: {
+        name: 'arithmetic',
+        cases: [
+          { name: 'two and three', prompt: 'Add 2 and 3', expected: 'The sum is 5.' },
+          { name: 'wrong expectation', prompt: 'Add 1 and 1', expected: 'The sum is 3.' },
+        ],
+      },
+      scorers: [
+        exactOutput(),
+        outputMatches(/^The sum is \d+\.$/),
+        toolTrajectory([{ tool: 'add' }], { mode: 'exact' }),
+        usageBudget({ total_tokens: 100 }),
+      ],
+      repeat: 2,
+      concurrency: 3,
+    });
+    // Four real runs, each one calling the real tool.
+    expect(add.ran.length - ranBefore).toBe(4);
+    expect(report.attempts).toBe(4);
+    expect(report.passed).toBe(2);
+    expect(report.passRate).toBe(0.5);
+    expect(report.usage.total_tokens).toBe(4 * 30);
+    const good = attemptOf(report, 'two and three');
+    expect(good.map((a) => a.pass)).toEqual([true, true]);
+    expect(good[0]!.run.toolCalls).toEqual([{ tool: 'add', args: { a: 2, b: 3 }, depth: 0 }]);
+    expect(good[0]!.run.output).toBe('The sum is 5.');
+    expect(good[0]!.run.workflowId).not.toBe(good[1]!.run.workflowId);
+    const bad = attemptOf(report, 'wrong expectation');
+    expect(bad.map((a) => a.pass)).toEqual([false, false]);
+    // Only the exact scorer failed it, and it says why.
+    expect(bad[0]!.scores.filter((s) => !s.pass)).toEqual([
+      { scorer: 'exact', score: 0, pass: false, reason: 'expected "The sum is 3."' },
+    ]);
+    expect(report.cases.map((c) => c.passRate)).toEqual([1, 0]);
+  });
+
+  it('fails trajectories with other arguments or order, and usage over budget', async () => {
+    const report = await evaluate({
+      client: env.agents,
+      agent: 'calc',
+      dataset: [{ name: 'sum', prompt: 'Add 2 and 3' }],
+      scorers: [
+        toolTrajectory([{ tool: 'add', args: { a: 2, b: 4 } }], { mode: 'subset' }),
+        toolTrajectory([{ tool: 'add' }, { tool: 'add' }], { mode: 'inOrder' }),
+        usageBudget({ total_tokens: 29 }),
+        outputSchema(z.object({ total: z.number() })),
+      ],
+    });
+    const [attempt] = attemptOf(report, 'sum');
+    expect(attempt!.scores.map((s) => [s.scorer, s.pass])).toEqual([
+      ['trajectory(subset)', false],
+      ['trajectory(inOrder)', false],
+      ['usage', false],
+      ['schema', false],
+    ]);
+    expect(attempt!.scores[2]!.reason).toBe('total_tokens 30 > 29');
+  });
+
+  it("sees a sub-agent's tool calls in the trajectory", async () => {
+    const report = await evaluate({
+      client: env.agents,
+      agent: 'boss',
+      dataset: [{ name: 'delegates', prompt: 'Ask calc', expected: 'Calc says' }],
+      scorers: [
+        toolTrajectory([{ tool: 'agent_calc' }, { tool: 'add', args: { a: 4, b: 4 } }], { mode: 'exact' }),
+        outputIncludes(),
+      ],
+    });
+    const [attempt] = attemptOf(report, 'delegates');
+    expect(attempt!.run.toolCalls).toEqual([
+      { tool: 'agent_calc', args: { task: 'Add 4 and 4' }, depth: 0 },
+      { tool: 'add', args: { a: 4, b: 4 }, agent: 'calc', depth: 1 },
+    ]);
+    expect(attempt!.pass).toBe(true);
+    expect(attempt!.run.output).toBe('Calc says: The sum is 8.');
+  });
+
+  it('grades with an LLM judge: the judge sees the answer and its score decides', async () => {
+    const judge = new ScriptedModel([
+      { object: { score: 0.9, reason: 'Gives the right sum.' } },
+      { object: { score: 0.2, reason: 'Wrong sum.' } },
+    ]);
+    const report = await evaluate({
+      client: env.agents,
+      agent: 'calc',
+      dataset: [
+        { name: 'first', prompt: 'Add 20 and 22', expected: '42' },
+        { name: 'second', prompt: 'Add 1 and 2' },
+      ],
+      scorers: [llmJudge({ model: judge, rubric: 'The answer states the correct sum.' })],
+      concurrency: 1,
+    });
+    judge.assertAllStepsUsed();
+    const asked = judge.calls.map((call) => call.messages.map((m) => m.content).join('\n'));
+    expect(asked[0]).toContain('The sum is 42.');
+    expect(asked[0]).toContain('A reference answer:\n42');
+    expect(asked[0]).toContain('The answer states the correct sum.');
+    expect(judge.calls[0]!.output?.schema).toMatchObject({ required: ['score', 'reason'] });
+    expect(attemptOf(report, 'first')[0]!.scores).toEqual([
+      { scorer: 'judge', score: 0.9, pass: true, reason: 'Gives the right sum.' },
+    ]);
+    expect(attemptOf(report, 'second')[0]!.scores).toEqual([
+      { scorer: 'judge', score: 0.2, pass: false, reason: 'Wrong sum.' },
+    ]);
+  });
+
+  it('writes JUnit XML that a JUnit reader parses into cases and failures', async () => {
+    const report = await evaluate({
+      client: env.agents,
+      agent: 'calc',
+      dataset: [
+        { name: 'right <&> "quoted"', prompt: 'Add 2 and 2', expected: 'sum is 4' },
+        { name: 'wrong', prompt: 'Add 2 and 5', expected: 'sum is 8' },
+      ],
+      scorers: [outputIncludes()],
+      repeat: 2,
+    });
+    // htmlparser2 in XML mode: a strict reader that decodes entities as XML does.
+    const doc = parseDocument(toJUnit(report), { xmlMode: true });
+    const [suite] = getElementsByTagName('testsuite', doc);
+    expect(suite!.attribs.tests).toBe('4');
+    expect(suite!.attribs.failures).toBe('2');
+    const cases = getElementsByTagName('testcase', doc);
+    expect(cases.map((c) => c.attribs.name)).toEqual([
+      'right <&> "quoted" #1',
+      'right <&> "quoted" #2',
+      'wrong #1',
+      'wrong #2',
+    ]);
+    const failed = cases.filter((c) => getElementsByTagName('failure', c).length > 0);
+    expect(failed.map((c) => c.attribs.name)).toEqual(['wrong #1', 'wrong #2']);
+    expect(getElementsByTagName('failure', failed[0]!)[0]!.attribs.message).toBe(
+      'includes: does not contain "sum is 8"',
+    );
+  });
+});

@@ -103,9 +103,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   };
 }
 
-type StartCase = (evalCase: EvalCase) => Promise<AgentRunHandle<unknown>>;
+/** Starts a run of a case. */
+export type StartCase = (evalCase: EvalCase) => Promise<AgentRunHandle<unknown>>;
 
-function startOf(options: EvalTarget): StartCase {
+/** How to start a run of a case on `target`. */
+export function startOf(options: EvalTarget): StartCase {
   const tenant = (evalCase: EvalCase) => (evalCase.tenant === undefined ? {} : { tenant: evalCase.tenant });
   if ('client' in options) {
     const { client, agent } = options;
@@ -115,11 +117,17 @@ function startOf(options: EvalTarget): StartCase {
   return (evalCase) => agent.startRun(evalCase.prompt, tenant(evalCase));
 }
 
-/** One run of a case, to its end: its answer, its tool calls (the sub-agents' too), tokens and time. */
-export async function runCase(start: StartCase, evalCase: EvalCase): Promise<CaseRun> {
+/**
+ * One run of a case, to its end: its answer, its tool calls (the sub-agents' too), tokens and time.
+ * Its events (its sub-agents' included) are added to `events`.
+ */
+export async function runCase(
+  start: StartCase,
+  evalCase: EvalCase,
+  events: AgentEvent[] = [],
+): Promise<CaseRun> {
   const began = Date.now();
   let handle: AgentRunHandle<unknown> | undefined;
-  const events: AgentEvent[] = [];
   try {
     handle = await start(evalCase);
     for await (const event of handle.events()) events.push(event);

@@ -23,3 +23,5 @@ export type {
   Scorer,
   TrajectoryCall,
 } from './types.ts';
+export { recordCase, type RecordedCall, type RecordedCase, type RecordedStep } from './record.ts';
+export { recordedModel, replayCase, type Departure, type ReplayResult } from './replay-case.ts';

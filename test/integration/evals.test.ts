@@ -17,22 +17,9 @@ import {
 } from '../../src/evals/index.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
+import { adder } from './eval-models.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
-
-const usage = (n: number) => ({ input_tokens: n, output_tokens: n, total_tokens: 2 * n });
-
-/** A model that adds the two numbers of the prompt with the `add` tool, then says the tool's result. */
-function adder(steps: number): ScriptedModel {
-  const step = (request: ModelRequest): ScriptedStep => {
-    const last = request.messages.at(-1) as Message;
-    if (last.role === 'tool') return { text: `The sum is ${last.content}.`, usage: usage(5) };
-    const prompt = request.messages.find((m) => m.role === 'user')?.content ?? '';
-    const [a, b] = (prompt.match(/\d+/g) ?? []).map(Number);
-    return { toolCalls: [{ name: 'add', args: { a, b } }], usage: usage(10) };
-  };
-  return new ScriptedModel(Array.from({ length: steps }, () => step));
-}
 
 function attemptOf(report: EvalReport, name: string) {
   const found = report.cases.find((c) => c.name === name);

@@ -106,6 +106,7 @@ export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts
 export { findLocalModel } from './models/local-model-file.ts';
 export * from './skills/index.ts';
 export * from './context/index.ts';
+export * from './evals/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
 export {
   InMemoryOAuthStateStore,

@@ -4,6 +4,7 @@ import type { AgentEvent } from '../common/events.ts';
 import type { Usage } from '../common/messages.ts';
 import type { AgentResult } from '../common/run.ts';
 import { ConfigurationError } from '../errors.ts';
+import { exactOutput } from './scorers.ts';
 import { trajectoryOf } from './trajectory.ts';
 import type {
   CaseRun,
@@ -29,7 +30,10 @@ export type EvalTarget =
 export type EvaluateOptions = EvalTarget & {
   /** The cases, or a dataset holding them. */
   dataset: EvalCase[] | EvalDataset;
-  /** Scorers every attempt is judged by; a run that failed fails whatever they say. Default: none. */
+  /**
+   * Scorers every attempt is judged by; a run that failed fails whatever they say. Default: the
+   * dataset's, else {@link exactOutput} (cases without `expected` pass when their run completes).
+   */
   scorers?: Scorer[];
   /** Runs at a time. Default 4. */
   concurrency?: number;
@@ -55,7 +59,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   const cases = Array.isArray(options.dataset) ? options.dataset : options.dataset.cases;
   const repeat = whole(options.repeat ?? 1, 'repeat');
   const concurrency = whole(options.concurrency ?? 4, 'concurrency');
-  const scorers = options.scorers ?? [];
+  const scorers = options.scorers ??
+    (Array.isArray(options.dataset) ? undefined : options.dataset.scorers) ?? [exactOutput()];
   const names = new Set<string>();
   for (const evalCase of cases) {
     if (names.has(evalCase.name))

@@ -25,3 +25,4 @@ export type {
 } from './types.ts';
 export { recordCase, type RecordedCall, type RecordedCase, type RecordedStep } from './record.ts';
 export { recordedModel, replayCase, type Departure, type ReplayResult } from './replay-case.ts';
+export { loadDataset } from './dataset.ts';

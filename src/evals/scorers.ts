@@ -2,7 +2,7 @@ import type { JsonSchemaObject } from '../output/types.ts';
 import { checkAnswer } from '../output/check.ts';
 import { toOutputJsonSchema, type OutputSchema } from '../output/schema.ts';
 import type { Usage } from '../common/messages.ts';
-import type { CaseRun, EvalCase, Score, Scorer, TrajectoryCall } from './types.ts';
+import type { CaseRun, Score, Scorer, TrajectoryCall } from './types.ts';
 
 const verdict = (pass: boolean, reason: string): Score => ({ score: pass ? 1 : 0, pass, reason });
 
@@ -11,23 +11,19 @@ export function outputText(run: CaseRun): string {
   return typeof run.output === 'string' ? run.output : (JSON.stringify(run.output) ?? '');
 }
 
-/** The case's `expected`, which a text scorer needs. */
-function expectedOf(evalCase: EvalCase, scorer: string): unknown {
-  if (evalCase.expected === undefined) {
-    throw new Error(`The scorer ${scorer} needs \`expected\` on the case "${evalCase.name}".`);
-  }
-  return evalCase.expected;
-}
+/** What a case without `expected` scores with a scorer that compares with it: passes, saying so. */
+const NOTHING_EXPECTED: Score = { score: 1, pass: true, reason: 'the case expects no answer' };
 
 /**
  * Passes when the answer equals the case's `expected` (text after trimming; a structured answer
- * deeply, as JSON with sorted keys).
+ * deeply, as JSON with sorted keys). A case without `expected` passes.
  */
 export function exactOutput(): Scorer {
   return {
     name: 'exact',
     score(run, evalCase) {
-      const expected = expectedOf(evalCase, 'exact');
+      const expected = evalCase.expected;
+      if (expected === undefined) return NOTHING_EXPECTED;
       const same =
         typeof expected === 'string'
           ? outputText(run).trim() === expected.trim()
@@ -37,12 +33,17 @@ export function exactOutput(): Scorer {
   };
 }
 
-/** Passes when the answer contains `text` (default: the case's `expected`), ignoring case unless `caseSensitive`. */
+/**
+ * Passes when the answer contains `text` (default: the case's `expected`; a case without it passes),
+ * ignoring case unless `caseSensitive`.
+ */
 export function outputIncludes(text?: string, opts: { caseSensitive?: boolean } = {}): Scorer {
   return {
     name: 'includes',
     score(run, evalCase) {
-      const wanted = text ?? String(expectedOf(evalCase, 'includes'));
+      const expected = text ?? evalCase.expected;
+      if (expected === undefined) return NOTHING_EXPECTED;
+      const wanted = typeof expected === 'string' ? expected : canonical(expected);
       const fold = (s: string) => (opts.caseSensitive ? s : s.toLowerCase());
       const found = fold(outputText(run)).includes(fold(wanted));
       return verdict(found, found ? `contains "${wanted}"` : `does not contain "${wanted}"`);

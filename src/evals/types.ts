@@ -13,10 +13,17 @@ export interface EvalCase {
   tags?: string[];
 }
 
-/** Cases to run through one agent. A JSON file holds this shape; a JSONL file one case a line. */
+/**
+ * Cases to run through one agent. A JSON file holds this shape (without `scorers`) or the cases
+ * alone; a JSONL file one case a line; a TypeScript module exports it as its default.
+ */
 export interface EvalDataset {
   name?: string;
+  /** The agent to run the cases on, by name (the CLI's default `--agent`). */
+  agent?: string;
   cases: EvalCase[];
+  /** Scorers for every case, unless `evaluate` is given its own. */
+  scorers?: Scorer[];
 }
 
 /** One tool call of a run, as trajectory scorers see it: the sub-agents' calls included. */

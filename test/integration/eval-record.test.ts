@@ -1,12 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { NativeConnection } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
+import { AgentClient } from '../../src/client/agent-client.ts';
+import type { PayloadEncryptionOptions } from '../../src/codec/key-ring.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { recordCase, recordedModel, replayCase, type RecordedCase } from '../../src/evals/index.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
+import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { createAgentWorker } from '../../src/worker.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { adder } from './eval-models.ts';
-import { startTestWorker, type TestWorker } from './helpers.ts';
+import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
 const CANARY = 'sk-canary-eval-7c41e0a9';
@@ -166,5 +172,41 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
       now: { tool: 'add', args: { a: 12, b: 3 } },
       reason: 'called add({"a":12,"b":3}) where the record called add({"a":2,"b":3})',
     });
+  });
+
+  it('records an encrypted run through the configured codec', async () => {
+    const encryption: PayloadEncryptionOptions = {
+      keys: { k1: randomBytes(32).toString('base64') },
+      currentKeyId: 'k1',
+    };
+    const taskQueue = `eval-enc-${randomUUID()}`;
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const worker = await createAgentWorker({
+      connection,
+      taskQueue,
+      encryption,
+      agents: { calc: { llm: adder(2), tools: [new AddTool()] } },
+      memoryStore: new InMemoryMemoryStore(),
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    const running = worker.run();
+    const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue, encryption });
+    try {
+      const handle = await agents.startRun('calc', 'Add 19 and 23, secretly');
+      await handle.result();
+      // The history holds ciphertext only: the prompt is not readable in it.
+      expect(await historyText(handle.workflow)).not.toContain('secretly');
+      const evalCase = await recordCase(handle);
+      expect(evalCase.prompt).toBe('Add 19 and 23, secretly');
+      expect(evalCase.recorded.toolCalls).toEqual([
+        { tool: 'add', args: { a: 19, b: 23 }, callId: 'call_1_1', output: '42', depth: 0 },
+      ]);
+      expect(evalCase.recorded.output).toBe('The sum is 42.');
+    } finally {
+      await agents.close();
+      worker.shutdown();
+      await running;
+      await connection.close();
+    }
   });
 });

@@ -1,6 +1,14 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { evaluate, loadDataset, recordCase, toJUnit, type EvalReport } from '../evals/index.ts';
+import {
+  compareReports,
+  evaluate,
+  loadDataset,
+  recordCase,
+  toJUnit,
+  type EvalComparison,
+  type EvalReport,
+} from '../evals/index.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { CliError, printJson, printTable, UsageError } from './output.ts';
@@ -13,6 +21,7 @@ interface EvalOptions extends TargetOptions {
   threshold: string;
   json?: boolean;
   junit?: string;
+  compare?: string;
   worker: boolean;
 }
 
@@ -34,6 +43,10 @@ export function registerEval(program: Command): void {
     .option('--threshold <rate>', 'the least pass rate (0 to 1) that exits 0', '1')
     .option('--json', 'print the report as one JSON line')
     .option('--junit <file>', 'also write the report as JUnit XML to this file')
+    .option(
+      '--compare <baseline.json>',
+      "show per case what got better or worse than a report saved with --json (cost at the config's pricing)",
+    )
     .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
     .action(async (path: string | undefined, opts: EvalOptions, cmd: Command) => {
       if (!path) throw new UsageError('Name a dataset: toolkit-agent eval <dataset>.');
@@ -41,6 +54,7 @@ export function registerEval(program: Command): void {
       const concurrency = count(opts.concurrency, '--concurrency');
       const threshold = Number(opts.threshold);
       if (!(threshold >= 0 && threshold <= 1)) throw new UsageError('--threshold takes a rate from 0 to 1.');
+      const baseline = opts.compare ? await readReport(opts.compare) : undefined;
       const dataset = await loadDataset(path);
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const agent = pickAgent(loaded.config, opts.agent ?? dataset.agent);
@@ -50,8 +64,13 @@ export function registerEval(program: Command): void {
         () => serving.close(),
       );
       if (opts.junit) await writeFile(opts.junit, toJUnit(report));
-      if (opts.json) printJson(report);
-      else printReport(report);
+      const pricing = loaded.config.pricing;
+      const comparison = baseline && compareReports(baseline, report, pricing ? { pricing } : {});
+      if (opts.json) printJson(comparison ? { ...report, comparison } : report);
+      else {
+        printReport(report);
+        if (comparison) printComparison(comparison);
+      }
       if (report.passRate < threshold) {
         throw new CliError(
           `Pass rate ${percent(report.passRate)} is below the threshold ${percent(threshold)}.`,
@@ -99,6 +118,38 @@ function printReport(report: EvalReport): void {
   process.stdout.write(
     `${report.passed}/${report.attempts} passed (${percent(report.passRate)}), ${report.usage.total_tokens} tokens\n`,
   );
+}
+
+function printComparison(comparison: EvalComparison): void {
+  process.stdout.write('\n');
+  const arrow = (from: string | undefined, to: string | undefined) => `${from ?? '-'} → ${to ?? '-'}`;
+  const cost = (value: number | undefined) => (value === undefined ? undefined : `$${value.toFixed(6)}`);
+  printTable(
+    ['case', 'change', 'passed', 'score', 'tokens', 'time', 'cost'],
+    comparison.cases.map(({ name, change, baseline: b, current: c }) => [
+      name,
+      change,
+      arrow(b && percent(b.passRate), c && percent(c.passRate)),
+      arrow(b?.score.toFixed(2), c?.score.toFixed(2)),
+      arrow(b && String(Math.round(b.tokens)), c && String(Math.round(c.tokens))),
+      arrow(b && `${Math.round(b.latencyMs)} ms`, c && `${Math.round(c.latencyMs)} ms`),
+      arrow(cost(b?.cost), cost(c?.cost)),
+    ]),
+  );
+  process.stdout.write(`${comparison.better} better, ${comparison.worse} worse than the baseline\n`);
+}
+
+async function readReport(path: string): Promise<EvalReport> {
+  let report: EvalReport;
+  try {
+    report = JSON.parse(await readFile(path, 'utf8')) as EvalReport;
+  } catch (error) {
+    throw new UsageError(`Cannot read the baseline ${path}: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(report.cases)) {
+    throw new UsageError(`${path} is not a report: save one with toolkit-agent eval <dataset> --json.`);
+  }
+  return report;
 }
 
 function count(value: string, flag: string): number {

@@ -141,6 +141,7 @@ export async function runCase(
       workflowId: handle.workflowId,
       output: result.output,
       stopReason: result.metadata.stop_reason,
+      model: result.metadata.model,
       toolCalls: trajectoryOf(events),
       usage: result.metadata.usage,
       durationMs: Date.now() - began,

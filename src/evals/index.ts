@@ -26,3 +26,4 @@ export type {
 export { recordCase, type RecordedCall, type RecordedCase, type RecordedStep } from './record.ts';
 export { recordedModel, replayCase, type Departure, type ReplayResult } from './replay-case.ts';
 export { loadDataset } from './dataset.ts';
+export { compareReports, type CaseComparison, type CaseFigures, type EvalComparison } from './compare.ts';

@@ -42,6 +42,8 @@ export interface CaseRun {
   /** The answer: text, or the parsed object of a structured run. */
   output: unknown;
   stopReason?: StopReason;
+  /** The model that answered (its name on the worker). */
+  model?: string;
   toolCalls: TrajectoryCall[];
   usage: Usage;
   durationMs: number;

@@ -61,13 +61,16 @@ function empty(): UsageTotals {
 }
 
 /** The price of `model`: by its name on the worker, else by the model id after the provider. */
-function priceOf(pricing: Pricing, model: string): ModelPrice | undefined {
+export function priceOf(pricing: Pricing, model: string): ModelPrice | undefined {
   return pricing[model] ?? pricing[providerAndModel(model).model];
 }
 
 /** Dollars for one line's tokens (cache reads at `cachedInput`, the rest of the input at `input`). */
-function costOf(entry: UsageSums, price: ModelPrice): number {
-  const cached = entry.cached_input_tokens;
+export function costOf(
+  entry: Pick<UsageSums, 'input_tokens' | 'output_tokens'> & { cached_input_tokens?: number },
+  price: ModelPrice,
+): number {
+  const cached = entry.cached_input_tokens ?? 0;
   const fresh = entry.input_tokens - cached;
   return (
     (fresh * price.input + cached * (price.cachedInput ?? price.input) + entry.output_tokens * price.output) /

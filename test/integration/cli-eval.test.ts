@@ -10,8 +10,16 @@ import { CLI_CONFIG, runCli } from '../support/cli.ts';
 
 let home: string;
 let env: Record<string, string>;
+/** The CLI tests' config, with a price for its model (`rules`). */
+let pricedConfig: string;
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'cli-eval-'));
+  pricedConfig = join(home, 'toolkit-agent.config.ts');
+  await writeFile(
+    pricedConfig,
+    `import base from ${JSON.stringify(CLI_CONFIG)};\n` +
+      `export default { ...base, pricing: { rules: { input: 4, output: 20 } } };\n`,
+  );
   env = {
     TOOLKIT_AGENT_HOME: home,
     TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -58,6 +66,28 @@ describe('toolkit-agent eval', () => {
     expect(report.name).toBe('sums');
     expect(report.attempts).toBe(4);
     expect(report.cases.map((c) => c.passRate)).toEqual([1, 0]);
+
+    // The dataset's wrong expectation fixed: compared with the report before, one case got better.
+    const baseline = join(home, 'baseline.json');
+    await writeFile(baseline, lenient.stdout);
+    await writeFile(
+      dataset,
+      [
+        { name: 'five', prompt: 'add 2 and 3', expected: 'The sum is 5.' },
+        { name: 'wrong', prompt: 'add 1 and 1', expected: 'The sum is 2.' },
+      ]
+        .map((c) => JSON.stringify(c))
+        .join('\n'),
+    );
+    const compared = await runCli(['-c', pricedConfig, 'eval', dataset, '--compare', baseline], { env });
+    expect(compared.code, compared.stderr).toBe(0);
+    const table = compared.stdout.trim().split('\n');
+    const header = table.findIndex((line) => line.startsWith('case') && line.includes('change'));
+    expect(table[header]).toMatch(/^case\s+change\s+passed\s+score\s+tokens\s+time\s+cost$/);
+    // Two steps of 10 input and 5 output tokens, at $4 and $20 per million.
+    expect(table[header + 1]).toMatch(/^five\s+same\s+100% → 100%\s+1\.00 → 1\.00\s+30 → 30\s.*\$0\.000280$/);
+    expect(table[header + 2]).toMatch(/^wrong\s+better\s+0% → 100%\s+0\.00 → 1\.00\s/);
+    expect(table.at(-1)).toBe('1 better, 0 worse than the baseline');
   });
 
   it('records a finished run as a case, which then runs as a dataset', async () => {

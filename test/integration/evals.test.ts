@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Message } from '../../src/common/messages.ts';
 import {
+  compareReports,
   evaluate,
   exactOutput,
   llmJudge,
@@ -17,7 +18,7 @@ import {
 } from '../../src/evals/index.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
-import { adder } from './eval-models.ts';
+import { adder, usage } from './eval-models.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
@@ -34,6 +35,19 @@ describe('evaluate: datasets through real agent runs', () => {
     add = new AddTool();
     env = await startTestWorker({
       calc: { llm: adder(40), tools: [add] },
+      // Like calc, but it writes 5 in words.
+      'calc-words': {
+        llm: new ScriptedModel(
+          Array.from({ length: 4 }, () => (request: ModelRequest): ScriptedStep => {
+            const last = request.messages.at(-1) as Message;
+            const sum = last.role === 'tool' && last.content === '5' ? 'five' : last.content;
+            if (last.role === 'tool') return { text: `The sum is ${sum}.`, usage: usage(5) };
+            const [a, b] = (last.content.match(/\d+/g) ?? []).map(Number);
+            return { toolCalls: [{ name: 'add', args: { a, b } }], usage: usage(10) };
+          }),
+        ),
+        tools: [new AddTool()],
+      },
       boss: {
         llm: new ScriptedModel(
           Array.from({ length: 4 }, () => (request: ModelRequest): ScriptedStep => {
@@ -189,5 +203,26 @@ describe('evaluate: datasets through real agent runs', () => {
     expect(getElementsByTagName('failure', failed[0]!)[0]!.attribs.message).toBe(
       'includes: does not contain "sum is 8"',
     );
+  });
+
+  it('compares two reports case by case: pass rate, score, tokens and cost at the ledger prices', async () => {
+    const dataset = [
+      { name: 'five', prompt: 'Add 2 and 3', expected: 'The sum is 5.' },
+      { name: 'two', prompt: 'Add 1 and 1', expected: 'The sum is 2.' },
+    ];
+    const baseline = await evaluate({ client: env.agents, agent: 'calc', dataset });
+    const current = await evaluate({ client: env.agents, agent: 'calc-words', dataset });
+    const model = baseline.cases[0]!.attempts[0]!.run.model!;
+    const comparison = compareReports(baseline, current, { pricing: { [model]: { input: 1, output: 2 } } });
+    expect(comparison.cases.map((c) => [c.name, c.change])).toEqual([
+      ['five', 'worse'],
+      ['two', 'same'],
+    ]);
+    expect(comparison).toMatchObject({ better: 0, worse: 1 });
+    expect(comparison.cases[0]!.baseline).toMatchObject({ passRate: 1, score: 1, tokens: 30 });
+    expect(comparison.cases[0]!.current).toMatchObject({ passRate: 0, score: 0, tokens: 30 });
+    // 15 input tokens at $1 and 15 output tokens at $2 per million.
+    expect(comparison.cases[1]!.current!.cost).toBeCloseTo(45 / 1_000_000, 12);
+    expect(compareReports(baseline, current).cases[1]!.current!.cost).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import type { EvalDataset } from './types.ts';
 
 const caseSchema = z.strictObject({
   name: z.string().min(1),
-  prompt: z.string().min(1),
+  prompt: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   expected: z.unknown().optional(),
   tenant: z.string().optional(),
   tags: z.array(z.string()).optional(),

@@ -1,9 +1,12 @@
+import type { Client } from '@temporalio/client';
 import type { AgentRunHandle } from '../client/run-handle.ts';
 import type { AgentClient } from '../client/agent-client.ts';
+import type { AgentChatSession } from '../client/chat-session.ts';
 import type { AgentEvent } from '../common/events.ts';
-import type { Usage } from '../common/messages.ts';
 import type { AgentResult } from '../common/run.ts';
 import { ConfigurationError } from '../errors.ts';
+import { runChatCase } from './chat-case.ts';
+import { addUsage, emptyUsage, messageOf } from './run-figures.ts';
 import { exactOutput } from './scorers.ts';
 import { trajectoryOf } from './trajectory.ts';
 import type {
@@ -16,12 +19,14 @@ import type {
   Scorer,
 } from './types.ts';
 
-/** Starts one run of a case: an `AgentClient` and an agent's name, or anything with `startRun` (an `Agent`). */
+/** Where cases run: an `AgentClient` and an agent's name, or an `Agent`. */
 export type EvalTarget =
   | { client: AgentClient; agent: string }
   | {
       agent: {
         startRun(prompt: string, opts: { tenant?: string }): Promise<AgentRunHandle<unknown>>;
+        chatSession(): AgentChatSession;
+        readonly temporal: { client: Client };
       };
       /** Names the agent in the report. */
       name?: string;
@@ -67,7 +72,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       throw new ConfigurationError(`evaluate: two cases are named "${evalCase.name}".`);
     names.add(evalCase.name);
   }
-  const start = startOf(options);
+  const runner = runnerOf(options);
   const started = Date.now();
   const jobs = cases.flatMap((evalCase, index) =>
     Array.from({ length: repeat }, (_, attempt) => ({ evalCase, index, attempt: attempt + 1 })),
@@ -77,7 +82,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   const lane = async (): Promise<void> => {
     while (next < jobs.length) {
       const { evalCase, index, attempt } = jobs[next++]!;
-      const run = await runCase(start, evalCase);
+      const run = await runCase(runner, evalCase);
       const scores = [];
       for (const scorer of scorers)
         scores.push({ scorer: scorer.name, ...(await scorer.score(run, evalCase)) });
@@ -108,33 +113,46 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   };
 }
 
-/** Starts a run of a case. */
-export type StartCase = (evalCase: EvalCase) => Promise<AgentRunHandle<unknown>>;
+/** Starts the runs of cases: a run for a prompt, a chat session for turns. */
+export interface CaseRunner {
+  start(prompt: string, evalCase: EvalCase): Promise<AgentRunHandle<unknown>>;
+  chat(evalCase: EvalCase): { session: AgentChatSession; client: () => Client };
+}
 
-/** How to start a run of a case on `target`. */
-export function startOf(options: EvalTarget): StartCase {
+/** How to start the runs of cases on `target`. */
+export function runnerOf(options: EvalTarget): CaseRunner {
   const tenant = (evalCase: EvalCase) => (evalCase.tenant === undefined ? {} : { tenant: evalCase.tenant });
   if ('client' in options) {
     const { client, agent } = options;
-    return (evalCase) => client.startRun(agent, evalCase.prompt, tenant(evalCase));
+    return {
+      start: (prompt, evalCase) => client.startRun(agent, prompt, tenant(evalCase)),
+      chat: (evalCase) => ({
+        session: client.chatSession(agent, tenant(evalCase)),
+        client: () => client.client,
+      }),
+    };
   }
   const { agent } = options;
-  return (evalCase) => agent.startRun(evalCase.prompt, tenant(evalCase));
+  return {
+    start: (prompt, evalCase) => agent.startRun(prompt, tenant(evalCase)),
+    chat: () => ({ session: agent.chatSession(), client: () => agent.temporal.client }),
+  };
 }
 
 /**
  * One run of a case, to its end: its answer, its tool calls (the sub-agents' too), tokens and time.
- * Its events (its sub-agents' included) are added to `events`.
+ * Its events (its sub-agents' included) are added to `events`. A chat case runs as a session.
  */
 export async function runCase(
-  start: StartCase,
+  runner: CaseRunner,
   evalCase: EvalCase,
   events: AgentEvent[] = [],
 ): Promise<CaseRun> {
+  if (Array.isArray(evalCase.prompt)) return runChatCase(runner.chat(evalCase), evalCase.prompt, events);
   const began = Date.now();
   let handle: AgentRunHandle<unknown> | undefined;
   try {
-    handle = await start(evalCase);
+    handle = await runner.start(evalCase.prompt, evalCase);
     for await (const event of handle.events()) events.push(event);
     const result: AgentResult<unknown> = await handle.result();
     return {
@@ -153,7 +171,7 @@ export async function runCase(
       toolCalls: trajectoryOf(events),
       usage: emptyUsage(),
       durationMs: Date.now() - began,
-      error: error instanceof Error ? error.message : String(error),
+      error: messageOf(error),
     };
   }
 }
@@ -165,16 +183,4 @@ function whole(value: number, name: string): number {
     );
   }
   return value;
-}
-
-function emptyUsage(): Usage {
-  return { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
-  };
 }

@@ -52,7 +52,7 @@ export function llmJudge(opts: LlmJudgeOptions): Scorer {
           },
           {
             role: 'user',
-            content: `The task:\n${evalCase.prompt}${expected}\n\nThe agent's answer:\n${outputText(run)}`,
+            content: `The task:\n${taskOf(evalCase.prompt)}${expected}\n\nThe agent's answer:\n${outputText(run)}`,
           },
         ],
         tools: [],
@@ -70,4 +70,9 @@ export function llmJudge(opts: LlmJudgeOptions): Scorer {
       return { score, pass: score >= passScore, reason };
     },
   };
+}
+
+/** A chat case's turns as one text, numbered; a prompt as it is. */
+function taskOf(prompt: string | string[]): string {
+  return Array.isArray(prompt) ? prompt.map((turn, i) => `Turn ${i + 1}: ${turn}`).join('\n') : prompt;
 }

@@ -26,6 +26,7 @@ export interface RecordedCall {
 
 /** A finished run as a case: its prompt, and what happened, to replay or score again. */
 export interface RecordedCase extends EvalCase {
+  prompt: string;
   recorded: {
     workflowId: string;
     agent: string;

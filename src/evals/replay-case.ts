@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../common/events.ts';
 import { ScriptedModel } from '../models/scripted.ts';
-import { runCase, startOf, type EvalTarget } from './evaluate.ts';
+import { runCase, runnerOf, type EvalTarget } from './evaluate.ts';
 import { callsOf, type RecordedCall, type RecordedCase } from './record.ts';
 import { canonical } from './scorers.ts';
 import type { CaseRun } from './types.ts';
@@ -44,7 +44,7 @@ export interface ReplayResult {
  */
 export async function replayCase(evalCase: RecordedCase, target: EvalTarget): Promise<ReplayResult> {
   const events: AgentEvent[] = [];
-  const run = await runCase(startOf(target), evalCase, events);
+  const run = await runCase(runnerOf(target), evalCase, events);
   const toolCalls = callsOf(events);
   const departure = firstDeparture(evalCase.recorded, toolCalls, run);
   return { ...(departure ? { departure } : {}), run, toolCalls };

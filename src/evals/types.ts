@@ -5,7 +5,8 @@ import type { StopReason } from '../common/run.ts';
 export interface EvalCase {
   /** Names the case in reports (and in JUnit's `testcase`). */
   name: string;
-  prompt: string;
+  /** The task: one prompt for a run, or the user's messages of a chat session, one a turn. */
+  prompt: string | string[];
   /** The answer expected: text for the text scorers, an object for structured runs. */
   expected?: unknown;
   /** Runs the case for this tenant (its credentials and quotas). */

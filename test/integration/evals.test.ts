@@ -225,4 +225,35 @@ describe('evaluate: datasets through real agent runs', () => {
     expect(comparison.cases[1]!.current!.cost).toBeCloseTo(45 / 1_000_000, 12);
     expect(compareReports(baseline, current).cases[1]!.current!.cost).toBeUndefined();
   });
+
+  it("runs a chat case turn by turn in one session, scoring the last answer and every turn's calls", async () => {
+    const report = await evaluate({
+      client: env.agents,
+      agent: 'calc',
+      dataset: [{ name: 'two turns', prompt: ['Add 2 and 3', 'Now add 4 and 4'], expected: 'The sum is 8.' }],
+      scorers: [
+        exactOutput(),
+        toolTrajectory(
+          [
+            { tool: 'add', args: { a: 2, b: 3 } },
+            { tool: 'add', args: { a: 4, b: 4 } },
+          ],
+          {
+            mode: 'exact',
+          },
+        ),
+      ],
+    });
+    const [attempt] = attemptOf(report, 'two turns');
+    expect(attempt!.run.error).toBeUndefined();
+    expect(attempt!.pass).toBe(true);
+    expect(attempt!.run.output).toBe('The sum is 8.');
+    expect(attempt!.run.usage.total_tokens).toBe(60);
+    // One session held both turns.
+    const sessionEvents = await env.agents.getHandle(attempt!.run.workflowId).listEvents();
+    expect(sessionEvents.filter((e) => e.type === 'run_completed').map((e) => e.payload.output)).toEqual([
+      'The sum is 5.',
+      'The sum is 8.',
+    ]);
+  });
 });

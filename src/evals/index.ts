@@ -27,3 +27,4 @@ export { recordCase, type RecordedCall, type RecordedCase, type RecordedStep } f
 export { recordedModel, replayCase, type Departure, type ReplayResult } from './replay-case.ts';
 export { loadDataset } from './dataset.ts';
 export { compareReports, type CaseComparison, type CaseFigures, type EvalComparison } from './compare.ts';
+export { recordedTools } from './recorded-tools.ts';

@@ -18,6 +18,8 @@ export interface RecordedCall {
   args: Record<string, unknown>;
   callId: string;
   output?: string;
+  /** The result was longer than the event stream shows: `output` is its beginning. */
+  truncated?: boolean;
   error?: string;
   /** The sub-agent that made the call (absent for the run's own calls). */
   agent?: string;
@@ -121,7 +123,10 @@ export function callsOf(events: readonly AgentEvent[]): RecordedCall[] {
       byId.set(key(event), call);
     }
     const call = byId.get(key(event));
-    if (call && event.type === 'tool_completed') call.output = text(event.payload.output);
+    if (call && event.type === 'tool_completed') {
+      call.output = text(event.payload.output);
+      if (event.payload.truncated === true) call.truncated = true;
+    }
     if (call && event.type === 'tool_failed') call.error = text(event.payload.error);
   }
   return calls;

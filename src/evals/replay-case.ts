@@ -33,7 +33,8 @@ export interface ReplayResult {
 
 /**
  * Runs a recorded case against the agent as it is now (its prompt, tools and sub-agents; give it
- * {@link recordedModel} to play the recorded model back, or its real model) and compares the new
+ * {@link recordedModel} to play the recorded model back, or its real model, and
+ * {@link recordedTools} to answer the recorded calls from the record) and compares the new
  * trajectory with the recorded one: the first tool call that differs (another tool, other
  * arguments, or a call that failed where the recorded one did not, as when a tool was renamed) or,
  * when every call matched, a different answer.

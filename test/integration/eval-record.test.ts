@@ -5,7 +5,13 @@ import { z } from 'zod';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import type { PayloadEncryptionOptions } from '../../src/codec/key-ring.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
-import { recordCase, recordedModel, replayCase, type RecordedCase } from '../../src/evals/index.ts';
+import {
+  recordCase,
+  recordedModel,
+  recordedTools,
+  replayCase,
+  type RecordedCase,
+} from '../../src/evals/index.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
@@ -109,6 +115,32 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
         depth: 1,
       },
     ]);
+  });
+
+  it('serves the recorded tool results in place of the tools where the calls match', async () => {
+    const add = new AddTool();
+    const tools = recordedTools(recorded, [add, new TokenTool()]);
+    const env = await startTestWorker({
+      served: { llm: recordedModel(recorded), tools, subAgents: { calc: 'calc' } },
+      // A first call with other arguments than the record's: it runs the tool.
+      other: {
+        llm: new ScriptedModel([{ toolCalls: [{ name: 'add', args: { a: 2, b: 4 } }] }, { text: 'Done.' }]),
+        tools: recordedTools(recorded, [add]),
+      },
+      calc: { llm: adder(2), tools: [new AddTool()] },
+    });
+    workers.push(env);
+    // No credential store here: the token call is answered from the record, never run.
+    const served = await replayCase(recorded, { client: env.agents, agent: 'served' });
+    expect(served.departure).toBeUndefined();
+    expect(add.ran).toEqual([]);
+    expect(served.toolCalls.slice(0, 2).map((c) => c.output)).toEqual([
+      '5',
+      recorded.recorded.toolCalls[1]!.output,
+    ]);
+    const other = await replayCase(recorded, { client: env.agents, agent: 'other' });
+    expect(add.ran).toEqual([{ a: 2, b: 4 }]);
+    expect(other.departure).toMatchObject({ kind: 'call', index: 0 });
   });
 
   it('keeps the credential a tool read out of the recorded case', () => {

@@ -4,13 +4,12 @@ import {
   compareReports,
   evaluate,
   loadDataset,
-  recordCase,
   toJUnit,
   type EvalComparison,
   type EvalReport,
 } from '../evals/index.ts';
 import { loadConfig, pickAgent } from './config.ts';
-import { connect, type ConnectOptions } from './connect.ts';
+import { registerEvalRecord } from './eval-record.ts';
 import { CliError, printJson, printTable, UsageError } from './output.ts';
 import { targetOf, withTargetOptions, type TargetOptions } from './target.ts';
 
@@ -77,21 +76,7 @@ export function registerEval(program: Command): void {
         );
       }
     });
-  withTargetOptions(
-    command
-      .command('record <workflowId>')
-      .description(
-        'Write a finished run as a case: its prompt, model steps, tool calls with results, and answer',
-      ),
-  )
-    .option('-o, --out <file>', 'write the case to this file (default: standard output)')
-    .action(async (workflowId: string, opts: ConnectOptions & { out?: string }, cmd: Command) => {
-      const { agents } = await connect(opts, cmd);
-      const evalCase = await recordCase(agents.getHandle(workflowId)).finally(() => agents.close());
-      const text = `${JSON.stringify(evalCase, null, 2)}\n`;
-      if (opts.out) await writeFile(opts.out, text);
-      else process.stdout.write(text);
-    });
+  registerEvalRecord(command);
 }
 
 function printReport(report: EvalReport): void {

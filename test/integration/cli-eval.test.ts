@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { getElementsByTagName } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { EvalReport, RecordedCase } from '../../src/evals/index.ts';
+import type { EvalReport, RecordedCase, ReplayResult } from '../../src/evals/index.ts';
 import { CLI_CONFIG, runCli } from '../support/cli.ts';
 
 let home: string;
@@ -108,6 +108,27 @@ describe('toolkit-agent eval', () => {
         output: 'The sum is 42.',
       },
     });
+
+    // Played back on the agent as configured now: the same calls and answer.
+    const replayed = await runCli(['-c', CLI_CONFIG, 'eval', 'record', id, '--replay'], { env });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toMatch(new RegExp(`^helper follows the record of ${id}: the same tool calls`));
+    const live = await runCli(['-c', CLI_CONFIG, 'eval', 'record', id, '--live', '--json'], { env });
+    expect(live.code, live.stderr).toBe(0);
+    const result = JSON.parse(live.stdout) as ReplayResult;
+    expect(result.departure).toBeUndefined();
+    expect(result.run.output).toBe('The sum is 42.');
+    expect(result.toolCalls.map((c) => c.output)).toEqual(['42']);
+    // On an agent without the `add` tool, the first call departs.
+    const departed = await runCli(['-c', CLI_CONFIG, 'eval', 'record', id, '--replay', '-a', 'offline'], {
+      env,
+    });
+    expect(departed.code, departed.stdout + departed.stderr).toBe(1);
+    expect(departed.stdout).toMatch(
+      new RegExp(
+        `^offline departs from the record of ${id} at tool call 1: add failed where the record's call succeeded`,
+      ),
+    );
 
     const again = await runCli(['-c', CLI_CONFIG, 'eval', file, '--json'], { env });
     expect(again.code, again.stderr).toBe(0);

@@ -1,6 +1,8 @@
 import type { AgentRunHandle } from '../client/run-handle.ts';
 import type { AgentEvent } from '../common/events.ts';
+import type { Message } from '../common/messages.ts';
 import { ConfigurationError } from '../errors.ts';
+import type { MemoryStore } from '../memory/types.ts';
 import { startedInput } from './run-input.ts';
 import type { EvalCase } from './types.ts';
 
@@ -44,8 +46,10 @@ export interface RecordedCase extends EvalCase {
  * Turns a finished run into a case: the prompt it was started with (read from its history through
  * the client's data converter, so an encrypted run is decrypted by the configured codec), its model
  * steps (the tool calls of each, and the answer), every tool call with its result (the sub-agents'
- * too) and the final answer, all from the run's events, which never carry a secret. The case's
- * `expected` is the recorded answer. Replay it with {@link replayCase}.
+ * too) and the final answer, all from the run's events, which never carry a secret. With
+ * `memoryStore` (the workers' store), each step also keeps the text the model wrote beside its
+ * tool calls, from the stored conversation. The case's `expected` is the recorded answer. Replay it
+ * with {@link replayCase}.
  *
  * @example
  * const evalCase = await recordCase(agents.getHandle('agent-support-1234'));
@@ -53,7 +57,7 @@ export interface RecordedCase extends EvalCase {
  */
 export async function recordCase(
   handle: AgentRunHandle<unknown>,
-  opts: { name?: string } = {},
+  opts: { name?: string; memoryStore?: MemoryStore } = {},
 ): Promise<RecordedCase> {
   const status = (await handle.workflow.describe()).status.name;
   if (status !== 'COMPLETED') {
@@ -65,6 +69,10 @@ export async function recordCase(
   const events: AgentEvent[] = [];
   for await (const event of handle.events()) events.push(event);
   const result = await handle.result();
+  const steps = stepsOf(events, result.output);
+  if (opts.memoryStore) {
+    addStepTexts(steps, await opts.memoryStore.read(input.conversationId ?? handle.workflowId));
+  }
   return {
     name: opts.name ?? handle.workflowId,
     prompt: input.prompt,
@@ -73,7 +81,7 @@ export async function recordCase(
     recorded: {
       workflowId: handle.workflowId,
       agent: input.agent,
-      steps: stepsOf(events, result.output),
+      steps,
       toolCalls: callsOf(events),
       output: result.output,
     },
@@ -101,6 +109,22 @@ function stepsOf(events: readonly AgentEvent[], output: unknown): RecordedStep[]
     else last.object = output;
   }
   return steps;
+}
+
+/**
+ * The text each step wrote beside its tool calls, from the stored conversation: its assistant
+ * messages with tool calls are the steps with tool calls, in order (a step is matched by its calls' ids).
+ */
+function addStepTexts(steps: RecordedStep[], conversation: Message[]): void {
+  const written = new Map<string, string>();
+  for (const message of conversation) {
+    if (message.role !== 'assistant' || !message.toolCalls?.length || !message.content) continue;
+    written.set(message.toolCalls.map((call) => call.id).join(' '), message.content);
+  }
+  for (const step of steps) {
+    const text = step.toolCalls && written.get(step.toolCalls.map((call) => call.id).join(' '));
+    if (text) step.text = text;
+  }
 }
 
 /** Every tool call with how it ended, matched to its `tool_completed` / `tool_failed` event by run and call id. */

@@ -58,7 +58,7 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
     const env = await startTestWorker({
       support: {
         llm: new ScriptedModel([
-          { toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: 'c1' }] },
+          { text: 'Adding first.', toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: 'c1' }] },
           { toolCalls: [{ name: 'token', args: {}, id: 'c2' }] },
           { toolCalls: [{ name: 'agent_calc', args: { task: 'Add 4 and 4' }, id: 'c3' }] },
           (request) => ({ text: `Done: ${lastContent(request)}` }),
@@ -72,7 +72,7 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
     workers.push(env);
     const handle = await env.agents.startRun('support', PROMPT, { tenant: 'acme' });
     await handle.result();
-    recorded = await recordCase(handle, { name: 'support run' });
+    recorded = await recordCase(handle, { name: 'support run', memoryStore: env.memoryStore });
   });
   afterAll(async () => {
     for (const worker of workers) await worker.stop();
@@ -85,7 +85,7 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
     expect(recorded.expected).toBe('Done: The sum is 8.');
     expect(recorded.recorded.agent).toBe('support');
     expect(recorded.recorded.steps).toEqual([
-      { toolCalls: [{ id: 'c1', name: 'add', args: { a: 2, b: 3 } }] },
+      { text: 'Adding first.', toolCalls: [{ id: 'c1', name: 'add', args: { a: 2, b: 3 } }] },
       { toolCalls: [{ id: 'c2', name: 'token', args: {} }] },
       { toolCalls: [{ id: 'c3', name: 'agent_calc', args: { task: 'Add 4 and 4' } }] },
       { text: 'Done: The sum is 8.' },

@@ -95,6 +95,10 @@ try {
   const { client } = agent.temporal;
   const runs = client.workflow.list({ query: `TaskQueue = '${agent.temporal.taskQueue}'` });
   for await (const run of runs) console.log(`workflow ${run.workflowId}: ${run.status.name}`);
+} catch (error) {
+  // What went wrong, in a line or two (a wrong API key, a model that is not there), not a stack.
+  console.error(`\nThe run failed: ${(error as Error).message}`);
+  process.exitCode = 1;
 } finally {
   await agent.close();
   if (llm instanceof LocalLlamaModel) await llm.close();

@@ -73,8 +73,7 @@ const usageStore = new InMemoryUsageStore();
 const worker = await createAgentWorker({
   temporal: { address: temporal.address },
   taskQueue,
-  // The worker logs a refused run as a failed workflow (a WARN with its stack): this example prints it itself.
-  logLevel: 'ERROR',
+  logLevel: 'WARN',
   memoryStore: new InMemoryMemoryStore(),
   usageStore,
   // For the whole fleet: every tenant gets 200,000 tokens a day; `trial` may start one run a minute.

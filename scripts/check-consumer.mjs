@@ -40,6 +40,10 @@ try {
     const mcp = await serveMcp({ agents: {}, transport: 'stdio' }).then(() => undefined, (caught) => caught);
     if (!(mcp instanceof MissingDependencyError) || !mcp.message.includes('npm install @modelcontextprotocol/sdk@')) throw mcp ?? new Error('no error');
     console.log(mcp.message);
+    const { serveA2a } = await import('toolkit-agent/a2a');
+    const a2a = await serveA2a({ agents: {}, transport: { port: 0, bearerToken: 'a2a-consumer-probe-token' } }).then(() => undefined, (caught) => caught);
+    if (!(a2a instanceof MissingDependencyError) || !a2a.message.includes('npm install @a2a-js/sdk@')) throw a2a ?? new Error('no error');
+    console.log(a2a.message);
     // The offline model without node-llama-cpp: said when the model is made, not at a run's first step.
     const { LocalLlamaModel } = await import('toolkit-agent');
     let made;

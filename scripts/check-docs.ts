@@ -3,8 +3,12 @@
  * - every relative link and anchor in README.md and docs/ resolves (anchors as GitHub makes them);
  * - the README's map links every page in docs/;
  * - every TypeScript code block type-checks against the built package, as a user's module that
- *   imports `toolkit-agent` (strict, nodenext). A block whose info string says `ts fragment` is a
- *   fragment: it is listed as skipped, never checked silently or dropped silently.
+ *   imports `toolkit-agent` (strict, nodenext), exactly as shown: a reader who copies a block gets
+ *   what was checked. A block whose info string says `ts fragment` is a fragment: it is listed as
+ *   skipped, never checked silently or dropped silently;
+ * - no page hides setup from its reader: a `<!-- prelude ... -->` comment (declarations once checked
+ *   with the next block but not shown) is refused, naming its file and line; the imports and setup
+ *   lines go in the block itself.
  * Exits 1 naming each file:line that fails.
  */
 import {
@@ -31,11 +35,13 @@ interface Page {
   file: string;
   anchors: Set<string>;
   links: { href: string; line: number }[];
-  blocks: { code: string; prelude: string; line: number; fragment: boolean }[];
+  blocks: { code: string; line: number; fragment: boolean }[];
+  /** Lines of `<!-- prelude` comments: setup hidden from the reader, refused. */
+  preludes: number[];
 }
 
-/** `<!-- prelude ... -->` right before a block: declarations the block assumes, checked with it, not shown. */
-const PRELUDE = /^<!--\s*prelude\s*\n([\s\S]*?)-->\s*$/;
+/** An HTML comment that declares what the next block assumes without showing it. */
+const PRELUDE = /^\s*<!--\s*prelude\b/;
 
 function markdownFiles(): string[] {
   const docs = path.join(ROOT, 'docs');
@@ -50,7 +56,7 @@ function markdownFiles(): string[] {
 function readPage(file: string): Page {
   const tokens = new MarkdownIt({ html: true }).parse(readFileSync(file, 'utf8'), {});
   const slugger = new GithubSlugger();
-  const page: Page = { file, anchors: new Set(), links: [], blocks: [] };
+  const page: Page = { file, anchors: new Set(), links: [], blocks: [], preludes: [] };
   let line = 1;
   tokens.forEach((token, i) => {
     if (token.map) line = token.map[0] + 1;
@@ -61,17 +67,11 @@ function readPage(file: string): Page {
         .join('');
       page.anchors.add(slugger.slug(text));
     }
+    if (token.type === 'html_block' && PRELUDE.test(token.content)) page.preludes.push(line);
     if (token.type === 'fence') {
       const [lang, ...flags] = token.info.trim().split(/\s+/);
-      const prelude =
-        tokens[i - 1]?.type === 'html_block' ? (PRELUDE.exec(tokens[i - 1]!.content)?.[1] ?? '') : '';
       if (TS_LANGS.has(lang ?? '')) {
-        page.blocks.push({
-          code: token.content,
-          prelude,
-          line: line + 1,
-          fragment: flags.includes('fragment'),
-        });
+        page.blocks.push({ code: token.content, line: line + 1, fragment: flags.includes('fragment') });
       }
     }
     for (const child of token.children ?? []) {
@@ -130,8 +130,15 @@ function checkBlocks(pages: Map<string, Page>): { problems: string[]; checked: n
   symlinkSync(ROOT, path.join(BLOCK_DIR, 'node_modules', 'toolkit-agent'), 'dir');
   const origin = new Map<string, { where: string; line: number }>();
   const skipped: string[] = [];
+  const hidden: string[] = [];
   for (const page of pages.values()) {
     const name = path.relative(ROOT, page.file).replace(/[/.]/g, '_');
+    for (const line of page.preludes) {
+      hidden.push(
+        `${path.relative(ROOT, page.file)}:${line}: a <!-- prelude --> comment hides setup from the reader; ` +
+          'put its imports and setup lines in the block itself, so the block runs as shown',
+      );
+    }
     for (const block of page.blocks) {
       const where = `${path.relative(ROOT, page.file)}:${block.line}`;
       if (block.fragment) {
@@ -139,8 +146,7 @@ function checkBlocks(pages: Map<string, Page>): { problems: string[]; checked: n
         continue;
       }
       const file = path.join(BLOCK_DIR, `${name}_${block.line}.ts`);
-      // The prelude goes on the block's first line, so the block's lines keep their numbers.
-      writeFileSync(file, `${block.prelude.replace(/\n/g, ' ')}${block.code}\nexport {};\n`);
+      writeFileSync(file, `${block.code}\nexport {};\n`);
       origin.set(file, { where: path.relative(ROOT, page.file), line: block.line });
     }
   }
@@ -155,14 +161,14 @@ function checkBlocks(pages: Map<string, Page>): { problems: string[]; checked: n
     skipLibCheck: true,
     allowImportingTsExtensions: true,
   });
-  const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+  const typeErrors = ts.getPreEmitDiagnostics(program).map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n  ');
     const from = d.file && origin.get(path.resolve(d.file.fileName));
     if (!d.file || !from || d.start === undefined) return `${d.file?.fileName ?? 'tsc'}: ${message}`;
     const { line } = d.file.getLineAndCharacterOfPosition(d.start);
     return `${from.where}:${from.line + line}: ${message}`;
   });
-  return { problems, checked: origin.size, skipped };
+  return { problems: [...hidden, ...typeErrors], checked: origin.size, skipped };
 }
 
 if (!existsSync(path.join(ROOT, 'dist', 'index.d.ts'))) {

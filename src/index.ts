@@ -24,6 +24,15 @@ export {
   type EventSourceable,
   type EventStreamResponseOptions,
 } from './client/event-stream-response.ts';
+export {
+  toUIMessageChunkStream,
+  toUIMessageStreamResponse,
+  type UIMessageSource,
+  type UIMessageStreamOptions,
+  type UIMessageStreamResponseOptions,
+  type UIStreamChunk,
+} from './ui-stream/ui-message-stream.ts';
+export { createChatHandler, type ChatHandlerOptions } from './ui-stream/chat-handler.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from './visibility/list.ts';
 export {
   TOOLKIT_AGENT,
@@ -65,7 +74,15 @@ export type {
 export { DEFAULT_AUTHORIZATION_TIMEOUT_MS } from './common/authorization.ts';
 export type { AuthorizationOptions } from './authorization/options.ts';
 export type { LiveTextOption } from './agent/definition.ts';
-export type { Message, ProviderData, ToolCall, ToolSchema, Usage } from './common/messages.ts';
+export type {
+  CacheMissReason,
+  CacheNote,
+  Message,
+  ProviderData,
+  ToolCall,
+  ToolSchema,
+  Usage,
+} from './common/messages.ts';
 export type { AgentResult, AgentRunInput, StopReason, SubRunSummary } from './common/run.ts';
 export type { SubAgentSpec } from './agent/definition.ts';
 export { DEFAULT_MAX_SUB_AGENT_DEPTH, type ParentRunInfo } from './subagents/types.ts';
@@ -106,6 +123,7 @@ export { LocalLlamaModel, type LocalLlamaOptions } from './models/local-llama.ts
 export { findLocalModel } from './models/local-model-file.ts';
 export * from './skills/index.ts';
 export * from './context/index.ts';
+export * from './caching/index.ts';
 export * from './evals/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
 export {

@@ -2,6 +2,8 @@ import type { Context } from '@temporalio/activity';
 import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep, ToolSchema } from '../common/index.ts';
 import type { OpeningHeader } from '../common/control.ts';
 import { carriedNeedWorkflow, runCarriedCalls } from '../fast-tools/carried-calls.ts';
+import { stepCache } from '../caching/step-cache.ts';
+import { noteCacheStep } from '../caching/step-note.ts';
 import { StepContext } from '../context/step-context.ts';
 import { ToolkitError } from '../errors.ts';
 import { mcpSchemas } from '../mcp/run-tools.ts';
@@ -112,8 +114,15 @@ async function askModel(
         structured: output !== undefined,
       })
     : undefined;
+  const cache = stepCache(input.caching ?? agent.caching, {
+    agent: agent.name,
+    conversationId: input.conversationId,
+    waitsForPeople: agent.approval !== undefined || agent.authorization !== undefined,
+    chat: context.info.workflowType === 'chatSession',
+  });
   if (settled) deltas?.sayFirst({ settled });
   if (opening) deltas?.sayFirst({ opening: opening.header });
+  const sentAt = Date.now();
   try {
     const generated = await model
       .generate({
@@ -122,6 +131,7 @@ async function askModel(
         signal: opening?.signal ?? context.cancellationSignal,
         ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
         ...(native ? { output: { schema: output.schema } } : {}),
+        ...(cache ? { cache } : {}),
       })
       .catch(async (error: unknown) => {
         const overflow = await view.overflowFrom(error);
@@ -161,7 +171,17 @@ async function askModel(
       ],
       writeAttemptOf(context),
     );
-    if (agent.usage) await recordStep(agent.usage, input, response.usage, context);
+    const note =
+      cache &&
+      (await noteCacheStep(
+        agent.memoryStore,
+        { conversationId: input.conversationId, seq: input.seq, sentAt },
+        { messages: view.messages, tools, cache },
+        view.report(),
+        response.usage,
+      ));
+    const usage = note && response.usage ? { ...response.usage, cache: note } : response.usage;
+    if (agent.usage) await recordStep(agent.usage, input, usage, context);
     await view.settle(response.usage);
     const checked =
       output && response.toolCalls.length === 0 ? checkAnswer(response.text, output.schema) : undefined;
@@ -177,7 +197,7 @@ async function askModel(
       toolCalls: response.toolCalls,
       ...(checked ? { output: checked } : {}),
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
-      ...(response.usage ? { usage: response.usage } : {}),
+      ...(usage ? { usage } : {}),
       ...(runRecorded ? { runRecorded } : {}),
       context: view.report(),
     };

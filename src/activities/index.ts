@@ -19,6 +19,7 @@ import { needsApproval } from './approval.ts';
 import { callModel } from './call-model.ts';
 import { compactContext } from './compact-context.ts';
 import { cancelledOr, toApplicationFailure } from './failures.ts';
+import { longRateLimitFailure } from '../rate-limits/retry-after.ts';
 import { invokeTool } from './invoke-tool.ts';
 import { pollSource, type PollSourceInput } from './poll-source.ts';
 import type { AgentRegistry } from './registered-agent.ts';
@@ -27,6 +28,8 @@ import { openRun } from './open-run.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { recordRun } from '../usage/recorder.ts';
+import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activities.ts';
+import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
 
 /**
@@ -44,7 +47,17 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(() => openRun(lookupAgent(registry, input.resolve.agent), input, Context.current())),
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
-      atBoundary(() => callModel(lookupAgent(registry, input.agent), input, Context.current())),
+      atBoundary(async () => {
+        const agent = lookupAgent(registry, input.agent);
+        try {
+          return await callModel(agent, input, Context.current());
+        } catch (error) {
+          // A long Retry-After is waited out by the workflow, on a timer (src/rate-limits/workflow-wait.ts);
+          // a step carrying fast calls is retried here, since its calls ran with its first attempt.
+          if (input.carried) throw error;
+          throw longRateLimitFailure(error, agent.timeouts.longRetryAfterMs) ?? error;
+        }
+      }),
 
     /** Summarizes (or drops) the oldest turns of a conversation that outgrew the context budget. */
     compactContext: (input: CompactContextInput): Promise<CompactionResult> =>
@@ -103,6 +116,16 @@ export function createActivities(registry: AgentRegistry) {
         const workflowId = Context.current().info.workflowExecution?.workflowId;
         if (usage && workflowId) await usage.store.release(workflowId);
       }),
+
+    /** An A2A task's notifier waits for the task to change state (docs/a2a.md). */
+    awaitA2aTaskChange: (input: { taskId: string; after?: string }): Promise<A2aTaskStateSeen> =>
+      atBoundary(() => awaitA2aTaskChange(input, Context.current())),
+
+    /** Sends an A2A push notification of the task's state now (its secrets read from the agent's store). */
+    sendA2aPushNotification: (input: A2aPushInput & { after?: string }): Promise<A2aTaskStateSeen> =>
+      atBoundary(() =>
+        sendA2aPushNotification(input, Context.current(), lookupAgent(registry, input.agent).credentialStore),
+      ),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>

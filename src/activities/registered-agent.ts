@@ -1,5 +1,6 @@
 import type { ResolvedApproval, RunLimits, RunTimeouts, ToolSchema } from '../common/index.ts';
 import type { RegisteredAuthorization } from '../authorization/options.ts';
+import type { CachingOption } from '../caching/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpAgentTools } from '../mcp/agent-tools.ts';
@@ -64,6 +65,8 @@ export interface RegisteredAgent {
   textDeltaBatchMs: number | undefined;
   /** The context budget as the definition set it; defaults are filled in per model. */
   context: ContextOptions | undefined;
+  /** The prompt cache, as the definition set it (`'auto'` when it did not). */
+  caching: CachingOption;
   /** The definition's structured output, as JSON Schema; undefined when runs answer in text. */
   output?: OutputSpec;
   /** Sub-agent tools (`agent_<name>`) by tool name. */
@@ -75,6 +78,8 @@ export interface RegisteredAgent {
   authorization?: RegisteredAuthorization;
   /** The task queue of each tool whose credential key is rate-limited; absent when none is. */
   toolQueues?: Record<string, string>;
+  /** The task queue of each MCP server whose credential key is rate-limited; absent when none is. */
+  mcpQueues?: Record<string, string>;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

@@ -1,5 +1,6 @@
 import type { RunTimeouts, ToolSchema } from '../common/index.ts';
 import { validateContextOptions } from '../context/options.ts';
+import { checkCaching } from '../caching/check.ts';
 import { ConfigurationError } from '../errors.ts';
 import { McpAgentTools } from '../mcp/agent-tools.ts';
 import { validateMcpServers } from '../mcp/options.ts';
@@ -27,7 +28,7 @@ export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
 import { validateQuotas, type Quotas } from '../usage/quotas.ts';
 import type { UsageStore } from '../usage/types.ts';
-import { toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
+import { mcpServerQueues, toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 import { resolveFastTools } from '../fast-tools/resolve.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
@@ -88,6 +89,7 @@ export function buildAgentRegistry(
     for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
       initialTools.push(tool);
     const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
+    const mcpQueues = mcpServerQueues(mcp?.servers, rateLimited);
     registry.set(name, {
       name,
       models,
@@ -125,9 +127,11 @@ export function buildAgentRegistry(
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
+      caching: checkCaching(`Agent "${name}"`, definition.caching),
       ...delegation,
       authorization: resolveAuthorization(name, definition.authorization),
       ...(queues ? { toolQueues: queues } : {}),
+      ...(mcpQueues ? { mcpQueues } : {}),
     });
   }
   checkHandoffStores(registry);

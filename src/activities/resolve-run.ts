@@ -5,6 +5,7 @@ import type { RegisteredAuthorization } from '../authorization/options.ts';
 import type { ResolvedAuthorization } from '../common/authorization.ts';
 import { mcpToolsForRun } from '../mcp/run-tools.ts';
 import { DEFAULT_MAX_ITERATIONS, SKILL_MAX_ITERATIONS } from './agent-defaults.ts';
+import { checkCaching } from '../caching/check.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
@@ -85,9 +86,13 @@ export async function resolveRun(
       ? { authorization: resolvedAuthorization(agent.authorization) }
       : {}),
     ...(agent.textDeltaBatchMs ? { textDeltaBatchMs: agent.textDeltaBatchMs } : {}),
+    ...(input.caching !== undefined
+      ? { caching: checkCaching(`The run of agent "${agent.name}"`, input.caching) }
+      : {}),
     ...(agent.output ? { output: agent.output } : {}),
     ...(delegation(agent, input.noTools) ?? {}),
     ...(agent.toolQueues && !input.noTools ? { toolQueues: agent.toolQueues } : {}),
+    ...(agent.mcpQueues && !input.noTools ? { mcpQueues: agent.mcpQueues } : {}),
   };
 }
 

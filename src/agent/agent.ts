@@ -256,10 +256,15 @@ export class Agent<S extends OutputSchema | undefined = undefined> {
 
   async #boot(): Promise<Started> {
     const cleanup: Array<() => Promise<void>> = [];
-    // A quiet Temporal runtime, unless the application installed its own; Ctrl-C then stops this
+    // A quiet Temporal runtime, unless the application installed its own: one line per entry, as the
+    // CLI logs (a failed model step is a line, not an object with task tokens); Ctrl-C then stops this
     // agent with one line (Temporal's own signal handling would end the run() in a stack trace).
     if (
-      installWorkerRuntime({ level: resolveLogLevel(this.#options.logLevel, 'WARN'), shutdownSignals: [] })
+      installWorkerRuntime({
+        level: resolveLogLevel(this.#options.logLevel, 'WARN'),
+        oneLine: true,
+        shutdownSignals: [],
+      })
     ) {
       interruptible = true;
     }

@@ -1,8 +1,10 @@
 import type { ApprovalSettings, RunLimits, RunTimeouts } from '../common/index.ts';
 import type { AuthorizationOptions } from '../authorization/options.ts';
+import type { CachingOption } from '../caching/options.ts';
 import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpServers } from '../mcp/options.ts';
+import type { RemoteA2aAgent } from '../a2a/options.ts';
 import type { Quotas } from '../usage/quotas.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { LlmOption } from '../models/to-adapter.ts';
@@ -21,6 +23,11 @@ export type LiveTextOption = boolean | { batchMs?: number };
 export interface SubAgentSpec {
   /** The served agent the child run starts. Default: the inline `definition`, registered as `<parent>.<name>`. */
   agent?: string;
+  /**
+   * A remote agent served over A2A (by its URL, with a credential key for its auth): each call is a
+   * child run that sends one A2A task, once per tool call id (docs/a2a.md).
+   */
+  a2a?: RemoteA2aAgent;
   /** An inline definition of the sub-agent, registered on the same worker. */
   definition?: AgentDefinition;
   /** What the parent's model is told the sub-agent does. */
@@ -89,6 +96,12 @@ export interface AgentDefinition extends SkillOptions {
   liveText?: LiveTextOption;
   /** Keeps long conversations inside the model's context window (budget and compaction). */
   context?: ContextOptions;
+  /**
+   * The provider's prompt cache (docs/caching.md): `'auto'` (default) marks Anthropic's cache
+   * breakpoints and sends OpenAI a cache key per conversation, choosing the TTL by what the run
+   * waits for; `false` sends no marker; `{ ttl }` fixes the TTL.
+   */
+  caching?: CachingOption;
   /**
    * Every run answers with an object matching this schema (a zod schema or a JSON Schema object),
    * unless the run names its own `output`: `result.output` is then the parsed object.

@@ -55,5 +55,13 @@ export interface AgentOptions extends AgentDefinition, AgentHostingOptions {}
  */
 export type AgentRunOptions = Pick<
   StartRunOptions,
-  'timeoutMs' | 'limits' | 'tenant' | 'workflowId' | 'output' | 'outputRepairs' | 'priority' | 'model'
+  | 'timeoutMs'
+  | 'limits'
+  | 'tenant'
+  | 'workflowId'
+  | 'output'
+  | 'outputRepairs'
+  | 'priority'
+  | 'model'
+  | 'caching'
 >;

@@ -15,12 +15,16 @@ function ours(): Manifest {
   return createRequire(import.meta.url)('../../package.json') as Manifest;
 }
 
-/** What a project needs to run the config `init` writes: toolkit-agent and the offline model's runtime. */
+/**
+ * What a project needs to run the config `init` writes: toolkit-agent, the offline model's runtime,
+ * and zod (the config's tool declares its arguments with it).
+ */
 export function projectDependencies(): Record<string, string> {
   const manifest = ours();
   return {
     'toolkit-agent': `^${manifest.version}`,
     'node-llama-cpp': manifest.peerDependencies?.['node-llama-cpp'] ?? 'latest',
+    zod: manifest.dependencies?.zod ?? 'latest',
   };
 }
 
@@ -37,7 +41,6 @@ export function templateDependencies(): {
   const manifest = ours();
   return {
     dependencies: {
-      zod: manifest.dependencies?.zod ?? 'latest',
       // src/model.ts loads one when its API key is set.
       '@ai-sdk/anthropic': manifest.devDependencies?.['@ai-sdk/anthropic'] ?? 'latest',
       '@ai-sdk/openai': manifest.devDependencies?.['@ai-sdk/openai'] ?? 'latest',

@@ -4,7 +4,8 @@ export const CONFIG_TEMPLATE = `/**
  * toolkit-agent config: the agents that \`toolkit-agent run\`, \`chat\` and \`worker\` use, their
  * models and tools, the stores, and the Temporal cluster. Every key: node_modules/toolkit-agent/docs/cli.md.
  */
-import { CustomAPITool, defineConfig, findLocalModel, LocalLlamaModel } from 'toolkit-agent';
+import { z } from 'zod';
+import { defineConfig, defineTool, findLocalModel, LocalLlamaModel } from 'toolkit-agent';
 
 /** Anthropic with ANTHROPIC_API_KEY, OpenAI with OPENAI_API_KEY, else the offline model (\`toolkit-agent model pull\`). */
 async function model() {
@@ -20,18 +21,27 @@ async function model() {
   if (!modelPath) {
     throw new Error('No model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run \`toolkit-agent model pull\`.');
   }
-  // A 270M model answers best when its first step of each turn is a tool call.
+  // A 270M model answers best when each turn calls a tool first, then answers.
   return new LocalLlamaModel({ modelPath, toolChoice: 'required' });
 }
+
+/** A tool that needs no account, so the agent works at once. Add connectors, MCP servers or your own. */
+const clock = defineTool({
+  name: 'clock',
+  description: 'The current date and time (UTC)',
+  parameters: z.object({}),
+  run: () => ({ text: new Date().toISOString(), metadata: {} }),
+});
 
 export default defineConfig({
   agents: {
     assistant: {
       llm: await model(),
       systemPrompt: 'You are a helpful assistant. Answer briefly.',
-      // Calls HTTP APIs with the credential stored as custom_api:
+      tools: [clock],
+      // An HTTP API with a stored credential: \`import { CustomAPITool } from 'toolkit-agent'\`, add
+      // \`new CustomAPITool()\` here, and store its credential:
       //   toolkit-agent creds set custom_api --meta base_url=https://api.example.com
-      tools: [new CustomAPITool()],
     },
   },
   // Stores (defaults: ~/.toolkit-agent/credentials.json and ~/.toolkit-agent/memory.sqlite):

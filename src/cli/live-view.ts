@@ -97,6 +97,10 @@ export class LiveView {
         this.progress(`${paint('yellow', '!', process.stderr)} ${event.message}`);
         this.#label = `${asText(payload.tool)} waits out a rate limit`;
         break;
+      case 'model_waiting':
+        this.progress(`${paint('yellow', '!', process.stderr)} ${event.message}`);
+        this.#label = 'the model waits out a rate limit';
+        break;
       case 'run_cancelled':
         this.#label = 'cancelled';
         break;

@@ -8,6 +8,7 @@ import { registerDeploy } from './deploy.ts';
 import { registerEval } from './eval.ts';
 import { registerInit } from './init.ts';
 import { registerMcp } from './mcp.ts';
+import { registerA2a } from './a2a.ts';
 import { registerModel } from './model.ts';
 import { registerReplay } from './replay.ts';
 import { registerRun } from './run.ts';
@@ -45,6 +46,7 @@ export function createProgram(): Command {
   registerTriggers(program);
   registerSchedules(program);
   registerMcp(program);
+  registerA2a(program);
   registerModel(program);
   registerUsage(program);
   registerReplay(program);

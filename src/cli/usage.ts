@@ -5,6 +5,7 @@ import { usageStoreFollowing } from '../usage/default-store.ts';
 import { usageFilter, type UsageQuery } from '../usage/query.ts';
 import { summarizeUsage, type UsageTotals } from '../usage/summary.ts';
 import type { UsageGroupBy } from '../usage/types.ts';
+import { cacheHitRate } from '../usage/hit-rate.ts';
 
 interface UsageOptions {
   tenant?: string;
@@ -22,7 +23,9 @@ interface UsageOptions {
 export function registerUsage(program: Command): void {
   program
     .command('usage')
-    .description('Tokens, runs, tool calls and cost from the usage ledger, per tenant, agent, model or day')
+    .description(
+      'Tokens, prompt-cache hit rate, runs, tool calls and cost from the usage ledger, per tenant, agent, model or day',
+    )
     .option('--tenant <id>', 'only this tenant')
     .option('--agent <name>', 'only this agent')
     .option('--since <when>', 'from: a duration back (30m, 12h, 7d, 2w) or a date', '7d')
@@ -58,6 +61,7 @@ export function registerUsage(program: Command): void {
           String(t.runs),
           String(t.input_tokens),
           String(t.output_tokens),
+          cacheHitRate(t),
           String(t.tool_calls),
           ...(priced ? [`$${(t.cost ?? 0).toFixed(4)}`] : []),
         ];
@@ -67,6 +71,7 @@ export function registerUsage(program: Command): void {
             'RUNS',
             'INPUT',
             'OUTPUT',
+            'CACHE HIT',
             'TOOL CALLS',
             ...(priced ? ['COST'] : []),
           ],

@@ -15,6 +15,8 @@ import type { Skill } from '../skills/skill.ts';
 import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import { canStartEagerly } from './eager-start.ts';
 import type { RunLimits } from '../common/control.ts';
+import { checkCaching } from '../caching/check.ts';
+import type { CachingOption } from '../caching/options.ts';
 import { AgentRunHandle } from './run-handle.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
@@ -54,6 +56,8 @@ export interface StartRunOptions {
   timeoutMs?: number;
   /** End the run with `stop_reason: 'budget'` before a step would pass one of these. */
   limits?: RunLimits;
+  /** The provider's prompt cache for this run (docs/caching.md); the agent's `caching` otherwise. */
+  caching?: CachingOption;
   /** Show the prompt's first line in the Temporal UI's summary of the run. Default: the client's setting (off). */
   summaryIncludesPrompt?: boolean;
   /**
@@ -198,6 +202,7 @@ export class AgentClient {
     if (opts.deep?.verify) input.verify = true;
     if (opts.timeoutMs !== undefined) input.timeoutMs = checkedTimeout(opts.timeoutMs);
     if (opts.limits) input.limits = opts.limits;
+    if (opts.caching !== undefined) input.caching = checkCaching('The run', opts.caching);
     if (opts.output !== undefined) input.output = toOutputJsonSchema(opts.output, 'The run');
     const repairs = checkOutputRepairs(opts.outputRepairs, 'The run');
     if (repairs !== undefined) input.outputRepairs = repairs;

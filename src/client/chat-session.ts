@@ -1,4 +1,7 @@
+import { checkCaching } from '../caching/check.ts';
+import type { CachingOption } from '../caching/options.ts';
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   chatWorkflowId,
@@ -64,6 +67,8 @@ export interface ChatSessionOptions {
   output?: OutputSchema;
   /** Repair steps of each turn's structured answer. Default 2. */
   outputRepairs?: number;
+  /** The provider's prompt cache for every turn (docs/caching.md); the agent's `caching` otherwise. */
+  caching?: CachingOption;
 }
 
 /** Where a session runs: resolved lazily, so an `Agent` can start its embedded server on first use. */
@@ -171,16 +176,38 @@ export class AgentChatSession extends ApprovalControls {
       },
     );
     failed.catch(() => undefined);
-    const turn = streamRunEvents(workflow, afterSeq, {
-      include: (event) => event.payload.turn_id === send.turnId,
-      abort: failed,
-      // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
-      tail: answered.then(
-        (answer) => answer.events,
-        () => undefined,
-      ),
-    });
+    const turn = (from: number) =>
+      streamRunEvents(workflow, Math.max(from, afterSeq), {
+        include: (event) => event.payload.turn_id === send.turnId,
+        abort: failed,
+        // The answer carries the turn's events: the reader finishes from it, whichever run it reads.
+        tail: answered.then(
+          (answer) => answer.events,
+          () => undefined,
+        ),
+      });
     yield* withChildEvents(turn, childEventsOf(workflow));
+  }
+
+  /**
+   * The turn that runs now (or waits for an approval), read from its first event as it goes on: its
+   * `turnId` and `events`, which end with its `run_completed` / `run_cancelled`. `undefined` when
+   * no turn runs. Any number of readers may join a turn, each reads it whole (a page that reloads).
+   */
+  async runningTurn(): Promise<{ turnId: string; events: AsyncGenerator<AgentEvent> } | undefined> {
+    const { client } = await this.#target();
+    const workflow = client.workflow.getHandle(this.workflowId);
+    const state = await workflow.query(sessionStateQuery).catch((error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    });
+    const running = state?.running;
+    if (!running) return undefined;
+    const turn = (from: number) =>
+      streamRunEvents(workflow, Math.max(from, running.after_seq), {
+        include: (event) => event.payload.turn_id === running.turn_id,
+      });
+    return { turnId: running.turn_id, events: withChildEvents(turn, childEventsOf(workflow)) };
   }
 
   /**
@@ -229,12 +256,23 @@ export class AgentChatSession extends ApprovalControls {
     const { client, taskQueue, agent, fairness } = await this.#target();
     const input: ChatSessionInput = { agent, sessionId: this.sessionId };
     const { tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits } = this.#options;
+    const caching =
+      this.#options.caching === undefined
+        ? undefined
+        : checkCaching('The chat session', this.#options.caching);
     Object.assign(
       input,
       Object.fromEntries(
-        Object.entries({ tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits }).filter(
-          ([, v]) => v !== undefined,
-        ),
+        Object.entries({
+          tenant,
+          maxIterations,
+          skills,
+          model,
+          idleTimeoutMs,
+          timeoutMs,
+          limits,
+          caching,
+        }).filter(([, v]) => v !== undefined),
       ),
     );
     const ui = runStartOptions({ agent, tenant, kind: 'chat', model });

@@ -1,15 +1,15 @@
 import type { AgentEvent } from '../common/events.ts';
-import { isTerminal } from './event-stream.ts';
+import { isTerminal, type EventsFrom } from './event-stream.ts';
 
 /** Anything whose events can be read from a position: an `AgentRunHandle`. */
 export interface EventSourceable {
-  events(opts?: { afterSeq?: number }): AsyncIterable<AgentEvent>;
+  events(opts?: EventsFrom): AsyncIterable<AgentEvent>;
 }
 
 export interface EventStreamResponseOptions {
   /**
-   * The `Last-Event-ID` header of a reconnecting `EventSource`: the stream resumes after that event.
-   * Pass the request's header as it came (string, null or undefined).
+   * The `Last-Event-ID` header of a reconnecting `EventSource`: the stream resumes right after that
+   * event, sub-agents' events included. Pass the request's header as it came (string, null or undefined).
    */
   lastEventId?: string | number | null;
   /** How long a browser waits before it reconnects (the `retry:` field). Default 1000 ms. */
@@ -20,8 +20,8 @@ export interface EventStreamResponseOptions {
 
 /**
  * A run's events as a standard `Response` with `text/event-stream` (Server-Sent Events), for
- * browsers' `EventSource`. Each event is one message whose `id:` is the event's `seq` and whose
- * `data:` is the event as JSON, so a reconnecting `EventSource` resumes with `Last-Event-ID`
+ * browsers' `EventSource`. Each event is one message whose `id:` is the event's `cursor` (its
+ * `seq`, or `12/3` for a sub-agent run's event) and whose `data:` is the event as JSON, so a reconnecting `EventSource` resumes with `Last-Event-ID`
  * (pass it as `lastEventId`). After the run's last event comes `event: end`: close the
  * `EventSource` then, or it reconnects. Return it from fetch-style handlers as is; with Node's
  * `http`, write its status and headers and pipe `Readable.fromWeb(response.body)` into the reply.
@@ -38,7 +38,8 @@ export function eventStreamResponse(
   handle: EventSourceable,
   opts: EventStreamResponseOptions = {},
 ): Response {
-  const afterSeq = parseLastEventId(opts.lastEventId);
+  const after =
+    opts.lastEventId === undefined || opts.lastEventId === null ? undefined : String(opts.lastEventId);
   const encoder = new TextEncoder();
   let events: AsyncIterator<AgentEvent> | undefined;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -51,14 +52,14 @@ export function eventStreamResponse(
       }, opts.keepAliveMs ?? 15_000);
     },
     async pull(controller) {
-      events ??= handle.events({ afterSeq })[Symbol.asyncIterator]();
+      events ??= handle.events(after ? { after } : {})[Symbol.asyncIterator]();
       try {
         const next = await events.next();
         if (next.done) return finish(controller);
         const event = next.value;
-        // A sub-agent run's event has its own seq: it leaves the resume point (the run's) as it is.
-        const id = event.payload.sub_run === undefined ? `id: ${event.seq}\n` : '';
-        controller.enqueue(encoder.encode(`${id}data: ${JSON.stringify(event)}\n\n`));
+        // The cursor, not the seq: a sub-agent run's events have seqs of their own.
+        const id = event.cursor ?? String(event.seq);
+        controller.enqueue(encoder.encode(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`));
         if (isTerminal(event)) finish(controller);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -86,9 +87,4 @@ export function eventStreamResponse(
       'x-accel-buffering': 'no',
     },
   });
-}
-
-function parseLastEventId(value: string | number | null | undefined): number {
-  const seq = typeof value === 'number' ? value : Number.parseInt(value ?? '', 10);
-  return Number.isInteger(seq) && seq > 0 ? seq : 0;
 }

@@ -135,6 +135,13 @@ export function isTerminal(event: AgentEvent): boolean {
   );
 }
 
+/** Where a reader of a run's events starts: after a seq of the run's own, or after an event's `cursor`. */
+export interface EventsFrom {
+  afterSeq?: number;
+  /** An event's `cursor` (`12`, `12/3`): the events after it, sub-agents' included. */
+  after?: string;
+}
+
 export interface StreamOptions {
   /** Only these events are yielded (and only their `run_completed` ends the stream): a chat turn's own. */
   include?: (event: AgentEvent) => boolean;

@@ -28,6 +28,15 @@ export type { Pricing, ModelPrice, UsageReport, UsageTotals } from '../usage/sum
 export type { UsageQuery } from '../usage/query.ts';
 export type { UsageGroupBy, UsageStore } from '../usage/types.ts';
 export { eventStreamResponse, type EventStreamResponseOptions } from './event-stream-response.ts';
+export {
+  toUIMessageChunkStream,
+  toUIMessageStreamResponse,
+  type UIMessageSource,
+  type UIMessageStreamOptions,
+  type UIMessageStreamResponseOptions,
+  type UIStreamChunk,
+} from '../ui-stream/ui-message-stream.ts';
+export { createChatHandler, type ChatHandlerOptions } from '../ui-stream/chat-handler.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
 export {
   TOOLKIT_AGENT,

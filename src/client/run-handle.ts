@@ -9,8 +9,9 @@ import type { AgentResult, AgentRunOutput } from '../common/run.ts';
 import { RunFailedError } from '../errors.ts';
 import { checkedResult } from '../output/result.ts';
 import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
+import { parseCursor } from '../subagents/event-cursor.ts';
 import { quotaExceededIn } from '../usage/refusal.ts';
-import { streamRunEvents } from './event-stream.ts';
+import { streamRunEvents, type EventsFrom } from './event-stream.ts';
 import { failedRunEvents } from './failed-run.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 
@@ -35,8 +36,8 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
 
   /**
    * Stops the run: in-flight model and tool calls are cancelled (their `AbortSignal` fires), calls
-   * that did not finish are answered "Cancelled: <reason>" in the stored conversation, the last
-   * event is `run_cancelled`, and {@link AgentRunHandle.result} resolves with `stop_reason: 'cancelled'`.
+   * that did not finish are answered "Cancelled: <reason>" in the stored conversation, a text answer
+   * the model was writing is kept as far as it was written, the last event is `run_cancelled`, and {@link AgentRunHandle.result} resolves with `stop_reason: 'cancelled'`.
    * Refused ({@link ControlRefusedError}) when the run has already ended or is stopping.
    */
   cancel(reason?: string): Promise<void> {
@@ -63,15 +64,19 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
   }
 
   /**
-   * The run's events after `afterSeq`, as they happen, ending after `run_completed`. The events of
-   * its sub-agent runs come in between, tagged `{ agent, sub_run, depth }` (those of children that
-   * started after `afterSeq`).
+   * The run's events as they happen, ending after `run_completed`: from the start, after `afterSeq`
+   * (a seq of the run's own), or after `after` (an event's `cursor`). The events of its sub-agent
+   * runs come right after the call that started them, tagged `{ agent, sub_run, depth }`; every
+   * event has a `cursor`, increasing, from which a reader resumes exactly.
+   * @throws ConfigurationError when `after` is not a cursor.
    */
-  async *events(opts: { afterSeq?: number } = {}): AsyncGenerator<AgentEvent> {
+  async *events(opts: EventsFrom = {}): AsyncGenerator<AgentEvent> {
+    const from = opts.after === undefined ? parseCursor(opts.afterSeq) : parseCursor(opts.after);
     try {
       yield* withChildEvents(
-        streamRunEvents(this.workflow, opts.afterSeq ?? 0, this.#startedRun),
+        (afterSeq) => streamRunEvents(this.workflow, afterSeq, this.#startedRun),
         childEventsOf(this.workflow),
+        from,
       );
     } catch (error) {
       throw asRunFailure(this.workflowId, error);

@@ -1,3 +1,4 @@
+import type { CachingOption } from '../caching/options.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from './control.ts';
 import type { ClosedRunEvents } from './events.ts';
@@ -18,6 +19,8 @@ export interface ChatSessionInput {
   limits?: RunLimits;
   /** The session ends after this long without a turn; `send` resumes it from its stored history. Default 7 days. */
   idleTimeoutMs?: number;
+  /** The provider's prompt cache for every turn (the agent's `caching` otherwise). */
+  caching?: CachingOption;
   /** Carried across continue-as-new: references and counters only, never message texts. */
   state?: ChatSessionState;
 }
@@ -33,6 +36,15 @@ export interface ChatSessionState {
   /** The agent holding the conversation after a handoff (`transfer_to_<name>`); the session's own before. */
   agent?: string;
 }
+
+/** The turn a session runs now, as its state query says: its id and the last event seq before it. */
+export interface RunningTurn {
+  turn_id: string;
+  after_seq: number;
+}
+
+/** What the session state query answers: the counters, whether a turn runs or waits, and the one that runs. */
+export type SessionStateView = ChatSessionState & { busy: boolean; running?: RunningTurn };
 
 /** How many turn ids a session remembers to refuse a message sent twice (`DuplicateTurn`). */
 export const RECENT_TURN_IDS = 500;

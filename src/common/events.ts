@@ -21,7 +21,8 @@ export type AgentEventType =
   | 'authorization_required'
   | 'authorization_granted'
   | 'authorization_timed_out'
-  | 'tool_waiting';
+  | 'tool_waiting'
+  | 'model_waiting';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -36,7 +37,8 @@ export type AgentEventType =
  * `.scopes`, `.reason` and `.expires_at` (with `.call_id`, `.tool`); `authorization_granted` and
  * `authorization_timed_out` with `.credential_key`, `.call_id` and `.tool`; `tool_waiting` (a call the
  * provider rate-limited, waiting on a timer) with `.tool`, `.call_id`, `.reason` (`'rate_limit'`),
- * `.retry_after_ms`, `.resume_at` and `.wait` (its count). A sub-agent call's
+ * `.retry_after_ms`, `.resume_at` and `.wait` (its count); `model_waiting` (a model step the provider
+ * rate-limited, waiting on a timer) with `.reason`, `.retry_after_ms`, `.resume_at` and `.wait`. A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
  * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
  * `.sub_run` and `.depth`. No event ever carries a secret.
@@ -47,6 +49,13 @@ export interface AgentEvent {
   message: string;
   payload: Record<string, unknown>;
   timestamp: string;
+  /**
+   * Where a reader resumes after this event (`events({ after })`, an SSE event's `id:`): set on the
+   * events `events()` and `stream()` yield. It is the seq of a run's own event, and `12/3` for
+   * event 3 of the sub-agent run called at event 12; cursors increase in the order a reader
+   * gets the events.
+   */
+  cursor?: string;
 }
 
 /**

@@ -56,6 +56,25 @@ export interface Usage {
   total_tokens: number;
   /** Input tokens read from the provider's prompt cache (part of `input_tokens`), when it says. */
   cached_input_tokens?: number;
+  /** Input tokens written to the provider's prompt cache for 5 minutes (part of `input_tokens`), when it says. */
+  cache_write_5m_tokens?: number;
+  /** Input tokens written to the provider's prompt cache for 1 hour (part of `input_tokens`), when it says. */
+  cache_write_1h_tokens?: number;
   /** Output tokens spent on reasoning (part of `output_tokens`), when the provider says. */
   reasoning_tokens?: number;
+  /**
+   * On one step's usage: the step wrote more to the prompt cache than it read although the step
+   * before had cached its prefix, and what changed in between.
+   */
+  cache?: CacheNote;
+}
+
+/** Why a step missed the prompt cache: what changed since the step before cached its prefix. */
+export type CacheMissReason = 'tools' | 'system_prompt' | 'compaction' | 'ttl_expired' | 'unknown';
+
+/** The `cache` note of a step's usage. */
+export interface CacheNote {
+  reason: CacheMissReason;
+  /** What happened, in words, with the step's read and written tokens. */
+  message: string;
 }

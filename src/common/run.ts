@@ -1,3 +1,4 @@
+import type { CachingOption } from '../caching/options.ts';
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { AuthorizationRequest, ResolvedAuthorization } from './authorization.ts';
@@ -8,6 +9,7 @@ import type { JsonSchemaObject, OutputCheck, OutputFailure, OutputSpec } from '.
 import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
 import type { RateLimitedCall } from '../rate-limits/types.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
+import type { QuotaExceededDetails } from '../errors.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -37,6 +39,8 @@ export interface AgentRunInput {
   outputRepairs?: number;
   /** Set when a parent run started this one as a sub-agent (its deadline and remaining budgets flow down). */
   parent?: ParentRunInfo;
+  /** The provider's prompt cache for this run (the agent's `caching` otherwise). */
+  caching?: CachingOption;
 }
 
 /**
@@ -105,6 +109,11 @@ export interface AgentResult<T = string> {
     handoffs?: string[];
     /** The agent that answered last (differs from the one started after a handoff). */
     agent?: string;
+    /**
+     * A run a quota refused at its start (`stop_reason: 'quota'`, nothing ran): which quota, and when
+     * it frees up. The workflow completes (it did not fail); `result()` rejects with a `QuotaExceededError`.
+     */
+    refused?: QuotaExceededDetails;
   };
 }
 
@@ -173,6 +182,8 @@ export interface ResolveRunInput {
   deepPhase?: 'plan' | 'execute';
   /** The start of a run or chat turn from outside: checked against the tenant's start quotas and recorded in the usage ledger. */
   admit?: boolean;
+  /** The run's own `caching`. */
+  caching?: CachingOption;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -203,12 +214,19 @@ export interface ResolvedRun {
   authorization?: ResolvedAuthorization;
   /** Batch interval of live text (`text_delta`); absent when the agent turned live text off. */
   textDeltaBatchMs?: number;
+  /** The run's own `caching`; absent when the agent's applies. */
+  caching?: CachingOption;
   /** The agent definition's `output` (a run's own wins); absent when it has none. */
   output?: OutputSpec;
   /** Sub-agent and handoff tools, and the nesting cap; absent when the agent delegates to none. */
   delegation?: ResolvedDelegation;
   /** The task queue of each tool whose credential key is rate-limited (`rateLimits`); absent when none is. */
   toolQueues?: Record<string, string>;
+  /**
+   * The task queue of each MCP server whose credential key is rate-limited: the calls of its tools
+   * (`<server>_<tool>`) run there. Absent when none is (and in plans of older workers).
+   */
+  mcpQueues?: Record<string, string>;
   /**
    * Fast calls ride with the next model step (src/fast-tools/carried-calls.ts). Absent in plans from
    * older workers, whose histories replay their fast calls as the local activities they recorded.
@@ -240,6 +258,8 @@ export interface CallModelInput {
   runLine?: RunLineSoFar;
   /** Fast calls of the step before, run by this step before it asks the model (`ModelStep.carried`). */
   carried?: CarriedCalls;
+  /** The run's own `caching`; absent when the agent's applies. */
+  caching?: CachingOption;
 }
 
 /**

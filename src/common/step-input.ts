@@ -36,5 +36,6 @@ export function modelStepInput(at: StepPosition): CallModelInput {
     ...(at.output ? { output: { schema: at.output } } : {}),
     ...(at.runLine ? { runLine: at.runLine } : {}),
     ...(at.carried ? { carried: at.carried } : {}),
+    ...(at.plan.caching !== undefined ? { caching: at.plan.caching } : {}),
   };
 }

@@ -16,9 +16,9 @@ import {
   DELIVER_UPDATE,
   SEND_UPDATE,
   SESSION_STATE_QUERY,
-  type ChatSessionState,
   type ChatTurnOutput,
   type SendInput,
+  type SessionStateView,
 } from './chat.ts';
 import {
   APPROVE_UPDATE,
@@ -59,7 +59,7 @@ export const sendUpdate = defineUpdate<ChatTurnOutput, [SendInput]>(SEND_UPDATE)
 export const deliverUpdate = defineUpdate<{ duplicate: boolean }, [SendInput]>(DELIVER_UPDATE);
 /** A message from another workflow (a poller), which cannot send updates. */
 export const deliverSignal = defineSignal<[SendInput]>(DELIVER_SIGNAL);
-export const sessionStateQuery = defineQuery<ChatSessionState & { busy: boolean }>(SESSION_STATE_QUERY);
+export const sessionStateQuery = defineQuery<SessionStateView>(SESSION_STATE_QUERY);
 
 // A poller.
 export const pollerStateQuery = defineQuery<PollerState>(POLLER_STATE_QUERY);

@@ -82,4 +82,10 @@ export interface ContextMetadata {
   max_input_tokens: number;
   /** Compactions of this conversation so far. */
   compactions: number;
+  /**
+   * Steps of this turn whose prompt cache a compaction broke: the conversation after the system
+   * prompt was written to the cache again (the tools and system prompt were still read from it).
+   * Absent when none did.
+   */
+  cache_breaks?: number;
 }

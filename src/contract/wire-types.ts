@@ -13,6 +13,7 @@ import type {
   ChatTurnOutput,
   SendInput,
   SessionMessageInput,
+  SessionStateView,
 } from '../common/chat.ts';
 import type { ApproveInput, CancelInput, PendingApproval, RejectInput } from '../common/control.ts';
 import type { PendingAuthorization } from '../common/authorization.ts';
@@ -42,7 +43,7 @@ export interface DeliverUpdateResult {
   duplicate: boolean;
 }
 /** What the `toolkit.sessionState` query answers. */
-export type SessionStateQueryResult = ChatSessionState & { busy: boolean };
+export type SessionStateQueryResult = SessionStateView;
 /** The argument of the `toolkit.cancel` update. */
 export type CancelUpdateInput = CancelInput;
 /** The argument of the `toolkit.approve` update. */

@@ -16,6 +16,7 @@ export const WORKFLOW_INPUTS = {
       output: ['object'],
       outputRepairs: ['number'],
       parent: ['object'],
+      caching: ['boolean', 'object', 'string'],
     },
   },
   deepAgentRun: {
@@ -33,6 +34,7 @@ export const WORKFLOW_INPUTS = {
       output: ['object'],
       outputRepairs: ['number'],
       parent: ['object'],
+      caching: ['boolean', 'object', 'string'],
       verify: ['boolean'],
     },
   },
@@ -48,6 +50,7 @@ export const WORKFLOW_INPUTS = {
       timeoutMs: ['number'],
       limits: ['object'],
       idleTimeoutMs: ['number'],
+      caching: ['boolean', 'object', 'string'],
       state: ['object'],
     },
   },

@@ -8,6 +8,7 @@ import type { ProviderData, ToolCall, Usage } from '../common/messages.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
 import { classifyModelError } from './model-errors.ts';
 import { toProviderPrompt } from './ai-sdk-prompt.ts';
+import { withPromptCache } from '../caching/provider-cache.ts';
 import { FINAL_ANSWER_TOOL } from '../output/final-answer-tool.ts';
 
 /**
@@ -73,7 +74,7 @@ export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = 
     modelId: name,
     structuredOutput,
     async generate(request: ModelRequest): Promise<ModelResponse> {
-      const call: LanguageModelV4CallOptions = {
+      const plain: LanguageModelV4CallOptions = {
         ...options.callOptions,
         prompt: toProviderPrompt(request.messages),
         ...(request.output
@@ -92,6 +93,7 @@ export function aiSdkModel(model: LanguageModel, options: AiSdkAdapterOptions = 
           : {}),
         abortSignal: request.signal,
       };
+      const call = withPromptCache(plain, model, request.cache);
       try {
         if (options.stream === false) {
           const result = await v4.doGenerate(call);
@@ -239,11 +241,31 @@ function toUsage(usage: unknown): Usage | undefined {
   const flat = usage as { cachedInputTokens?: unknown; reasoningTokens?: unknown };
   const cached = (inputTokens as { cacheRead?: unknown } | undefined)?.cacheRead ?? flat.cachedInputTokens;
   const reasoning = (outputTokens as { reasoning?: unknown } | undefined)?.reasoning ?? flat.reasoningTokens;
+  const writes = cacheWrites(usage);
   return {
     input_tokens: input,
     output_tokens: output,
     total_tokens: input + output,
     ...(typeof cached === 'number' && cached > 0 ? { cached_input_tokens: cached } : {}),
+    ...(writes['5m'] > 0 ? { cache_write_5m_tokens: writes['5m'] } : {}),
+    ...(writes['1h'] > 0 ? { cache_write_1h_tokens: writes['1h'] } : {}),
     ...(typeof reasoning === 'number' && reasoning > 0 ? { reasoning_tokens: reasoning } : {}),
   };
+}
+
+/**
+ * Tokens written to the prompt cache, by TTL: v4/v3 give the total (`inputTokens.cacheWrite`);
+ * Anthropic's own usage (`raw.cache_creation`) splits it into 5-minute and 1-hour writes. A write
+ * the provider does not split counts as a 5-minute write.
+ */
+function cacheWrites(usage: object): { '5m': number; '1h': number } {
+  const total = (usage as { inputTokens?: { cacheWrite?: unknown } }).inputTokens?.cacheWrite;
+  const split = (
+    usage as {
+      raw?: { cache_creation?: { ephemeral_5m_input_tokens?: unknown; ephemeral_1h_input_tokens?: unknown } };
+    }
+  ).raw?.cache_creation;
+  const written = typeof total === 'number' ? total : 0;
+  const hour = typeof split?.ephemeral_1h_input_tokens === 'number' ? split.ephemeral_1h_input_tokens : 0;
+  return { '5m': Math.max(0, written - hour), '1h': Math.min(hour, written) };
 }

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { ConfigurationError, ContextOverflowError } from '../errors.ts';
 import { assertInstalled } from '../optional-dependency.ts';
 import type { ModelAdapter, ModelRequest, ModelResponse } from './model-adapter.ts';
-import { mustCallTool, parseLocalReply, renderLocalPrompt, replySchema } from './local-prompt.ts';
+import { parseLocalReply, renderLocalPrompt, replyKind, replySchema } from './local-prompt.ts';
 import { LocalAnswerStream, LocalObjectStream } from './local-answer-stream.ts';
 import { llamaLogOptions } from './local-llama-log.ts';
 import type { LlamaLogLevel } from 'node-llama-cpp';
@@ -21,7 +21,7 @@ export interface LocalLlamaOptions {
    * very small models cannot judge when a tool is needed. Default `auto`.
    */
   toolChoice?: 'auto' | 'required';
-  /** Most tokens per reply. Default 256. */
+  /** Most tokens per reply. Default 512. */
   maxTokens?: number;
   temperature?: number;
   /**
@@ -32,7 +32,7 @@ export interface LocalLlamaOptions {
 }
 
 const DEFAULT_CONTEXT_SIZE = 4096;
-const DEFAULT_MAX_TOKENS = 256;
+const DEFAULT_MAX_TOKENS = 512;
 
 interface Loaded {
   llama: { createGrammarForJsonSchema(schema: unknown): Promise<unknown> };
@@ -86,7 +86,7 @@ export class LocalLlamaModel implements ModelAdapter {
 
   async #generate(request: ModelRequest): Promise<ModelResponse> {
     const { llama, model, sequence, completion } = await this.#load();
-    const prompt = renderLocalPrompt(request.messages, request.tools);
+    const prompt = renderLocalPrompt(request.messages, request.tools, request.output?.schema);
     const input = model.tokenize(prompt).length;
     if (input > this.maxInputTokens) {
       throw new ContextOverflowError(
@@ -96,9 +96,9 @@ export class LocalLlamaModel implements ModelAdapter {
         { tokens: input, limit: this.maxInputTokens },
       );
     }
-    const force = mustCallTool(request.messages, request.tools, this.#options.toolChoice ?? 'auto');
+    const kind = replyKind(request.messages, request.tools, this.#options.toolChoice ?? 'auto');
     const schema = request.output?.schema;
-    const grammar = await llama.createGrammarForJsonSchema(replySchema(request.tools, force, schema));
+    const grammar = await llama.createGrammarForJsonSchema(replySchema(request.tools, kind, schema));
     await sequence.clearHistory();
     const text = await completion.generateCompletion(prompt, {
       grammar,
@@ -134,6 +134,7 @@ export class LocalLlamaModel implements ModelAdapter {
         logger: log.logger,
       });
       const model = await llama.loadModel({ modelPath: this.#options.modelPath });
+      if (logLevel !== 'ERROR') sayOnce(this.#options.modelPath);
       const context = await model.createContext({
         contextSize: this.#options.contextSize ?? DEFAULT_CONTEXT_SIZE,
         threads: this.#options.threads ?? availableParallelism(),
@@ -160,4 +161,18 @@ export class LocalLlamaModel implements ModelAdapter {
 function answerStream(onText: (text: string) => void, structured: boolean): (chunk: string) => void {
   const stream = structured ? new LocalObjectStream(onText) : new LocalAnswerStream(onText);
   return (chunk) => stream.push(chunk);
+}
+
+/** Whether this process said which model the offline runs use. */
+let said = false;
+
+/** Says once per process that the offline model is for trying things out, and how to use a provider. */
+function sayOnce(modelPath: string): void {
+  if (said) return;
+  said = true;
+  process.stderr.write(
+    `Using the offline model ${basename(modelPath)}: a small model for trying things out, not for real work. ` +
+      'For real answers set ANTHROPIC_API_KEY (npm install @ai-sdk/anthropic) or OPENAI_API_KEY ' +
+      '(npm install @ai-sdk/openai); docs/models.md has the others.\n',
+  );
 }

@@ -1,4 +1,6 @@
 import type { Message, ToolCall, ToolSchema } from '../common/messages.ts';
+import { ModelError } from '../errors.ts';
+import { valuesWithoutLoops, withoutLoops } from './local-loops.ts';
 import type { ModelResponse } from './model-adapter.ts';
 
 /**
@@ -9,18 +11,34 @@ import type { ModelResponse } from './model-adapter.ts';
 const INTRO = [
   'A conversation between a user and an assistant that can call tools. The assistant replies with one JSON ' +
     'object: {"tool": name, "arguments": {...}} to call a tool, or {"answer": text} to reply to the user. ' +
-    'A tool result follows each call; once it has what it needs, the assistant answers.',
+    'A tool result follows each call; once it has what it needs, the assistant answers in its own words.',
   '',
-  'Example:',
-  'User: What time is it in Paris?',
-  'Assistant: {"tool": "world_clock", "arguments": {"city": "Paris"}}',
-  'Tool result (world_clock): {"time": "14:05"}',
-  'Assistant: {"answer": "It is 14:05 in Paris."}',
+  'Example 1:',
+  'User: Hello!',
+  'Assistant: {"answer": "Hello! How can I help you today?"}',
+  '',
+  'Example 2:',
+  'User: Who are you?',
+  'Assistant: {"answer": "I am an AI assistant. I answer questions and use tools for you."}',
+  '',
+  'Example 3:',
+  'User: Is it snowing in Oslo?',
+  'Assistant: {"tool": "weather", "arguments": {"city": "Oslo"}}',
+  'Tool result (weather): {"sky": "snow", "celsius": -3}',
+  'Assistant: {"answer": "Yes, it is snowing in Oslo, at -3 °C."}',
   '',
   'Now the real conversation.',
 ].join('\n');
 
-export function renderLocalPrompt(messages: readonly Message[], tools: readonly ToolSchema[]): string {
+/**
+ * The prompt of one step: the protocol, the system prompt, the tools with their arguments, the shape
+ * of a structured answer (`output`) with what each field means, then the transcript.
+ */
+export function renderLocalPrompt(
+  messages: readonly Message[],
+  tools: readonly ToolSchema[],
+  output?: Record<string, unknown>,
+): string {
   const lines = [INTRO, ''];
   const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
   if (system.length) lines.push(...system, '');
@@ -28,10 +46,11 @@ export function renderLocalPrompt(messages: readonly Message[], tools: readonly 
     lines.push('Tools:');
     for (const tool of tools)
       lines.push(
-        `- ${tool.function.name}: ${tool.function.description} Arguments: ${describeArguments(tool)}`,
+        `- ${tool.function.name}: ${tool.function.description} Arguments: ${describeFields(tool.function.parameters)}`,
       );
     lines.push('');
   }
+  if (output) lines.push(`The answer is an object: ${describeFields(output)}`, '');
   for (const message of messages) {
     if (message.role === 'user') lines.push(`User: ${message.content}`);
     if (message.role === 'assistant') {
@@ -45,26 +64,39 @@ export function renderLocalPrompt(messages: readonly Message[], tools: readonly 
   return lines.join('\n');
 }
 
-function describeArguments(tool: ToolSchema): string {
-  const properties = (tool.function.parameters.properties ?? {}) as Record<
+/** An object schema's fields as the model reads them: name, type (or its choices) and meaning. */
+function describeFields(schema: Record<string, unknown>): string {
+  const properties = (schema.properties ?? {}) as Record<
     string,
-    { type?: unknown; description?: string }
+    { type?: unknown; enum?: unknown[]; description?: string }
   >;
-  const parts = Object.entries(properties).map(
-    ([name, property]) =>
-      `"${name}": ${typeof property.type === 'string' ? property.type : 'value'}${property.description ? ` (${property.description})` : ''}`,
-  );
+  const parts = Object.entries(properties).map(([name, property]) => {
+    const type = Array.isArray(property.enum)
+      ? `one of ${property.enum.map(String).join(' | ')}`
+      : typeof property.type === 'string'
+        ? property.type
+        : 'value';
+    return `"${name}": ${type}${property.description ? ` (${property.description})` : ''}`;
+  });
   return `{${parts.join(', ')}}`;
 }
 
-/** Whether this step must call a tool: with `required`, the first step after the user's message does. */
-export function mustCallTool(
+/**
+ * What this step may reply. With `required`, the first step after the user's message calls a tool
+ * and the step after its result answers: a very small model cannot judge when a tool is needed, nor
+ * when it has what it needs. With `auto`, either.
+ */
+export function replyKind(
   messages: readonly Message[],
   tools: readonly ToolSchema[],
   toolChoice: 'auto' | 'required',
-): boolean {
-  return toolChoice === 'required' && tools.length > 0 && messages.at(-1)?.role === 'user';
+): ReplyKind {
+  if (toolChoice !== 'required' || tools.length === 0) return 'either';
+  const last = messages.at(-1)?.role;
+  return last === 'user' ? 'tool' : last === 'tool' ? 'answer' : 'either';
 }
+
+export type ReplyKind = 'tool' | 'answer' | 'either';
 
 /**
  * The JSON schema (in the subset grammar engines take) that every reply must match. With `output`
@@ -72,7 +104,7 @@ export function mustCallTool(
  */
 export function replySchema(
   tools: readonly ToolSchema[],
-  forceTool: boolean,
+  kind: ReplyKind,
   output?: Record<string, unknown>,
 ): Record<string, unknown> {
   const calls = tools.map((tool) => ({
@@ -81,11 +113,18 @@ export function replySchema(
   }));
   const answer = {
     type: 'object',
-    properties: { answer: output ? toGrammarSchema(output) : { type: 'string' } },
+    properties: { answer: output ? toGrammarSchema(output) : { type: 'string', maxLength: ANSWER_CHARS } },
   };
-  const options = forceTool ? calls : [...calls, answer];
+  const options = kind === 'tool' ? calls : kind === 'answer' ? [answer] : [...calls, answer];
   return options.length === 1 ? options[0]! : { oneOf: options };
 }
+
+/**
+ * The longest text answer and the longest string value the grammar lets the model write: a small
+ * model that loops on a phrase or a digit is made to close its JSON within `maxTokens` (512).
+ */
+const ANSWER_CHARS = 1200;
+const VALUE_CHARS = 300;
 
 /**
  * A JSON Schema reduced to what grammar engines take: types, properties, items, enums and choices.
@@ -122,6 +161,7 @@ export function toGrammarSchema(schema: Record<string, unknown>): Record<string,
         items: toGrammarSchema((schema.items ?? { type: 'string' }) as Record<string, unknown>),
       };
     case 'string':
+      return { type: 'string', maxLength: Math.min(Number(schema.maxLength ?? VALUE_CHARS), VALUE_CHARS) };
     case 'number':
     case 'integer':
     case 'boolean':
@@ -133,7 +173,8 @@ export function toGrammarSchema(schema: Record<string, unknown>): Record<string,
 }
 
 /**
- * The model's JSON reply as a step: a tool call (with null optional arguments dropped) or an answer;
+ * The model's JSON reply as a step: a tool call (with null optional arguments dropped) or an answer,
+ * each without a phrase the model fell to repeating ({@link withoutLoops});
  * a structured answer (`output`: its schema) becomes its JSON text, without the nulls the grammar
  * wrote for optional properties.
  */
@@ -146,17 +187,22 @@ export function parseLocalReply(
   try {
     reply = JSON.parse(text) as typeof reply;
   } catch {
-    return { text: text.trim(), toolCalls: [] };
+    return cutOffReply(text, output);
   }
   if (typeof reply.tool === 'string') {
     const args = Object.fromEntries(
-      Object.entries(reply.arguments ?? {}).filter(([, value]) => value !== null),
+      Object.entries(reply.arguments ?? {})
+        .filter(([, value]) => value !== null)
+        .map(([name, value]) => [name, valuesWithoutLoops(value)]),
     );
     const call: ToolCall = { id: callId, name: reply.tool, args };
     return { text: '', toolCalls: [call] };
   }
-  if (output) return { text: JSON.stringify(dropOptionalNulls(reply.answer ?? null, output)), toolCalls: [] };
-  return { text: typeof reply.answer === 'string' ? reply.answer : '', toolCalls: [] };
+  if (output) {
+    const answer = valuesWithoutLoops(dropOptionalNulls(reply.answer ?? null, output));
+    return { text: JSON.stringify(answer), toolCalls: [] };
+  }
+  return { text: typeof reply.answer === 'string' ? withoutLoops(reply.answer) : '', toolCalls: [] };
 }
 
 /** Removes the `null` values the grammar allows for optional properties (see {@link toGrammarSchema}). */
@@ -172,5 +218,24 @@ function dropOptionalNulls(value: unknown, schema: Record<string, unknown>): unk
     Object.entries(value)
       .filter(([name, item]) => item !== null || required.has(name))
       .map(([name, item]) => [name, dropOptionalNulls(item, properties[name] ?? {})]),
+  );
+}
+
+/**
+ * A reply the grammar did not let finish (it ran out of tokens): the text of an answer cut short,
+ * marked so; never the raw JSON. A tool call or a structured answer cut short cannot be used: the
+ * error says how to give the model room.
+ */
+function cutOffReply(text: string, output: Record<string, unknown> | undefined): ModelResponse {
+  const answer = /^\s*\{\s*"answer"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(text);
+  if (answer && !output) {
+    const written = answer[1]!.replace(/\\$/, '');
+    const said = JSON.parse(`"${written}"`) as string;
+    if (said.trim()) return { text: `${said.trim()} […]`, toolCalls: [] };
+  }
+  throw new ModelError(
+    `The local model's reply was cut off before it was complete (${text.length} characters: ` +
+      `${text.slice(0, 80)}…). Give it more room with \`maxTokens\` on LocalLlamaModel, or use a larger model.`,
+    { retryable: false },
   );
 }

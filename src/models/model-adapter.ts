@@ -1,4 +1,5 @@
 import type { Message, ProviderData, ToolCall, ToolSchema, Usage } from '../common/messages.ts';
+import type { CacheRequest } from '../caching/options.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
 /** What one model step is asked: the conversation so far and the tools it may call. */
@@ -14,6 +15,11 @@ export interface ModelRequest {
    * which answer (when they answer without tool calls) with JSON text matching `schema`.
    */
   output?: { schema: JsonSchemaObject };
+  /**
+   * Use the provider's prompt cache (absent when the agent's `caching` is `false`): adapters of
+   * providers with explicit breakpoints or cache keys set them (src/caching).
+   */
+  cache?: CacheRequest;
 }
 
 /** One model step: text, tool calls (each with an id), optional reasoning and token usage. */

@@ -1,6 +1,7 @@
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { RateLimitError } from '../errors.ts';
-import type { SecretSet } from '../redaction.ts';
-import type { RateLimitedCall } from './types.ts';
+import { SecretSet } from '../redaction.ts';
+import { LONG_RATE_LIMIT_TYPE, type RateLimitedCall } from './types.ts';
 
 /**
  * A rate limit whose Retry-After is longer than `longRetryAfterMs`: the call's outcome says so and
@@ -16,4 +17,24 @@ export function longRateLimit(
   const retryAfterMs = error.retryAfterMs;
   if (retryAfterMs === undefined || retryAfterMs <= longRetryAfterMs) return undefined;
   return { retryAfterMs, message: secrets.redact(error.message).slice(0, 500) };
+}
+
+/**
+ * A model step's long rate limit as the failure the workflow waits out on a timer (then asks again,
+ * with the step's attempts whole); undefined for any other error, which is retried as usual.
+ */
+export function longRateLimitFailure(
+  error: unknown,
+  longRetryAfterMs: number | undefined,
+): ApplicationFailure | undefined {
+  const limited = longRateLimit(error, longRetryAfterMs ?? Infinity, new SecretSet());
+  if (!limited) return undefined;
+  return ApplicationFailure.create({
+    message: limited.message,
+    type: LONG_RATE_LIMIT_TYPE,
+    nonRetryable: true,
+    // Expected: the run waits and goes on. Logged at DEBUG, not as a failed activity.
+    category: ApplicationFailureCategory.BENIGN,
+    details: [{ retryAfterMs: limited.retryAfterMs }],
+  });
 }

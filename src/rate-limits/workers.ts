@@ -1,28 +1,53 @@
-import { Worker, type WorkerOptions } from '@temporalio/worker';
+import proto from '@temporalio/proto';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { RateLimitedQueue } from './queues.ts';
 
 /**
- * One activity-only worker per rate-limited queue, polling it with Temporal's
- * `maxTaskQueueActivitiesPerSecond`: the server dispatches no more tasks a second from that queue,
- * whichever and however many workers poll it, so the limit holds for the whole fleet.
- * `base` is the main worker's options (connection, namespace, activities, data converter, ...).
- * See https://typescript.temporal.io/api/interfaces/worker.WorkerOptions#maxtaskqueueactivitiespersecond.
+ * One activity-only worker per rate-limited queue. The server paces the queue, whichever and however
+ * many workers poll it: per account, by the queue's default rate per fairness key (the tenant; set
+ * here with `UpdateTaskQueueConfig`), or for the whole fleet (`per: 'fleet'`) by the worker's
+ * `maxTaskQueueActivitiesPerSecond`. `base` is the main worker's options (connection, namespace,
+ * activities, data converter, ...).
+ * See https://docs.temporal.io/develop/task-queue-priority-fairness#rate-limiting.
  */
 export async function createRateLimitedWorkers(
   queues: Iterable<RateLimitedQueue>,
-  base: Omit<WorkerOptions, 'taskQueue' | 'workflowBundle' | 'workflowsPath'>,
+  base: Omit<WorkerOptions, 'taskQueue' | 'workflowBundle' | 'workflowsPath'> & {
+    connection: NativeConnection;
+  },
 ): Promise<Worker[]> {
   const workers: Worker[] = [];
   for (const queue of queues) {
+    await setAccountRate(base.connection, base.namespace ?? 'default', queue);
     workers.push(
       await Worker.create({
         ...base,
         taskQueue: queue.taskQueue,
-        maxTaskQueueActivitiesPerSecond: queue.perSecond,
+        ...(queue.per === 'fleet' ? { maxTaskQueueActivitiesPerSecond: queue.perSecond } : {}),
       }),
     );
   }
   return workers;
+}
+
+/** Sets the queue's rate per fairness key (per account), or clears it for a fleet-wide rate. */
+async function setAccountRate(
+  connection: NativeConnection,
+  namespace: string,
+  queue: RateLimitedQueue,
+): Promise<void> {
+  const perAccount = queue.per === 'account';
+  await connection.workflowService.updateTaskQueueConfig({
+    namespace,
+    taskQueue: queue.taskQueue,
+    taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    identity: 'toolkit-agent worker',
+    // Without `rateLimit`, the server removes the rate it had.
+    updateFairnessKeyRateLimitDefault: {
+      reason: `rateLimits["${queue.credentialKey}"]: ${queue.perSecond} a second per ${queue.per}`,
+      ...(perAccount ? { rateLimit: { requestsPerSecond: queue.perSecond } } : {}),
+    },
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors.ts';
 import { toOutputJsonSchema } from '../output/schema.ts';
 import type { AgentDefinition, SubAgentSpec } from '../agent/definition.ts';
 import { positive } from '../activities/limits-check.ts';
+import { remoteA2aDefinition } from '../a2a/remote-agent-tool.ts';
 import {
   DEFAULT_MAX_SUB_AGENT_DEPTH,
   HANDOFF_TOOL_PREFIX,
@@ -29,18 +30,20 @@ export function withInlineSubAgents(
   const all: Record<string, AgentDefinition> = { ...agents };
   const visit = (parent: string, definition: AgentDefinition): void => {
     for (const [name, spec] of Object.entries(definition.subAgents ?? {})) {
-      if (typeof spec === 'string' || !spec?.definition) continue;
+      if (typeof spec === 'string' || !(spec?.definition || spec?.a2a)) continue;
+      const where = `Agent "${parent}", sub-agent "${name}"`;
+      const own = spec.definition ?? remoteA2aDefinition(where, spec.a2a!, definition.credentialStore);
       const agent = inlineAgentName(parent, name, spec);
       const known = all[agent];
-      if (known === spec.definition) continue;
+      if (known === own) continue;
       if (known) {
         throw new ConfigurationError(
           `Agent "${parent}": sub-agent "${name}" defines agent "${agent}", which another definition already uses. ` +
             'Give one of them another `agent` name.',
         );
       }
-      all[agent] = spec.definition;
-      visit(agent, spec.definition);
+      all[agent] = own;
+      visit(agent, own);
     }
   };
   for (const [name, definition] of Object.entries(agents)) visit(name, definition);
@@ -80,12 +83,12 @@ export function delegationTools(
   for (const [name, entry] of Object.entries(definition.subAgents ?? {})) {
     checkName(name, 'subAgents');
     const spec: SubAgentSpec = typeof entry === 'string' ? { agent: entry } : (entry ?? {});
-    if (!spec.agent && !spec.definition) {
+    if (!spec.agent && !spec.definition && !spec.a2a) {
       throw new ConfigurationError(
-        `Agent "${agent}": sub-agent "${name}" needs \`agent\` (a served agent's name) or \`definition\`.`,
+        `Agent "${agent}": sub-agent "${name}" needs \`agent\` (a served agent's name), \`a2a\` (a remote agent's URL) or \`definition\`.`,
       );
     }
-    const target = spec.definition ? inlineAgentName(agent, name, spec) : spec.agent!;
+    const target = spec.definition || spec.a2a ? inlineAgentName(agent, name, spec) : spec.agent!;
     const tool = `${SUB_AGENT_TOOL_PREFIX}${name}`;
     const parameters = spec.input
       ? toOutputJsonSchema(spec.input, `Agent "${agent}", sub-agent "${name}" input`)

@@ -5,6 +5,7 @@ import type { CallEffect, PlacedCall, RunView, TurnSetting } from '../workflows/
 import { DEFAULT_MAX_SUB_AGENT_DEPTH, type ResolvedSubAgent } from './types.ts';
 import { runSubAgent, type SubAgentCaller } from './workflow-child.ts';
 import { limitsLeft } from './workflow-limits.ts';
+import type { SiblingBudgets } from './workflow-sibling-budgets.ts';
 
 /** What a sub-agent call needs of the run that makes it. */
 export interface Delegation {
@@ -25,24 +26,32 @@ export async function delegate(
   from: Delegation,
   { call, seq }: PlacedCall,
   sub: ResolvedSubAgent,
+  siblings: SiblingBudgets,
 ): Promise<void> {
   const { setting, run } = from;
   const { input, control, emit } = setting;
+  // The children of one step share what the run has left.
+  const share = siblings.take(limitsLeft(setting.limits, run.usage, run.toolCalls));
   const caller: SubAgentCaller = {
     agent: run.agent,
     ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
     depth: input.parent?.depth ?? 0,
     maxDepth: input.parent?.maxDepth ?? run.plan.delegation?.maxSubAgentDepth ?? DEFAULT_MAX_SUB_AGENT_DEPTH,
     ...(control.deadlineAt !== undefined ? { deadlineAt: control.deadlineAt } : {}),
-    limitsLeft: limitsLeft(setting.limits, run.usage, run.toolCalls),
+    ...(share.limits ? { limitsLeft: share.limits } : {}),
     running: control.subRuns,
     emit: (type, message, payload) => emit(type, message, payload),
   };
   let child: SubRunSummary | undefined;
-  const outcome = await runSubAgent(caller, sub, call, (summary) => {
-    child = summary;
-    from.settled({ kind: 'sub_run', summary });
-  });
+  let outcome: Awaited<ReturnType<typeof runSubAgent>>;
+  try {
+    outcome = await runSubAgent(caller, sub, call, (summary) => {
+      child = summary;
+      from.settled({ kind: 'sub_run', summary });
+    });
+  } finally {
+    share.release();
+  }
   await from.store.appendMessages({
     agent: run.agent,
     conversationId: setting.conversationId,

@@ -38,9 +38,18 @@ export function limitsLeft(
   return left;
 }
 
-/** Adds `more` into `total` (a child's usage into its parent's). */
+/** The token classes that are part of the input or output, added up only where a step gave them. */
+const PART_COUNTS = [
+  'cached_input_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
+  'reasoning_tokens',
+] as const;
+
+/** Adds `more` into `total` (a step's or a child's usage into its run's). */
 export function addUsage(total: Usage, more: Usage): void {
   total.input_tokens += more.input_tokens;
   total.output_tokens += more.output_tokens;
   total.total_tokens += more.total_tokens;
+  for (const part of PART_COUNTS) if (more[part]) total[part] = (total[part] ?? 0) + more[part];
 }

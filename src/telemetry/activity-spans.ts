@@ -84,6 +84,10 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
       if (step.usage) {
         span.setAttribute(GEN_AI.inputTokens, step.usage.input_tokens);
         span.setAttribute(GEN_AI.outputTokens, step.usage.output_tokens);
+        const written = (step.usage.cache_write_5m_tokens ?? 0) + (step.usage.cache_write_1h_tokens ?? 0);
+        if (step.usage.cached_input_tokens)
+          span.setAttribute(GEN_AI.cacheReadTokens, step.usage.cached_input_tokens);
+        if (written) span.setAttribute(GEN_AI.cacheCreationTokens, written);
       }
       span.setAttribute(GEN_AI.responseFinishReasons, [step.toolCalls.length ? 'tool_call' : 'stop']);
       if (this.#telemetry.recordContent) {

@@ -10,6 +10,8 @@ export const GEN_AI = {
   responseFinishReasons: 'gen_ai.response.finish_reasons',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
+  cacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
+  cacheCreationTokens: 'gen_ai.usage.cache_creation.input_tokens',
   tokenType: 'gen_ai.token.type',
   agentName: 'gen_ai.agent.name',
   conversationId: 'gen_ai.conversation.id',

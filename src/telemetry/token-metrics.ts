@@ -108,6 +108,13 @@ class TokenUsage implements ActivityInboundCallsInterceptor {
     };
     this.#histogram.record(step.usage.input_tokens, { ...attributes, [GEN_AI.tokenType]: 'input' });
     this.#histogram.record(step.usage.output_tokens, { ...attributes, [GEN_AI.tokenType]: 'output' });
+    // Parts of the input, by prompt-cache class: recorded only when the provider gave them.
+    for (const [type, tokens] of [
+      ['cache_read', step.usage.cached_input_tokens],
+      ['cache_write_5m', step.usage.cache_write_5m_tokens],
+      ['cache_write_1h', step.usage.cache_write_1h_tokens],
+    ] as const)
+      if (tokens) this.#histogram.record(tokens, { ...attributes, [GEN_AI.tokenType]: type });
     return step;
   }
 }

@@ -94,6 +94,12 @@ export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<s
   /** The credential key used when the constructor names none (e.g. `custom_api`). */
   protected readonly defaultCredentialKey: string | undefined = undefined;
   /**
+   * The `toolkit-agent` command that logs in and stores the tool's default credential by OAuth
+   * (e.g. `auth google --services mail`): a missing credential's message names it. Undefined for tools
+   * whose credential is a token one stores.
+   */
+  protected readonly loginCommand: string | undefined = undefined;
+  /**
    * When the service rejects this tool's OAuth token (401) although it looked valid: refresh it once
    * and repeat the call (only when the 401 proves nothing was done). Set false to see the 401 as is.
    */
@@ -167,10 +173,16 @@ export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<s
     const record = await store.get(key, { tenant: context.tenant });
     if (!record) {
       const whose = context.tenant ? ` for tenant "${context.tenant}"` : '';
+      const tenant = context.tenant ? ` --tenant ${context.tenant}` : '';
+      const store = `\`toolkit-agent creds set ${key}${tenant}\``;
+      // Logging in stores the tool's default key; a key of the user's own is stored as a token.
+      const login = this.loginCommand && key === this.defaultCredentialKey ? this.loginCommand : undefined;
       throw new CredentialError(
-        `No credential "${key}"${whose} in the credential store: store it with ` +
-          `\`toolkit-agent creds set ${key}${context.tenant ? ` --tenant ${context.tenant}` : ''}\` ` +
-          `(in code: store.put({ name: '${key}', type: 'bearer', token: '...' })).`,
+        `No credential "${key}"${whose} in the credential store: ` +
+          (login
+            ? `log in with \`toolkit-agent ${login}${tenant}\` (or store a token with ${store})`
+            : `store it with ${store}`) +
+          ` (in code: store.put({ name: '${key}', type: 'bearer', token: '...' })).`,
         { authorization: { credentialKey: key, reason: 'missing' } },
       );
     }

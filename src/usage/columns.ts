@@ -1,6 +1,9 @@
 import { emptySums, SUM_COLUMNS } from './sums.ts';
 import type { UsageEntry, UsageFilter, UsageGroupBy, UsageSums } from './types.ts';
 
+/** Columns added after the first ledgers were made: stores add them to an older table. */
+export const CACHE_WRITE_COLUMNS = ['cache_write_5m_tokens', 'cache_write_1h_tokens'] as const;
+
 /** The ledger's columns, in the order the SQL stores write them. */
 export const ENTRY_COLUMNS = [
   'key',
@@ -34,6 +37,8 @@ export function entryFromRow(row: Record<string, unknown>): UsageEntry {
     input_tokens: number('input_tokens'),
     output_tokens: number('output_tokens'),
     cached_input_tokens: number('cached_input_tokens'),
+    cache_write_5m_tokens: number('cache_write_5m_tokens'),
+    cache_write_1h_tokens: number('cache_write_1h_tokens'),
     reasoning_tokens: number('reasoning_tokens'),
     total_tokens: number('total_tokens'),
     runs: number('runs'),

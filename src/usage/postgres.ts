@@ -2,6 +2,7 @@ import type { WriteAttempt } from '../memory/types.ts';
 import type { PostgresPoolClient } from '../postgres/pool.ts';
 import { PostgresTable, type PostgresConnectionOptions } from '../postgres/table.ts';
 import {
+  CACHE_WRITE_COLUMNS,
   ENTRY_COLUMNS,
   entryFromRow,
   entryValues,
@@ -51,6 +52,10 @@ export class PostgresUsageStore implements UsageStore {
       migrations: [
         'CREATE INDEX IF NOT EXISTS {table}_tenant_at ON {table} (tenant, at)',
         'CREATE TABLE IF NOT EXISTS {table}_slots (workflow_id text PRIMARY KEY, tenant text NOT NULL, agent text NOT NULL, taken_at bigint NOT NULL)',
+        // Cache writes are counted since prompt caching (ledgers made before have no such columns).
+        ...CACHE_WRITE_COLUMNS.map(
+          (column) => `ALTER TABLE {table} ADD COLUMN IF NOT EXISTS ${column} bigint NOT NULL DEFAULT 0`,
+        ),
       ],
     });
     this.#table = this.#db.name;

@@ -25,10 +25,17 @@ export function usageFilter(query: UsageQuery): UsageFilter {
       `groupBy must be one of ${GROUPS.join(', ')} (got ${JSON.stringify(query.groupBy)}).`,
     );
   for (const [model, price] of Object.entries(query.pricing ?? {})) {
-    const fields = [price?.input, price?.output, price?.cachedInput ?? 0];
+    const fields = [
+      price?.input,
+      price?.output,
+      price?.cacheRead ?? 0,
+      price?.cacheWrite5m ?? 0,
+      price?.cacheWrite1h ?? 0,
+      price?.cachedInput ?? 0,
+    ];
     if (!fields.every((value) => typeof value === 'number' && value >= 0))
       throw new ConfigurationError(
-        `pricing["${model}"] needs input and output (and optionally cachedInput) in dollars per million tokens, each a number of at least 0.`,
+        `pricing["${model}"] needs input and output (and optionally cacheRead, cacheWrite5m and cacheWrite1h) in dollars per million tokens, each a number of at least 0.`,
       );
   }
   const time = (value: Date | string | undefined): Date | undefined =>

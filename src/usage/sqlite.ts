@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSharedSqlite } from '../fs/sqlite-file.ts';
 import type { WriteAttempt } from '../memory/types.ts';
 import {
+  CACHE_WRITE_COLUMNS,
   ENTRY_COLUMNS,
   entryFromRow,
   entryValues,
@@ -55,6 +56,15 @@ export class SqliteUsageStore implements UsageStore {
         workflow_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, agent TEXT NOT NULL, taken_at INTEGER NOT NULL
       ) WITHOUT ROWID;
     `);
+    const present = new Set(
+      (this.#db.prepare('PRAGMA table_info(usage_ledger)').all() as Array<{ name: string }>).map(
+        (c) => c.name,
+      ),
+    );
+    // Cache writes are counted since prompt caching (ledgers made before have no such columns).
+    for (const column of CACHE_WRITE_COLUMNS)
+      if (!present.has(column))
+        this.#db.exec(`ALTER TABLE usage_ledger ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`);
     // A line is replaced unless a later attempt of the same writer stored it (see WriteAttempt).
     this.#upsert = this.#db.prepare(
       `INSERT INTO usage_ledger (${COLUMNS}, writer, attempt) VALUES (${PLACEHOLDERS}, ?, ?)

@@ -1,10 +1,20 @@
 import { providerAndModel } from '../telemetry/gen-ai.ts';
 import type { UsageGroupBy, UsageSums } from './types.ts';
 
-/** Dollars per million tokens of one model; `cachedInput` (cache reads) defaults to `input`. */
+/**
+ * Dollars per million tokens of one model, by token class. Input the provider neither read from nor
+ * wrote to its prompt cache is priced at `input`; cache reads at `cacheRead` (else `cachedInput`,
+ * its older name, else `input`); cache writes at `cacheWrite5m` and `cacheWrite1h` by their TTL
+ * (each else `input`, what a provider without write prices bills). Anthropic's list prices are
+ * 0.1× input for a read, 1.25× for a 5-minute write and 2× for a 1-hour write.
+ */
 export interface ModelPrice {
   input: number;
   output: number;
+  cacheRead?: number;
+  cacheWrite5m?: number;
+  cacheWrite1h?: number;
+  /** The price of a cache read, as it was named before `cacheRead`. */
   cachedInput?: number;
 }
 
@@ -20,6 +30,10 @@ export interface UsageTotals {
   output_tokens: number;
   /** Part of `input_tokens`, read from the provider's cache (when the provider says). */
   cached_input_tokens: number;
+  /** Part of `input_tokens`, written to the provider's cache for 5 minutes. */
+  cache_write_5m_tokens: number;
+  /** Part of `input_tokens`, written to the provider's cache for 1 hour. */
+  cache_write_1h_tokens: number;
   /** Part of `output_tokens`, spent reasoning (when the provider says). */
   reasoning_tokens: number;
   total_tokens: number;
@@ -50,6 +64,8 @@ function empty(): UsageTotals {
     input_tokens: 0,
     output_tokens: 0,
     cached_input_tokens: 0,
+    cache_write_5m_tokens: 0,
+    cache_write_1h_tokens: 0,
     reasoning_tokens: 0,
     total_tokens: 0,
     runs: 0,
@@ -65,15 +81,25 @@ export function priceOf(pricing: Pricing, model: string): ModelPrice | undefined
   return pricing[model] ?? pricing[providerAndModel(model).model];
 }
 
-/** Dollars for one line's tokens (cache reads at `cachedInput`, the rest of the input at `input`). */
+/**
+ * Dollars for one line's tokens, each input class at its price (see {@link ModelPrice}); a class
+ * left out (optional in a run's `Usage`) counts none.
+ */
 export function costOf(
-  entry: Pick<UsageSums, 'input_tokens' | 'output_tokens'> & { cached_input_tokens?: number },
+  entry: Pick<UsageSums, 'input_tokens' | 'output_tokens'> &
+    Partial<Pick<UsageSums, 'cached_input_tokens' | 'cache_write_5m_tokens' | 'cache_write_1h_tokens'>>,
   price: ModelPrice,
 ): number {
-  const cached = entry.cached_input_tokens ?? 0;
-  const fresh = entry.input_tokens - cached;
+  const read = entry.cached_input_tokens ?? 0;
+  const write5m = entry.cache_write_5m_tokens ?? 0;
+  const write1h = entry.cache_write_1h_tokens ?? 0;
+  const fresh = entry.input_tokens - read - write5m - write1h;
   return (
-    (fresh * price.input + cached * (price.cachedInput ?? price.input) + entry.output_tokens * price.output) /
+    (fresh * price.input +
+      read * (price.cacheRead ?? price.cachedInput ?? price.input) +
+      write5m * (price.cacheWrite5m ?? price.input) +
+      write1h * (price.cacheWrite1h ?? price.input) +
+      entry.output_tokens * price.output) /
     1_000_000
   );
 }
@@ -82,6 +108,8 @@ function add(totals: UsageTotals, entry: UsageSums, cost: number | undefined): v
   totals.input_tokens += entry.input_tokens;
   totals.output_tokens += entry.output_tokens;
   totals.cached_input_tokens += entry.cached_input_tokens;
+  totals.cache_write_5m_tokens += entry.cache_write_5m_tokens;
+  totals.cache_write_1h_tokens += entry.cache_write_1h_tokens;
   totals.reasoning_tokens += entry.reasoning_tokens;
   totals.total_tokens += entry.total_tokens;
   totals.runs += entry.runs;

@@ -6,6 +6,8 @@ export const SUM_COLUMNS = [
   'input_tokens',
   'output_tokens',
   'cached_input_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
   'reasoning_tokens',
   'total_tokens',
   'runs',

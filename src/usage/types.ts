@@ -20,6 +20,8 @@ export interface UsageEntry {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
+  cache_write_5m_tokens: number;
+  cache_write_1h_tokens: number;
   reasoning_tokens: number;
   total_tokens: number;
   /** 1 for the line that ends a run or chat turn started from outside, else 0. */
@@ -45,6 +47,8 @@ export interface UsageSums {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
+  cache_write_5m_tokens: number;
+  cache_write_1h_tokens: number;
   reasoning_tokens: number;
   total_tokens: number;
   runs: number;

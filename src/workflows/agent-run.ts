@@ -1,8 +1,9 @@
 import { allHandlersFinished, CancellationScope, condition, workflowInfo } from '@temporalio/workflow';
-import type { AgentRunInput, AgentRunOutput } from '../common/run.ts';
+import type { AgentResult, AgentRunInput, AgentRunOutput } from '../common/run.ts';
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { failedWithEvents } from './failed-run.ts';
+import { refusedRun } from './refused-run.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
@@ -22,18 +23,20 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();
   events.emit('run_started', `Run started: agent "${input.agent}"`, { agent: input.agent });
-  let turn: Awaited<ReturnType<typeof runTurn>>;
+  let result: AgentResult<unknown>;
   try {
-    turn = await runTurn(input, input.conversationId ?? workflowId, events, {
+    const { messageCount, ...answered } = await runTurn(input, input.conversationId ?? workflowId, events, {
       control,
       // A sub-agent run counts in its parent's run: only runs started from outside take a slot.
       ...(input.parent ? {} : { admit: { release: true } }),
     });
+    result = answered;
   } catch (error) {
+    const refused = refusedRun(error, input, events);
     // A failed run's events travel in its failure, as a completed run's travel in its result.
-    throw failedWithEvents(error, events);
+    if (!refused) throw failedWithEvents(error, events);
+    result = refused;
   }
-  const { messageCount, ...result } = turn;
   control.finish();
   events.finish();
   // Not cancellable: a run whose workflow was cancelled (its parent stopped) still returns its result.

@@ -12,6 +12,7 @@ import {
   type ChatSessionInput,
   type ChatSessionState,
   type ChatTurnOutput,
+  type RunningTurn,
   type SendInput,
 } from '../common/chat.ts';
 import {
@@ -52,11 +53,17 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   // The running turn's controls: `cancelTurn` stops it (the session goes on), approvals decide its calls.
   let current: RunControl | undefined;
   setControlHandlers(() => current, 'turn');
+  // The turn that runs now, for readers that join it from its start (a page that reloads).
+  let running: RunningTurn | undefined;
 
-  setHandler(sessionStateQuery, () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy() }), {
-    description:
-      "The session's counters: turns taken, stored messages, the last event seq, and whether a turn runs.",
-  });
+  setHandler(
+    sessionStateQuery,
+    () => ({ ...state, lastEventSeq: events.lastSeq, busy: busy(), ...(running ? { running } : {}) }),
+    {
+      description:
+        "The session's counters: turns taken, stored messages, the last event seq, whether a turn runs, and which.",
+    },
+  );
   /** Runs one turn when its ticket comes up: turns run one at a time, in the order they arrived. */
   const takeTurn = async ({ prompt, turnId, output, outputRepairs }: SendInput): Promise<ChatTurnOutput> => {
     state.recentTurnIds = [...(state.recentTurnIds ?? []), turnId].slice(-RECENT_TURN_IDS);
@@ -65,6 +72,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     const control = new RunControl();
     current = control;
     const startedAt = events.lastSeq;
+    running = { turn_id: turnId, after_seq: startedAt };
     const turn = state.turns + 1;
     try {
       const result = await runTurn(
@@ -79,6 +87,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
           ...(input.limits ? { limits: input.limits } : {}),
           ...(output ? { output } : {}),
           ...(outputRepairs !== undefined ? { outputRepairs } : {}),
+          ...(input.caching !== undefined ? { caching: input.caching } : {}),
         },
         input.sessionId,
         events,
@@ -106,6 +115,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     } finally {
       control.finish();
       current = undefined;
+      running = undefined;
       serving += 1;
     }
   };

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { CallModelInput, ModelStep } from '../common/run.ts';
 import type { CompactContextInput, CompactionResult, ContextOverflow } from '../context/types.ts';
 import type { Emit } from './event-log.ts';
+import { waitOutModelRateLimits } from '../rate-limits/workflow-wait.ts';
 
 /** The model activities the keeper drives (the run loop's proxy, so compaction is retried like a step). */
 export interface ContextActivities {
@@ -19,15 +20,18 @@ export interface ContextActivities {
 export class ContextKeeper {
   readonly #activities: ContextActivities;
   readonly #emit: Emit;
+  /** The run's deadline now, for a wait on a provider's long Retry-After. */
+  readonly #deadlineAt: () => number | undefined;
 
-  constructor(activities: ContextActivities, emit: Emit) {
+  constructor(activities: ContextActivities, emit: Emit, deadlineAt: () => number | undefined) {
     this.#activities = activities;
     this.#emit = emit;
+    this.#deadlineAt = deadlineAt;
   }
 
   /** A model step asked for now (with `activities`: the attempts a failed opening step left). */
   async ask(input: CallModelInput, activities = this.#activities): Promise<ModelStep> {
-    const step = await activities.callModel(input);
+    const step = await this.#call(activities, input);
     return step.overflow ? this.#fit(input, step, activities) : step;
   }
 
@@ -42,7 +46,7 @@ export class ContextKeeper {
    * that ran them but did not ask the model (`notTaken`) is answered as it is.
    */
   async carrying(input: CallModelInput): Promise<ModelStep> {
-    const step = await this.#activities.callModel(input);
+    const step = await this.#call(this.#activities, input);
     if (step.notTaken || !step.overflow) return step;
     const { carried: _, ...alone } = input;
     const fitted = await this.#fit(alone, step, this.#activities);
@@ -66,8 +70,17 @@ export class ContextKeeper {
         forced = true;
       }
       compacted = true;
-      step = await activities.callModel(sendOverBudget ? { ...input, sendOverBudget } : input);
+      step = await this.#call(activities, sendOverBudget ? { ...input, sendOverBudget } : input);
     }
+  }
+
+  /**
+   * One `callModel`, waiting out a provider's long Retry-After on a timer (a step that carries fast
+   * calls is retried by its activity instead, since they ran with its first attempt).
+   */
+  #call(activities: ContextActivities, input: CallModelInput): Promise<ModelStep> {
+    const wait = { deadlineAt: this.#deadlineAt, emit: this.#emit };
+    return waitOutModelRateLimits(wait, () => activities.callModel(input));
   }
 
   async #compact(input: CallModelInput, overflow: ContextOverflow, force: boolean): Promise<void> {

@@ -13,6 +13,7 @@ import {
 import { setControlHandlers } from './control-handlers.ts';
 import { EventLog } from './event-log.ts';
 import { failedWithEvents } from './failed-run.ts';
+import { refusedRun } from './refused-run.ts';
 import { RunControl } from './run-control.ts';
 import { releaseSlot, runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
@@ -52,18 +53,29 @@ async function deepRun(
     verify: Boolean(input.verify),
   });
 
-  const planned = await runTurn(
-    { ...input, prompt: `${PLAN_PROMPT}${input.prompt}`, maxIterations: 1 },
-    `${workflowId}/plan`,
-    events,
-    {
-      noTools: true,
-      tags: { phase: 'plan' },
-      control,
-      // The deep run counts once, from its first phase; its slot is freed when the whole run ends.
-      ...(input.parent ? {} : { admit: { release: false } }),
-    },
-  );
+  let planned: Awaited<ReturnType<typeof runTurn>>;
+  try {
+    planned = await runTurn(
+      { ...input, prompt: `${PLAN_PROMPT}${input.prompt}`, maxIterations: 1 },
+      `${workflowId}/plan`,
+      events,
+      {
+        noTools: true,
+        tags: { phase: 'plan' },
+        control,
+        // The deep run counts once, from its first phase; its slot is freed when the whole run ends.
+        ...(input.parent ? {} : { admit: { release: false } }),
+      },
+    );
+  } catch (error) {
+    // Refused by a quota at its start: a completed run that did nothing.
+    const refused = refusedRun(error, input, events);
+    if (!refused) throw error;
+    control.finish();
+    events.finish();
+    const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
+    return { ...refused, metadata: { ...refused.metadata, plan: '', verification }, events: events.closed() };
+  }
   const plan = String(planned.output).trim();
   // The deep run's usage is that of all its phases (as the usage ledger counts it).
   const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };

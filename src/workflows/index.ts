@@ -4,3 +4,4 @@ export { chatSession } from './chat-session.ts';
 export { deepAgentRun } from './deep-agent-run.ts';
 export { sessionMessage } from './session-message.ts';
 export { agentPoller } from './poller.ts';
+export { a2aPushNotifications } from './a2a-push.ts';

@@ -10,6 +10,7 @@ import type { OpenedRun } from '../common/opening.ts';
 import { showStep } from '../visibility/current-details.ts';
 import type { ContextKeeper } from './context-keeper.ts';
 import { FIRST_RETRY_MS, modelActivities } from './quick-activities.ts';
+import { StepText } from './step-text.ts';
 import type { ToolCalls } from './tool-calls.ts';
 
 /** What the model steps need of the turn they serve. */
@@ -29,7 +30,8 @@ export interface ModelStepsOptions {
    * What the turn's opening step did before the loop runs: the first model step it took (absent:
    * the loop takes it), and whether its live text already said that step started.
    */
-  readonly opened?: (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean }) | undefined;
+  readonly opened?:
+    (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean; liveText?: StepText | undefined }) | undefined;
 }
 
 /**
@@ -54,6 +56,8 @@ export class ModelSteps {
   #started = 0;
   /** What the turn's opening step made of the first model step (src/workflows/opening-step.ts). */
   #opening: Pick<OpenedRun, 'step' | 'failure'> | undefined;
+  /** The live text of the step in flight (the opening step's, from where it left off). */
+  readonly #live: StepText;
 
   constructor(options: ModelStepsOptions) {
     this.#options = options;
@@ -63,6 +67,7 @@ export class ModelSteps {
     this.#context = options.context;
     this.#opening = options.opened;
     if (options.opened?.started) this.#started = 1;
+    this.#live = options.opened?.liveText ?? new StepText();
   }
 
   /** The fast calls of this step ride with the next model step. */
@@ -81,7 +86,13 @@ export class ModelSteps {
       this.#calls.showCarried(carrying.calls, delta.settled as CarriedOutcome[])
     )
       this.#start(carrying.iteration);
+    this.#live.add(delta);
     showLiveText(this.#setting.emit, delta, this.#options.output !== undefined);
+  }
+
+  /** What the model step at `seq` wrote live before it was stopped ('' when nothing). */
+  unfinishedText(seq: number): string {
+    return this.#live.at(seq);
   }
 
   /**

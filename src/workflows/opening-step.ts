@@ -7,11 +7,14 @@ import type { Emit } from './event-log.ts';
 import { showLiveText, showStepStarted } from './model-steps.ts';
 import { openingActivities, resolveRunActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl } from './run-control.ts';
+import { StepText } from './step-text.ts';
 
 /** An opened turn: its plan, the first model step when the opening step took it, and what its events said. */
 export interface OpenedTurn extends OpenedRun {
   /** The live text of the first step said the step started (and warned of left-out MCP servers). */
   started: boolean;
+  /** The first step's live text so far (what a turn stopped in it keeps). */
+  liveText?: StepText;
 }
 
 /**
@@ -33,14 +36,14 @@ export async function openTurn(
   control.loop = text;
   try {
     const opened = await control.run(() => openingActivities().openRun(input));
-    return { ...opened, started: text.started };
+    return { ...opened, started: text.started, liveText: text.written };
   } catch (error) {
     if (!isCancellation(error)) throw failureOf(error);
     // Stopped before the plan was made: resolve it (not cancellable), and the loop ends the turn.
     const plan = await CancellationScope.nonCancellable(() =>
       resolveRunActivities().resolveRun(input.resolve),
     );
-    return { plan, started: text.started };
+    return { plan, started: text.started, liveText: text.written };
   } finally {
     control.loop = undefined;
   }
@@ -86,6 +89,8 @@ class OpeningText implements ControlledLoop {
   readonly #tags: Record<string, unknown>;
   /** The step's position, from its first batch. */
   #seq: number | undefined;
+  /** What the step has written so far. */
+  readonly written = new StepText();
 
   constructor(emit: Emit, tags: Record<string, unknown>) {
     this.#emit = emit;
@@ -107,6 +112,8 @@ class OpeningText implements ControlledLoop {
       showStepStarted(this.#emit, 1, maxIterations, this.#tags);
     }
     // The activity sends the answer so far only in a structured turn.
-    if (delta.seq === this.#seq) showLiveText(this.#emit, delta, true);
+    if (delta.seq !== this.#seq) return;
+    this.written.add(delta);
+    showLiveText(this.#emit, delta, true);
   }
 }

@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.ts';
 import type { RunTimeouts } from '../common/run.ts';
-import { runPriorityOption } from '../fairness/workflow-priority.ts';
+import { accountPriorityOption, runPriorityOption } from '../fairness/workflow-priority.ts';
 
 /** Short attempts, so a worker that dies in one is replaced in seconds, and enough of them that a few crashes in a row do not fail the run. */
 const QUICK = {
@@ -93,15 +93,19 @@ export function modelActivities(timeouts: RunTimeouts): ReturnType<typeof proxyA
   });
 }
 
-/** Tool calls, with the agent's tool timeouts; on `taskQueue` when the tool's provider is rate-limited. */
+/**
+ * Tool calls, with the agent's tool timeouts; `onQueue`: on the task queue of a rate-limited
+ * provider, paced per account (the run's tenant).
+ */
 export function toolActivities(
   timeouts: RunTimeouts,
-  taskQueue?: string,
+  onQueue?: { taskQueue: string; tenant: string | undefined },
 ): ReturnType<typeof proxyActivities<AgentActivities>> {
   return proxyActivities<AgentActivities>({
     ...STEP,
-    ...(taskQueue ? { taskQueue } : {}),
-    ...runPriorityOption(),
+    ...(onQueue
+      ? { taskQueue: onQueue.taskQueue, ...accountPriorityOption(onQueue.tenant) }
+      : runPriorityOption()),
     startToCloseTimeout: timeouts.toolStartToCloseMs,
     // Older workers' plans have no toolHeartbeatMs: no heartbeat timeout then, as before.
     ...(timeouts.toolHeartbeatMs ? { heartbeatTimeout: timeouts.toolHeartbeatMs } : {}),

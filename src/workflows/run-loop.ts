@@ -1,4 +1,4 @@
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
 import type { OpenedRun } from '../common/opening.ts';
@@ -16,6 +16,7 @@ import { ModelSteps } from './model-steps.ts';
 import { modelActivities, storeActivities, toolActivities } from './quick-activities.ts';
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { RunState, type TurnSetting } from './run-state.ts';
+import type { StepText } from './step-text.ts';
 import { ToolCalls } from './tool-calls.ts';
 
 /** How one turn's loop ended. */
@@ -48,7 +49,8 @@ export interface RunLoopOptions {
   /** The start of the turn's ledger line, when the usage ledger is on: each model step carries it. */
   runLine?: RunLineStart | undefined;
   /** What the turn's opening step did: the first model step it took, and whether its live text said so. */
-  opened?: (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean }) | undefined;
+  opened?:
+    (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean; liveText?: StepText | undefined }) | undefined;
 }
 
 /**
@@ -95,7 +97,11 @@ export class RunLoop implements ControlledLoop {
       setting: this.#setting,
       run: this.#state,
       calls: this.#calls,
-      context: new ContextKeeper(modelActivities(timeouts), this.#setting.emit),
+      context: new ContextKeeper(
+        modelActivities(timeouts),
+        this.#setting.emit,
+        () => this.#setting.control.deadlineAt,
+      ),
       tags,
       output: this.answer?.spec.schema,
       labelAgent: options.labelAgent === true,
@@ -221,7 +227,25 @@ export class RunLoop implements ControlledLoop {
   async #stopped(stop: StopRequest): Promise<LoopOutcome> {
     const verb = STOPPED[stop.reason];
     await this.#calls.answerWaiting(`${verb}: ${stop.message}`);
+    await this.#keepUnfinishedAnswer();
     return this.#ended(stop.reason, stop.message);
+  }
+
+  /**
+   * A text answer the stop cut off is kept as far as it was written (its live text): the stored
+   * conversation, the turn's output and the next turn have it. Runs recorded before this did not.
+   */
+  async #keepUnfinishedAnswer(): Promise<void> {
+    const text = this.#steps.unfinishedText(this.#state.seq);
+    if (!text || this.answer || !patched(KEEP_STOPPED_ANSWER)) return;
+    await this.#store.appendMessages({
+      agent: this.#state.agent,
+      conversationId: this.#setting.conversationId,
+      seq: this.#state.seq,
+      messages: [{ role: 'assistant', content: text }],
+    });
+    this.#state.seq += 1;
+    this.#state.lastText = text;
   }
 
   /** A step the model answered: the run moves on with it, and its reasoning is shown. */
@@ -234,6 +258,9 @@ export class RunLoop implements ControlledLoop {
     }
   }
 }
+
+/** The patch under which a stopped turn keeps the answer it was writing (see `#keepUnfinishedAnswer`). */
+const KEEP_STOPPED_ANSWER = 'keep-stopped-answer';
 
 const STOPPED: Record<StopRequest['reason'], string> = {
   deadline: 'Stopped at the deadline',

@@ -89,6 +89,8 @@ export class RunState implements RunView {
   runRecorded = false;
   /** `metadata.context` of the result: the last step against the context budget. */
   context: ContextMetadata | undefined;
+  /** Steps of the turn whose prompt cache a compaction broke (see `ContextMetadata.cache_breaks`). */
+  #cacheBreaks = 0;
 
   constructor(agent: string, plan: ResolvedRun, runLine: RunLineStart | undefined) {
     this.startAgent = agent;
@@ -116,12 +118,14 @@ export class RunState implements RunView {
     this.lastText = step.text;
     this.stepUsage.push(step.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0 });
     if (step.usage) addUsage(this.usage, step.usage);
+    if (step.usage?.cache?.reason === 'compaction') this.#cacheBreaks += 1;
     if (step.context) {
       this.context = {
         input_tokens: step.usage?.input_tokens || step.context.input_tokens,
         estimated_input_tokens: step.context.input_tokens,
         max_input_tokens: step.context.max_input_tokens,
         compactions: step.context.compactions,
+        ...(this.#cacheBreaks ? { cache_breaks: this.#cacheBreaks } : {}),
       };
     }
   }

@@ -8,6 +8,7 @@ import { invokeUntilAuthorized, type AuthorizedCallContext } from './authorizati
 import { ToolCallRoutes } from './tool-call-routes.ts';
 import { rateLimitAnswer, waitOutRateLimits } from '../rate-limits/workflow-wait.ts';
 import { delegate, type Delegation } from '../subagents/workflow-delegate.ts';
+import { SiblingBudgets } from '../subagents/workflow-sibling-budgets.ts';
 import { notTransferred, type PendingHandoff } from '../subagents/workflow-handoff.ts';
 
 /** What the calls need of the turn whose steps asked for them (src/workflows/run-loop.ts). */
@@ -47,7 +48,7 @@ export class ToolCalls {
     this.#setting = options.setting;
     this.#run = options.run;
     this.#effect = options.settled;
-    this.#routes = new ToolCallRoutes(options.run.plan, options.tools);
+    this.#routes = new ToolCallRoutes(options.run.plan, options.tools, options.setting.input.tenant);
     this.#storeActivities = options.store;
     this.#delegation = options;
   }
@@ -64,7 +65,9 @@ export class ToolCalls {
 
   /** Runs the step's calls in parallel, each after its approval when it needs one. */
   async run(calls: readonly PlacedCall[]): Promise<void> {
-    await allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq)));
+    const subAgents = this.#run.plan.delegation?.subAgents ?? {};
+    const siblings = new SiblingBudgets(calls.filter(({ call }) => subAgents[call.name]).length);
+    await allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq, siblings)));
   }
 
   /** The transfer the step asked for, once its other calls are done (taken: it is carried out once). */
@@ -118,7 +121,7 @@ export class ToolCalls {
     };
   }
 
-  async #runTool(call: ToolCall, seq: number): Promise<void> {
+  async #runTool(call: ToolCall, seq: number, siblings: SiblingBudgets): Promise<void> {
     const delegation = this.#run.plan.delegation;
     const handoff = delegation?.handoffs?.[call.name];
     if (handoff) return this.#transfer(call, seq, handoff.agent);
@@ -143,7 +146,7 @@ export class ToolCalls {
     }
     const sub = delegation?.subAgents?.[call.name];
     if (sub) {
-      await delegate(this.#delegation, { call, seq }, sub);
+      await delegate(this.#delegation, { call, seq }, sub, siblings);
       this.#unanswered.delete(call.id);
       return;
     }

@@ -59,6 +59,7 @@ export async function runTurn(
     ...(options.noTools ? { noTools: true } : {}),
     ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
     ...(options.admit && ledger ? { admit: true } : {}),
+    ...(input.caching !== undefined ? { caching: input.caching } : {}),
   };
   const control = options.control ?? new RunControl();
   // Each model step carries the line so far, so the answering step can write it.

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { exists } from '../../src/fs/probe.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -13,6 +13,7 @@ const skipped = !(await exists(CHROMIUM))
     ? 'no build (npm run build)'
     : '';
 if (skipped) console.warn(`Skipping the chat-in-browser example test: ${skipped}.`);
+const STORY = Array.from({ length: 40 }, (_, i) => `word${i + 1}`).join(' ');
 
 /** Starts the example as a user would and answers the URL it prints. */
 async function startExample(): Promise<{ child: ChildProcess; url: string }> {
@@ -33,35 +34,88 @@ async function startExample(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url };
 }
 
-describe.skipIf(skipped)('examples/chat-in-browser.ts in Chromium', () => {
-  let example: { child: ChildProcess; url: string } | undefined;
-  afterAll(() => {
-    if (example?.child.exitCode === null) example.child.kill('SIGKILL');
-  });
+async function send(page: Page, text: string): Promise<void> {
+  await page.fill('#message', text);
+  await page.press('#message', 'Enter');
+}
+const answers = (page: Page) => page.locator('.assistant .text').allTextContents();
+const ready = (page: Page) => page.locator('main[data-status="ready"]').waitFor({ timeout: 30_000 });
 
-  it('a message sent from the page comes back as a streamed answer, twice in one session; Ctrl-C ends it with 0', async () => {
-    example = await startExample();
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
-    try {
-      const page = await browser.newPage();
-      await page.goto(example.url);
-      for (const message of ['Hello from Chromium', 'And once more']) {
-        await page.fill('#message', message);
-        await page.press('#message', 'Enter');
-        await page.locator('.answer', { hasText: `You said: ${message}` }).waitFor({ timeout: 30_000 });
+describe.skipIf(skipped)(
+  'examples/chat-in-browser.ts: useChat in Chromium over a durable chat session',
+  () => {
+    let example: { child: ChildProcess; url: string } | undefined;
+    afterAll(() => {
+      if (example?.child.exitCode === null) example.child.kill('SIGKILL');
+    });
+
+    it('streams answers with tool parts, approves and rejects with the buttons, resumes after a reload once, stops and goes on; Ctrl-C ends it with 0', async () => {
+      example = await startExample();
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox'],
+      });
+      try {
+        const page = await browser.newPage();
+        const failures: string[] = [];
+        page.on('pageerror', (error) => failures.push(error.message));
+        await page.goto(example.url);
+
+        await send(page, 'Hello from Chromium');
+        await page.locator('.assistant .text', { hasText: 'You said: Hello from Chromium' }).waitFor();
+        await ready(page);
+        expect(await page.locator('.tool').allTextContents()).toEqual(['clock: output-available']);
+
+        // A booking waits for a person: Approve runs it, in the same answer.
+        await send(page, 'Book a table for two');
+        await page.getByRole('button', { name: 'Approve' }).click();
+        await page.locator('.assistant .text', { hasText: 'Your table is booked.' }).waitFor();
+        await ready(page);
+        // Reject: the call shows as denied, and the model hears it.
+        await send(page, 'Book another one');
+        await page.getByRole('button', { name: 'Reject' }).click();
+        await page.locator('.assistant .text', { hasText: 'I did not book it.' }).waitFor();
+        await ready(page);
+        expect(await page.locator('.tool').allTextContents()).toEqual([
+          'clock: output-available',
+          'book_table: output-available',
+          'book_table: output-denied',
+        ]);
+        expect(await answers(page)).toEqual([
+          'You said: Hello from Chromium',
+          'Your table is booked.',
+          'I did not book it.',
+        ]);
+
+        // A reload in the middle of an answer: the page resumes it and it finishes, once.
+        await send(page, 'Tell me a story');
+        await page.locator('.assistant .text', { hasText: 'word3 ' }).waitFor();
+        await page.reload();
+        await page.locator('.assistant .text', { hasText: 'word40' }).waitFor({ timeout: 30_000 });
+        await ready(page);
+        expect(await answers(page)).toEqual([STORY]);
+
+        // Stop in the middle of an answer: it stops here and on the server; the next message works.
+        await send(page, 'Another story please');
+        // (The reloaded page shows the resumed story alone: this answer is its second.)
+        await page.locator('.assistant').nth(1).locator('.text', { hasText: 'word3 ' }).waitFor();
+        await page.click('#stop');
+        await ready(page);
+        const stoppedAt = (await answers(page)).at(-1)!;
+        await page.waitForTimeout(1000);
+        expect((await answers(page)).at(-1)).toBe(stoppedAt);
+        expect(stoppedAt).not.toContain('word40');
+        await send(page, 'Hello again');
+        await page.locator('.assistant .text', { hasText: 'You said: Hello again' }).waitFor();
+        await ready(page);
+        expect(failures).toEqual([]);
+      } finally {
+        await browser.close();
       }
-      // The tool calls streamed in before each answer, and nothing else was left hanging.
-      expect(await page.locator('.tool').allTextContents()).toEqual(['clock…', 'clock…']);
-      expect(await page.locator('.answer').allTextContents()).toEqual([
-        'You said: Hello from Chromium',
-        'You said: And once more',
-      ]);
-    } finally {
-      await browser.close();
-    }
-    const exited = once(example.child, 'exit');
-    example.child.kill('SIGINT');
-    const [code] = (await exited) as [number | null];
-    expect(code).toBe(0);
-  }, 90_000);
-});
+      const exited = once(example.child, 'exit');
+      example.child.kill('SIGINT');
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+    }, 120_000);
+  },
+);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,18 +60,21 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('init, model pull, the printed install, run: an answer, no warning, no second download', async () => {
+  it('npm init, init, model pull, the printed install, run, chat: sensible answers, no second download', async () => {
+    // A folder with the package.json `npm init -y` writes ("type": "commonjs"): init updates it.
+    expect((await terminal.command('npm init -y')).code).toBe(0);
     // Before any install, as `npx toolkit-agent` would: the CLI from the tarball.
     const npx = `npm exec --yes --package ${tarball} -- toolkit-agent`;
     const init = await terminal.command(`${npx} init`);
     expect(init.code, init.output).toBe(0);
+    expect(init.output).toMatch(/"type": "module" \(was "commonjs"\)/);
     expect(init.output).toMatch(/npm install +# the packages package.json names/);
     const manifest = JSON.parse(await readFile(join(dir, 'project', 'package.json'), 'utf8')) as {
       type: string;
       dependencies: Record<string, string>;
     };
     expect(manifest.type).toBe('module');
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent', 'zod']);
 
     const pull = await terminal.command(`${npx} model pull`);
     expect(pull.code, pull.output).toBe(0);
@@ -83,12 +86,55 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     const install = await terminal.command(`npm install --no-audit --no-fund ${tarball}`, 300_000);
     expect(install.code, install.output).toBe(0);
 
-    const run = await terminal.command('npx toolkit-agent run "Say hello in one short sentence."', 240_000);
+    // init's own example: the default agent calls its clock, then answers in words.
+    const run = await terminal.command('npx toolkit-agent run "Hello!"', 240_000);
     expect(run.code, run.output).toBe(0);
-    expect(run.output).toMatch(/(completed|max_iterations) in [\d.]+s · \d+ steps/);
+    expect(run.output).toMatch(/completed in [\d.]+s · 2 steps/);
+    expect(run.output).toMatch(/hello|help/i);
+    expect(run.output).not.toMatch(/\{"(tool|answer)"|\[…\]/);
+    // Said once: the offline model is for trying things out, and how to use a provider.
+    expect(run.output.match(/Using the offline model/g)).toHaveLength(1);
+    expect(run.output).toContain('ANTHROPIC_API_KEY');
     expect(run.output).not.toMatch(
       /MODULE_TYPELESS_PACKAGE_JSON|Cannot find package|needs the package|Activity failed/,
     );
     expect((await stat(join(dir, 'cache', 'models'))).isDirectory()).toBe(true);
-  }, 600_000);
+
+    // A chat turn: the answer in words, then /exit.
+    await terminal.type('npx toolkit-agent chat');
+    await terminal.waitFor(/you›\s*$/m, 120_000);
+    await terminal.type('who are you?');
+    const chat = await terminal.waitFor(
+      /who are you\?[\s\S]*\n[^\n]*\b(I am|I'm)\b[^\n]*[\s\S]*you›\s*$/m,
+      180_000,
+    );
+    expect(chat.slice(chat.lastIndexOf('who are you?'))).not.toMatch(/\{"(tool|answer)"/);
+    await terminal.type('/exit');
+    await terminal.waitFor(/\[exit \d+\]|resume it with/, 60_000);
+  }, 900_000);
+
+  it('a config with a misspelt key, and one with a syntax error, say what and where', async () => {
+    const config = join(dir, 'project', 'toolkit-agent.config.ts');
+    const good = await readFile(config, 'utf8');
+    try {
+      await writeFile(config, good.replace('systemPrompt:', 'sytemPrompt:'));
+      const typo = await terminal.command('npx toolkit-agent run "Hello!"');
+      expect(typo.code).not.toBe(0);
+      expect(typo.output).toContain(
+        'unknown key agents.assistant.sytemPrompt; did you mean agents.assistant.systemPrompt?',
+      );
+      await writeFile(
+        config,
+        good.replace('export default defineConfig({', 'export default defineConfig({,'),
+      );
+      const broken = await terminal.command('npx toolkit-agent run "Hello!"');
+      expect(broken.code).not.toBe(0);
+      // Node's own report: the file and line, the line, and a caret under the fault.
+      expect(broken.output).toMatch(/toolkit-agent\.config\.ts:\d+/);
+      expect(broken.output).toMatch(/^\s*\^/m);
+      expect(broken.output).toMatch(/SyntaxError/);
+    } finally {
+      await writeFile(config, good);
+    }
+  }, 300_000);
 });

@@ -56,8 +56,9 @@ describe('toolkit-agent usage', () => {
     const table = await runCli(['-c', config, 'usage', '--group-by', 'tenant'], { env });
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^TENANT\s+RUNS\s+INPUT\s+OUTPUT\s+TOOL CALLS\s+COST$/);
-    expect(lines.find((l) => l.startsWith('acme'))).toMatch(/^acme\s+2\s/);
+    expect(lines[0]).toMatch(/^TENANT\s+RUNS\s+INPUT\s+OUTPUT\s+CACHE HIT\s+TOOL CALLS\s+COST$/);
+    // The config's model reports no cache reads.
+    expect(lines.find((l) => l.startsWith('acme'))).toMatch(/^acme\s+2\s+40\s+20\s+0\.0%\s+2\s/);
     expect(lines.find((l) => l.startsWith('globex'))).toMatch(/^globex\s+1\s/);
     expect(lines.at(-1)).toMatch(/^total\s+3\s.*\$\d+\.\d{4}$/);
   });

@@ -94,7 +94,13 @@ describe('an agent with a Streamable HTTP MCP server (server-everything behind a
     await credentialStore.put({ name: 'wrong', type: 'bearer', token: WRONG });
     const server = { url: `${gate.url}/mcp`, credentialKey: 'everything' };
     env = await startTestWorker({
-      remote: { llm: remote, credentialStore, mcpServers: { everything: server } },
+      // Its key is rate-limited: the calls of the server's tools run on the key's own queue.
+      remote: {
+        llm: remote,
+        credentialStore,
+        mcpServers: { everything: server },
+        rateLimits: { everything: { perSecond: 50 } },
+      },
       refused: {
         llm: refused,
         credentialStore,
@@ -135,6 +141,11 @@ describe('an agent with a Streamable HTTP MCP server (server-everything behind a
     const mcpRequests = gate.requests.filter((r) => r.headers.authorization === `Bearer ${CANARY}`);
     expect(mcpRequests.length).toBeGreaterThanOrEqual(4);
     expect(everything.output().match(/Session initialized with ID/g)).toHaveLength(1);
+    const history = await handle.workflow.fetchHistory();
+    const queues = history.events
+      ?.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'invokeTool')
+      .map((event) => event.activityTaskScheduledEventAttributes?.taskQueue?.name);
+    expect(new Set(queues)).toEqual(new Set([`${env.taskQueue}@rate-limit:everything`]));
 
     const texts = [
       await historyText(handle.workflow),

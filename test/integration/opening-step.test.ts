@@ -107,7 +107,8 @@ describe('the opening step: the run resolved and its first model step taken in o
     await handle.cancel('enough');
     const result = await handle.result();
     expect(result.metadata.stop_reason).toBe('cancelled');
-    expect(Date.now() - asked).toBeLessThan(10_000);
+    // Not after the minute the model would take (with room for a slow machine).
+    expect(Date.now() - asked).toBeLessThan(30_000);
     const types = (await collect(handle.events())).map((e) => e.type);
     expect(types).toEqual(['run_started', 'step_started', 'run_cancelled']);
   });
@@ -120,7 +121,8 @@ describe('the opening step: the run resolved and its first model step taken in o
     const handle = await env.agents.start('agent', 'Think for a minute');
     const result = await handle.result();
     expect(result.metadata.stop_reason).toBe('deadline');
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // At the deadline, not after the minute the model would take (with room for a slow machine).
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(llm.calls).toHaveLength(1);
   });
 });

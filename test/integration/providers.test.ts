@@ -1,6 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { AgentDefinition } from '../../src/agent/definition.ts';
 import { ModelError, RunFailedError } from '../../src/errors.ts';
 import { aiSdkModel, type LanguageModel } from '../../src/models/ai-sdk.ts';
 import { startAnthropicServer } from '../support/providers/anthropic-server.ts';
@@ -50,12 +51,16 @@ describe.each(providers)('$name through the real provider package', (provider) =
     for (const server of servers) await server.close();
   });
 
-  async function setup(turns: ProviderTurn[], stream = true) {
+  async function setup(turns: ProviderTurn[], stream = true, timeouts: AgentDefinition['timeouts'] = {}) {
     const server = await provider.start(turns);
     servers.push(server);
     const llm = stream ? provider.model(server) : aiSdkModel(provider.model(server), { stream: false });
     const env = await startTestWorker({
-      agent: { llm, tools: [new AddTool(), new BrokenTool()], timeouts: { toolMaxAttempts: 1 } },
+      agent: {
+        llm,
+        tools: [new AddTool(), new BrokenTool()],
+        timeouts: { toolMaxAttempts: 1, ...timeouts },
+      },
     });
     workers.push(env);
     return { server, env };
@@ -117,6 +122,36 @@ describe.each(providers)('$name through the real provider package', (provider) =
     expect((error as ModelError).status).toBe(400);
     expect((error as ModelError).retryable).toBe(false);
     expect((error as Error).message).toMatch(/call_orphan/);
+  });
+
+  it('waits out a long Retry-After of a model step on a durable timer, saying so, with its attempts whole', async () => {
+    const { server, env } = await setup(
+      [
+        { toolCalls: [{ id: 'call_add', name: 'add', args: { a: 1, b: 2 } }] },
+        {
+          status: 429,
+          headers: { 'retry-after': '2' },
+          body: { error: { message: 'Rate limit reached', type: 'rate_limit_error' } },
+        },
+        { text: 'It is 3.' },
+      ],
+      true,
+      // Over 1 s is long here; one attempt: an activity retry would fail the run.
+      { longRetryAfterMs: 1_000, modelMaxAttempts: 1 },
+    );
+    const handle = await env.agents.start('agent', 'Add 1 and 2');
+    const events = await collect(handle.events());
+    expect((await handle.result()).output).toBe('It is 3.');
+    expect(server.statuses).toEqual([200, 429, 200]);
+    const waiting = events.filter((e) => e.type === 'model_waiting');
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]!.payload).toMatchObject({ reason: 'rate_limit', retry_after_ms: 2_000, wait: 1 });
+    // The wait is a timer of the workflow's, not an activity retry.
+    const history = await handle.workflow.fetchHistory();
+    const timers = history.events?.filter((e) => e.timerStartedEventAttributes) ?? [];
+    expect(timers.map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds))).toEqual([
+      2,
+    ]);
   });
 
   it('retries a 429 after Retry-After, and fails the run at once on a 400 with the service message', async () => {

@@ -23,6 +23,31 @@ const CALLS_PER_RUN = 25;
  */
 const EARLY_TOKENS = 2;
 
+/** The provider's limit for one account as a token bucket (how providers state "5 a second"): 5 at most at once, one more each 200 ms. */
+class ProviderBucket {
+  #tokens = PROVIDER_PER_SECOND;
+  #refilledAt = Date.now();
+  /** Arrival times of the requests let through. */
+  readonly accepted: number[] = [];
+  refused = 0;
+
+  /** Whether a request arriving at `now` is let through (else the provider answers 429). */
+  take(now: number): boolean {
+    this.#tokens = Math.min(
+      PROVIDER_PER_SECOND,
+      this.#tokens + ((now - this.#refilledAt) / 1000) * PROVIDER_PER_SECOND,
+    );
+    this.#refilledAt = now;
+    if (this.#tokens < 1 - EARLY_TOKENS) {
+      this.refused += 1;
+      return false;
+    }
+    this.#tokens -= 1;
+    this.accepted.push(now);
+    return true;
+  }
+}
+
 /** A model that asks for `calls` calls of the provider in its first step and answers once it has their results. */
 function fanOutModel(calls: number, path: string): ScriptedModel {
   const step = (request: ModelRequest): ScriptedStep =>
@@ -40,10 +65,8 @@ function fanOutModel(calls: number, path: string): ScriptedModel {
 describe('provider rate limits: enforced by Temporal across workers; long Retry-After waits on a timer', () => {
   let provider: RecordingServer;
   /** Arrival times of the requests the stand-in let through, and how many it refused. */
-  const accepted: number[] = [];
-  let refused = 0;
-  let tokens = PROVIDER_PER_SECOND;
-  let refilledAt = Date.now();
+  const bucket = new ProviderBucket();
+  const accepted = bucket.accepted;
   let slowCalls = 0;
   const credentialStore = new InMemoryCredentialStore();
   const memoryStore = new InMemoryMemoryStore();
@@ -66,16 +89,8 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
       if (request.path === '/api/deadline') {
         return json(response, 429, { error: 'slow down' }, { 'retry-after': '30' });
       }
-      // The provider's limit as a token bucket (how providers state "5 a second"): 5 at most at once, one more each 200 ms.
-      const now = request.receivedAt;
-      tokens = Math.min(PROVIDER_PER_SECOND, tokens + ((now - refilledAt) / 1000) * PROVIDER_PER_SECOND);
-      refilledAt = now;
-      if (tokens < 1 - EARLY_TOKENS) {
-        refused += 1;
+      if (!bucket.take(request.receivedAt))
         return json(response, 429, { error: 'rate limited' }, { 'retry-after': '1' });
-      }
-      tokens -= 1;
-      accepted.push(now);
       json(response, 200, { ok: true });
     });
     await credentialStore.put({
@@ -148,7 +163,7 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
     expect(answers.filter((message) => message.role === 'tool' && message.isError)).toEqual([]);
     expect(results.reduce((sum, result) => sum + (result.metadata.tool_calls ?? 0), 0)).toBe(100);
     // Every call got through on its first request: the stand-in refused none.
-    expect(refused).toBe(0);
+    expect(bucket.refused).toBe(0);
     expect(accepted).toHaveLength(100);
     // Past the first burst (perSecond + 1 at most), the calls came no faster than 5 a second overall.
     const first = accepted[0]!;
@@ -227,5 +242,99 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
     expect(failed?.payload).toMatchObject({ error_type: 'RateLimitError' });
     expect(String(failed?.payload.error)).toMatch(/would pass the run's deadline/);
     expect(events.map((event) => event.type)).not.toContain('tool_waiting');
+  });
+});
+
+describe('provider rate limits per account: each tenant with its own record is an account of its own', () => {
+  let provider: RecordingServer;
+  /** The provider's limit, per account (the bearer token a request carries). */
+  const buckets = new Map<string, ProviderBucket>();
+  const credentialStore = new InMemoryCredentialStore();
+  const taskQueue = `test-rate-account-${randomUUID()}`;
+  let worker: Worker;
+  let running: Promise<void>;
+  const connections: Array<{ close(): Promise<void> }> = [];
+  let agents: AgentClient;
+
+  beforeAll(async () => {
+    provider = await startRecordingServer((request, response) => {
+      const token = String(request.headers.authorization);
+      const bucket = buckets.get(token) ?? new ProviderBucket();
+      buckets.set(token, bucket);
+      if (!bucket.take(request.receivedAt))
+        return json(response, 429, { error: 'rate limited' }, { 'retry-after': '1' });
+      json(response, 200, { ok: true });
+    });
+    const record = (token: string) => ({
+      name: 'provider',
+      type: 'bearer' as const,
+      token,
+      metadata: { base_url: `${provider.url}/api` },
+    });
+    await credentialStore.put(record('tok-shared'));
+    await credentialStore.put(record('tok-acme'), { tenant: 'acme' });
+    await credentialStore.put(record('tok-globex'), { tenant: 'globex' });
+    const address = inject('temporalAddress');
+    const connection = await NativeConnection.connect({ address });
+    connections.push(connection);
+    worker = await createAgentWorker({
+      connection,
+      taskQueue,
+      agents: {
+        fanout: {
+          llm: fanOutModel(CALLS_PER_RUN, '/item'),
+          tools: [new CustomAPITool({ credentialKey: 'provider' })],
+          credentialStore,
+          maxIterations: 3,
+        },
+      },
+      memoryStore: new InMemoryMemoryStore(),
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      rateLimits: { provider: { perSecond: PROVIDER_PER_SECOND } },
+    });
+    running = worker.run();
+    const clientConnection = await Connection.connect({ address });
+    connections.push(clientConnection);
+    // acme's weight would scale a fairness key's rate: an account's rate must not follow it.
+    agents = new AgentClient({
+      client: new Client({ connection: clientConnection }),
+      taskQueue,
+      fairness: { weights: { acme: 3 } },
+    });
+  });
+
+  afterAll(async () => {
+    if (worker?.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    for (const connection of connections) await connection.close();
+    await provider?.close();
+  });
+
+  /** How long two runs of 25 calls each take, started at once for these tenants. */
+  async function twoRuns(tenants: Array<string | undefined>): Promise<number> {
+    const startedAt = Date.now();
+    const handles = await Promise.all(
+      tenants.map((tenant, i) =>
+        agents.start('fanout', `Fetch batch ${i}`, tenant === undefined ? {} : { tenant }),
+      ),
+    );
+    const results = await Promise.all(handles.map((handle) => handle.result()));
+    for (const result of results) expect(result.metadata.stop_reason).toBe('completed');
+    return Date.now() - startedAt;
+  }
+
+  it('two tenants with their own records each get the whole rate, while runs on the shared record share one', async () => {
+    const shared = await twoRuns([undefined, undefined]);
+    const own = await twoRuns(['acme', 'globex']);
+    // No account was sent more than its rate: the provider refused nothing.
+    const accounts = [...buckets].map(([token, bucket]) => [token, bucket.accepted.length, bucket.refused]);
+    expect(accounts.sort()).toEqual([
+      ['Bearer tok-acme', 25, 0],
+      ['Bearer tok-globex', 25, 0],
+      ['Bearer tok-shared', 50, 0],
+    ]);
+    // 50 calls at 5 a second on one account, against 25 on each of two at once: about half the time.
+    console.log(`rate limit per account: shared record ${shared} ms, two tenants' records ${own} ms`);
+    expect(own).toBeLessThan(shared * 0.75);
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { createTriggerHandler } from '../../src/triggers/handler.ts';
 import { z } from 'zod';
+import type { AgentRunOutput } from '../../src/common/run.ts';
 import { QuotaExceededError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
@@ -184,6 +185,26 @@ describe('quotas', () => {
     expect(error.limit).toBe(2);
     expect(error.agent).toBe('starter');
     expect(error.message).toContain('for agent "starter"');
+    // Refused, not failed: the workflow completed with stop_reason quota, and the refusal in its result.
+    const workflow = t.client.workflow.getHandle(error.workflowId!);
+    expect((await workflow.describe()).status.name).toBe('COMPLETED');
+    const raw = (await workflow.result()) as AgentRunOutput;
+    expect(raw.metadata).toMatchObject({
+      stop_reason: 'quota',
+      iterations: 0,
+      refused: { quota: 'maxRunsPerMinute', limit: 2, agent: 'starter', tenant: 'small' },
+    });
+    expect(raw.events?.events.at(-1)).toMatchObject({
+      type: 'run_completed',
+      payload: { stop_reason: 'quota' },
+    });
+    // A deep run refused at its first phase ends the same way.
+    const deep = await t.agents
+      .run('starter', 'four', { tenant: 'small', deep: {} })
+      .catch((e: unknown) => e);
+    expect(deep).toBeInstanceOf(QuotaExceededError);
+    const deepRun = t.client.workflow.getHandle((deep as QuotaExceededError).workflowId!);
+    expect((await deepRun.describe()).status.name).toBe('COMPLETED');
     // The first start leaves the window a minute after it was made.
     expect(error.resetsAt!.getTime()).toBeGreaterThanOrEqual(before + 60_000);
     expect(error.resetsAt!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);

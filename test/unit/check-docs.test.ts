@@ -37,11 +37,8 @@ const GOOD_PAGE = [
   '',
   'Back to [the start](../README.md) or [local models](#local-models).',
   '',
-  '<!-- prelude',
-  'declare const answer: number;',
-  '-->',
-  '',
   '```ts',
+  'const answer = 21;',
   'const doubled: number = answer * 2;',
   'console.log(doubled);',
   '```',
@@ -59,7 +56,7 @@ describe('check:docs', () => {
       'docs/models.md': GOOD_PAGE,
     });
     expect(out).toContain('2 pages, 3 links, 1 TypeScript blocks type-checked.');
-    expect(out).toContain('skipped (marked fragment): docs/models.md:17');
+    expect(out).toContain('skipped (marked fragment): docs/models.md:14');
     expect(code).toBe(0);
   });
 
@@ -74,8 +71,30 @@ describe('check:docs', () => {
     expect(out).toContain('README.md:3: the link docs/gone.md points at docs/gone.md, which does not exist');
     expect(out).toContain('docs/extra.md:3: the link #nowhere names #nowhere');
     expect(out).toContain('README.md: the docs map does not link docs/extra.md');
-    expect(out).toMatch(/docs\/models\.md:12: Type 'string' is not assignable to type 'number'/);
+    expect(out).toMatch(/docs\/models\.md:9: Type 'string' is not assignable to type 'number'/);
     expect(out).toContain('4 link problem(s), 1 code block problem(s).');
+  });
+
+  it('refuses a hidden prelude before a block, naming its file and line', async () => {
+    const { code, out } = await checkDocs({
+      'README.md': '# Project\n\nSee [models](docs/models.md).\n',
+      'docs/models.md': [
+        '# Models',
+        '',
+        '<!-- prelude',
+        'declare const answer: number;',
+        '-->',
+        '',
+        '```ts',
+        'console.log(answer * 2);',
+        '```',
+        '',
+      ].join('\n'),
+    });
+    expect(code).toBe(1);
+    expect(out).toContain('docs/models.md:3: a <!-- prelude --> comment hides setup from the reader');
+    expect(out).toContain('put its imports and setup lines in the block itself');
+    expect(out).toMatch(/docs\/models\.md:8: Cannot find name 'answer'/);
   });
 
   it('refuses to check the blocks before the package is built', async () => {

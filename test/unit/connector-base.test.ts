@@ -8,6 +8,7 @@ import {
   type ToolContext,
   type ToolOutput,
 } from '../../src/tools/connector-base.ts';
+import { MailTool } from '../../src/tools/google/mail.ts';
 import { toolContext } from '../support/tool-context.ts';
 
 class TicketTool extends BaseConnectorTool {
@@ -90,6 +91,20 @@ describe('BaseConnectorTool', () => {
     expect((error as CredentialError).code).toBe('CREDENTIAL');
     expect((error as Error).message).toMatch(
       /No credential "ticket_system" for tenant "bob".*store\.put\(\{ name: 'ticket_system'/,
+    );
+  });
+
+  it('names the login command of an OAuth connector whose default credential is missing', async () => {
+    const missing = (tool: MailTool) =>
+      tool
+        .run(context(new InMemoryCredentialStore(), 'bob'), { action: 'search', query: 'x' })
+        .catch((e: unknown) => (e as Error).message);
+    expect(await missing(new MailTool())).toContain(
+      'log in with `toolkit-agent auth google --services mail --tenant bob` (or store a token with `toolkit-agent creds set mail --tenant bob`)',
+    );
+    // A key of the user's own: logging in would not store it, so the message says to store a token.
+    expect(await missing(new MailTool({ credentialKey: 'work_mail' }))).toMatch(
+      /No credential "work_mail" for tenant "bob" in the credential store: store it with `toolkit-agent creds set work_mail --tenant bob`/,
     );
   });
 

@@ -129,7 +129,7 @@ describe('the final-answer tool', () => {
 
 describe('the local model’s structured answers', () => {
   it('holds the answer to the schema in the grammar and drops the nulls of optional properties', () => {
-    expect(replySchema([], false, ROWS_SCHEMA)).toMatchObject({
+    expect(replySchema([], 'either', ROWS_SCHEMA)).toMatchObject({
       properties: { answer: { type: 'object', properties: { rows: { type: 'array' } } } },
     });
     const reply = parseLocalReply(

@@ -6,6 +6,7 @@ import { ConfigurationError } from '../../src/errors.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { withChildEvents } from '../../src/subagents/child-events.ts';
+import { parseCursor } from '../../src/subagents/event-cursor.ts';
 import { withInlineSubAgents } from '../../src/subagents/definitions.ts';
 import { treeLines } from '../../src/subagents/run-tree.ts';
 import { childLimits, limitsLeft } from '../../src/subagents/workflow-limits.ts';
@@ -116,47 +117,87 @@ async function* slowly(events: AgentEvent[], ms = 5): AsyncGenerator<AgentEvent>
   }
 }
 
+/** A run's log read after a seq, as the events query reads it. */
+const after = (events: AgentEvent[], ms?: number) => (afterSeq: number) =>
+  slowly(
+    events.filter((e) => e.seq > afterSeq),
+    ms,
+  );
+
 describe('one stream: children woven into the parent', () => {
-  it('tags each child event with its run, waits for the child before the call result, nests', async () => {
-    const streams: Record<string, AgentEvent[]> = {
-      'p/c1': [
-        event(1, 'run_started'),
-        event(2, 'tool_called', { tool: 'agent_leaf', child_run: 'p/c1/g1', child_agent: 'leaf' }),
-        event(3, 'tool_completed', { tool: 'agent_leaf', child_run: 'p/c1/g1' }),
-        event(4, 'run_completed'),
-      ],
-      'p/c1/g1': [event(1, 'run_started'), event(2, 'run_completed')],
-      'p/c2': [event(1, 'run_started'), event(2, 'run_completed')],
-    };
-    const parent = [
-      event(1, 'tool_called', { tool: 'agent_mid', child_run: 'p/c1', child_agent: 'mid' }),
-      event(2, 'tool_called', { tool: 'agent_gone', child_run: 'p/c2', child_agent: 'gone' }),
-      event(3, 'tool_completed', { child_run: 'p/c1' }),
-      event(4, 'tool_failed', { child_run: 'p/c2' }),
-      event(5, 'run_completed'),
-    ];
-    const open = (id: string) =>
-      id === 'p/c2'
-        ? (async function* () {
-            yield streams[id]![0]!;
-            throw new Error('the child failed');
-          })()
-        : slowly(streams[id]!, 20);
+  const streams: Record<string, AgentEvent[]> = {
+    'p/c1': [
+      event(1, 'run_started'),
+      event(2, 'tool_called', { tool: 'agent_leaf', child_run: 'p/c1/g1', child_agent: 'leaf' }),
+      event(3, 'tool_completed', { tool: 'agent_leaf', child_run: 'p/c1/g1' }),
+      event(4, 'run_completed'),
+    ],
+    'p/c1/g1': [event(1, 'run_started'), event(2, 'run_completed')],
+    'p/c2': [event(1, 'run_started'), event(2, 'run_completed')],
+  };
+  const parent = [
+    event(1, 'tool_called', { tool: 'agent_mid', child_run: 'p/c1', child_agent: 'mid' }),
+    event(2, 'tool_called', { tool: 'agent_gone', child_run: 'p/c2', child_agent: 'gone' }),
+    event(3, 'tool_completed', { child_run: 'p/c1' }),
+    event(4, 'tool_failed', { child_run: 'p/c2' }),
+    event(5, 'run_completed'),
+  ];
+  const open = (id: string, afterSeq: number) =>
+    id === 'p/c2'
+      ? (async function* () {
+          if (afterSeq < 1) yield streams[id]![0]!;
+          throw new Error('the child failed');
+        })()
+      : after(streams[id]!, 3)(afterSeq);
+  const show = (e: AgentEvent) =>
+    `${(e.payload.sub_run as string | undefined) ?? 'p'}:${(e.payload.depth as number | undefined) ?? 0}:${e.type}`;
+  const read = async (from?: string) => {
     const merged: AgentEvent[] = [];
-    for await (const e of withChildEvents(slowly(parent, 1), open)) merged.push(e);
-    const show = (e: AgentEvent) =>
-      `${(e.payload.sub_run as string | undefined) ?? 'p'}:${(e.payload.depth as number | undefined) ?? 0}:${e.type}`;
-    const lines = merged.map(show);
-    expect(lines).toHaveLength(12);
-    expect(lines.slice(0, 2)).toEqual(['p:0:tool_called', 'p:0:tool_called']);
-    // Each call's result comes after all of its child's events (grandchild included), the end last.
-    const at = (line: string) => lines.indexOf(line);
-    expect(at('p/c1:1:run_completed')).toBeLessThan(at('p:0:tool_completed'));
-    expect(at('p/c1/g1:2:run_completed')).toBeLessThan(at('p/c1:1:tool_completed'));
-    expect(at('p/c2:1:run_started')).toBeLessThan(at('p:0:tool_failed'));
-    expect(lines.at(-1)).toBe('p:0:run_completed');
+    for await (const e of withChildEvents(after(parent, 1), open, parseCursor(from))) merged.push(e);
+    return merged;
+  };
+
+  it("tags each child event with its run, puts a child's events right after its call, nests", async () => {
+    const merged = await read();
+    expect(merged.map(show)).toEqual([
+      'p:0:tool_called',
+      'p/c1:1:run_started',
+      'p/c1:1:tool_called',
+      'p/c1/g1:2:run_started',
+      'p/c1/g1:2:run_completed',
+      'p/c1:1:tool_completed',
+      'p/c1:1:run_completed',
+      'p:0:tool_called',
+      'p/c2:1:run_started',
+      'p:0:tool_completed',
+      'p:0:tool_failed',
+      'p:0:run_completed',
+    ]);
     expect(merged.find((e) => e.payload.sub_run === 'p/c1/g1')!.payload.agent).toBe('leaf');
     expect(merged.find((e) => e.payload.sub_run === 'p/c1')!.payload.agent).toBe('mid');
+  });
+
+  it('gives every event an increasing cursor; resuming after any cursor yields the rest exactly', async () => {
+    const merged = await read();
+    const cursors = merged.map((e) => e.cursor!);
+    expect(cursors).toEqual(['1', '1/1', '1/2', '1/2/1', '1/2/2', '1/3', '1/4', '2', '2/1', '3', '4', '5']);
+    const order = (a: string, b: string) => {
+      const [x, y] = [parseCursor(a), parseCursor(b)];
+      for (let i = 0; i < Math.max(x.length, y.length); i++) {
+        if (x[i] !== y[i]) return (x[i] ?? 0) - (y[i] ?? 0);
+      }
+      return 0;
+    };
+    expect([...cursors].sort(order)).toEqual(cursors);
+    for (const [i, cursor] of cursors.entries()) {
+      const rest = await read(cursor);
+      expect(rest.map((e) => e.cursor)).toEqual(cursors.slice(i + 1));
+      expect(rest.map(show)).toEqual(merged.slice(i + 1).map(show));
+    }
+  });
+
+  it('refuses a cursor that is not seqs joined by "/"', () => {
+    expect(() => parseCursor('12/x')).toThrow(/An event cursor is positive seqs joined by "\/".*"12\/x"/);
   });
 
   it("rethrows the parent stream's failure after what it yielded", async () => {
@@ -167,7 +208,7 @@ describe('one stream: children woven into the parent', () => {
     const seen: string[] = [];
     await expect(
       (async () => {
-        for await (const e of withChildEvents(failing(), () => slowly([]))) seen.push(e.type);
+        for await (const e of withChildEvents(failing, () => slowly([]))) seen.push(e.type);
       })(),
     ).rejects.toThrow('the run failed');
     expect(seen).toEqual(['run_started']);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigurationError, RateLimitError } from '../../src/errors.ts';
 import { checkFairness, runPriority } from '../../src/fairness/priority.ts';
-import { rateLimitedQueues, toolQueues } from '../../src/rate-limits/queues.ts';
+import { mcpServerQueues, rateLimitedQueues, toolQueues } from '../../src/rate-limits/queues.ts';
 import { longRateLimit } from '../../src/rate-limits/retry-after.ts';
 import { SecretSet } from '../../src/redaction.ts';
 import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
@@ -57,6 +57,7 @@ describe('rate limit options', () => {
       credentialKey: 'github',
       taskQueue: 'agents@rate-limit:github',
       perSecond: 2,
+      per: 'account',
     });
     expect(queues.get('linear')?.perSecond).toBe(1);
     expect(toolQueues([new KeyedTool('issues', 'github'), new KeyedTool('mail', 'mail')], queues)).toEqual({
@@ -69,6 +70,31 @@ describe('rate limit options', () => {
     expect(() =>
       rateLimitedQueues('q', [{ where: 'Agent "a"', limits: { github: { perSecond: 0 } } }]),
     ).toThrow(/Agent "a": rateLimits\["github"\]\.perSecond must be a number above 0 \(got 0\)/);
+  });
+
+  it("is each account's rate unless a place declaring the key says the fleet's; a bad `per` is named", () => {
+    const queues = rateLimitedQueues('q', [
+      { where: 'createAgentWorker', limits: { github: { perSecond: 5, per: 'fleet' } } },
+      { where: 'Agent "a"', limits: { github: { perSecond: 2 }, slack: { perSecond: 1 } } },
+    ]);
+    expect(queues.get('github')).toMatchObject({ perSecond: 2, per: 'fleet' });
+    expect(queues.get('slack')).toMatchObject({ per: 'account' });
+    expect(() =>
+      rateLimitedQueues('q', [
+        { where: 'Agent "a"', limits: { github: { perSecond: 2, per: 'tenant' as 'account' } } },
+      ]),
+    ).toThrow(/Agent "a": rateLimits\["github"\]\.per must be 'account' or 'fleet' \(got "tenant"\)/);
+  });
+
+  it('routes the tools of an MCP server whose credential key is limited to its queue', () => {
+    const queues = rateLimitedQueues('q', [{ where: 'w', limits: { github: { perSecond: 2 } } }]);
+    const servers = new Map([
+      ['gh', { url: 'https://example.test/mcp', credentialKey: 'github' }],
+      ['local', { command: 'node', args: ['server.js'] }],
+      ['open', { url: 'https://example.test/other' }],
+    ]);
+    expect(mcpServerQueues(servers, queues)).toEqual({ gh: 'q@rate-limit:github' });
+    expect(mcpServerQueues(servers, new Map())).toBeUndefined();
   });
 
   it('waits on a timer only for a rate limit whose Retry-After is over the threshold', () => {

@@ -60,6 +60,7 @@ export class CalendarTool extends BaseConnectorTool<typeof parameters> {
     'Search calendar events (e.g. "tomorrow", "standup next monday") or create an event.';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'calendar';
+  protected override readonly loginCommand = 'auth google --services calendar';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
   readonly #now: () => Date;
 

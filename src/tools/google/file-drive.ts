@@ -60,6 +60,7 @@ export class FileDriveTool extends BaseConnectorTool<typeof parameters> {
   readonly description = 'Search or list cloud drive files, or get a file with its text content.';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'file_drive';
+  protected override readonly loginCommand = 'auth google --services file_drive';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
 
   async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {

@@ -57,6 +57,7 @@ export class MailTool extends BaseConnectorTool<typeof parameters> {
     'Search mail (Gmail syntax), read a message by id, or draft/send a message or a reply.';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'mail';
+  protected override readonly loginCommand = 'auth google --services mail';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
 
   async run(context: ToolContext, args: z.infer<typeof parameters>): Promise<ToolOutput> {

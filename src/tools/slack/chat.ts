@@ -89,6 +89,7 @@ export class ChatTool extends BaseConnectorTool<typeof parameters> {
   readonly description = 'Search team chat messages, or post a message to a channel (Slack).';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'chat';
+  protected override readonly loginCommand = 'auth slack';
   protected override readonly credentialTypes = ['oauth2', 'bearer'] as const;
   readonly #channels = new Map<string, { ids: Map<string, string>; expires: number }>();
 

@@ -20,6 +20,6 @@ export async function chooseModel() {
       'No model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run `npx toolkit-agent model pull`.',
     );
   }
-  // A 270M model answers best when its first step of each turn is a tool call.
+  // A 270M model answers best when each turn calls a tool first, then answers.
   return new LocalLlamaModel({ modelPath, toolChoice: 'required' });
 }

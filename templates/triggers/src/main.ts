@@ -70,7 +70,10 @@ const webhooks = createServer(
           name: 'events',
           source: 'standard-webhooks',
           secretKey: 'webhook_secret',
-          run: { agent: 'assistant', prompt: (event) => `An event arrived: ${JSON.stringify(event.body)}` },
+          run: {
+            agent: 'assistant',
+            prompt: (event) => `Tell the team about this event in one sentence: ${inWords(event.body)}.`,
+          },
         },
       ],
     }),
@@ -107,4 +110,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       await server?.close();
     })();
   });
+}
+
+/** An event's fields in words ("type deploy.finished, service billing"): small models read them better than JSON. */
+function inWords(body: unknown): string {
+  if (!body || typeof body !== 'object') return String(body);
+  return Object.entries(body)
+    .map(([key, value]) => `${key} ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .join(', ');
 }

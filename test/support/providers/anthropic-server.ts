@@ -6,6 +6,7 @@ import {
   type ProviderScript,
   type ProviderServer,
 } from './scripted-provider.ts';
+import type { AnthropicPromptCache } from './anthropic-cache.ts';
 
 interface Block {
   type: string;
@@ -23,9 +24,16 @@ interface AnthropicMessage {
  * blocks without `tool_result` blocks in the next message, `tool_result` blocks that answer no
  * `tool_use` of the previous message, and, when thinking is enabled, an assistant turn with tool use
  * that does not start with a thinking block this server signed. With a `limit`, refuses a request
- * over it with Anthropic's own "prompt is too long" body.
+ * over it with Anthropic's own "prompt is too long" body. With a `cache`, bills each request as the
+ * service's prompt cache does (the usage fields `cache_read_input_tokens`, `cache_creation_input_tokens`
+ * and `cache_creation`) and refuses markers that break its rules; the scripted usage then gives only
+ * the output tokens.
  */
-export function startAnthropicServer(turns: ProviderScript, limit?: ContextLimit): Promise<ProviderServer> {
+export function startAnthropicServer(
+  turns: ProviderScript,
+  limit?: ContextLimit,
+  cache?: AnthropicPromptCache,
+): Promise<ProviderServer> {
   const signatures = new Set<string>();
   return startProviderServer({
     path: '/v1/messages',
@@ -40,6 +48,8 @@ export function startAnthropicServer(turns: ProviderScript, limit?: ContextLimit
         }
       : {}),
     validate(body) {
+      const refusal = cache?.refusal(body);
+      if (refusal) return invalid(refusal);
       const messages = body.messages as AnthropicMessage[];
       const thinking = (body.thinking as { type?: string } | undefined)?.type === 'enabled';
       for (let i = 0; i < messages.length; i++) {
@@ -94,7 +104,9 @@ export function startAnthropicServer(turns: ProviderScript, limit?: ContextLimit
       for (const call of turn.toolCalls ?? [])
         content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.args });
       const stopReason = turn.toolCalls?.length ? 'tool_use' : 'end_turn';
-      const usage = { input_tokens: turn.usage?.input ?? 10, output_tokens: turn.usage?.output ?? 5 };
+      const usage = cache
+        ? cache.charge(body, turn.usage?.output ?? 5)
+        : { input_tokens: turn.usage?.input ?? 10, output_tokens: turn.usage?.output ?? 5 };
       const message = {
         id: `msg_${randomBytes(6).toString('hex')}`,
         type: 'message',
@@ -118,7 +130,7 @@ export function startAnthropicServer(turns: ProviderScript, limit?: ContextLimit
               content: [],
               stop_reason: null,
               stop_sequence: null,
-              usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+              usage: { ...usage, output_tokens: 1 },
             },
           },
         },

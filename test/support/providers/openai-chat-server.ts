@@ -5,6 +5,7 @@ import {
   type ProviderScript,
   type ProviderServer,
 } from './scripted-provider.ts';
+import type { OpenAIPromptCache } from './openai-cache.ts';
 
 interface ChatMessage {
   role: string;
@@ -17,9 +18,15 @@ interface ChatMessage {
  * OpenAI Chat Completions (`POST /v1/chat/completions`), as vLLM, Ollama and OpenAI speak it.
  * Refuses, with OpenAI's own 400 bodies, an assistant `tool_calls` message not followed by a `tool`
  * message for each id, and a `tool` message that answers no preceding call. With a `limit`, refuses
- * a request over it with OpenAI's own `context_length_exceeded` body.
+ * a request over it with OpenAI's own `context_length_exceeded` body. With a `cache`, counts the
+ * prompt and its cached part as OpenAI's automatic prompt caching does (`prompt_tokens_details.cached_tokens`);
+ * the scripted usage then gives only the completion tokens.
  */
-export function startOpenAIChatServer(turns: ProviderScript, limit?: ContextLimit): Promise<ProviderServer> {
+export function startOpenAIChatServer(
+  turns: ProviderScript,
+  limit?: ContextLimit,
+  cache?: OpenAIPromptCache,
+): Promise<ProviderServer> {
   return startProviderServer({
     path: '/v1/chat/completions',
     turns,
@@ -83,7 +90,9 @@ export function startOpenAIChatServer(turns: ProviderScript, limit?: ContextLimi
       }));
       const finish = toolCalls.length ? 'tool_calls' : 'stop';
       const usage = { prompt_tokens: turn.usage?.input ?? 10, completion_tokens: turn.usage?.output ?? 5 };
-      const usageBody = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+      const usageBody = cache
+        ? cache.charge(body, usage.completion_tokens)
+        : { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
       if (!body.stream) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(

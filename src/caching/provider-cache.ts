@@ -1,0 +1,20 @@
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import { markAnthropicBreakpoints, speaksAnthropicMessages } from './anthropic.ts';
+import type { CacheRequest } from './options.ts';
+import { speaksOpenAI, withOpenAICacheKey } from './openai.ts';
+
+/**
+ * A provider call with what the provider's prompt cache needs: Anthropic's breakpoints, OpenAI's
+ * cache key. Other providers cache by themselves (Gemini's implicit caching) or not at all: their
+ * call is unchanged, and so is every call without a `cache` (caching off).
+ */
+export function withPromptCache(
+  call: LanguageModelV4CallOptions,
+  model: { provider: string; modelId: string },
+  cache: CacheRequest | undefined,
+): LanguageModelV4CallOptions {
+  if (!cache) return call;
+  if (speaksAnthropicMessages(model.provider)) return markAnthropicBreakpoints(call, model.modelId, cache);
+  if (speaksOpenAI(model.provider)) return withOpenAICacheKey(call, model.modelId, cache);
+  return call;
+}

@@ -124,6 +124,7 @@ export { findLocalModel } from './models/local-model-file.ts';
 export * from './skills/index.ts';
 export * from './context/index.ts';
 export * from './caching/index.ts';
+export * from './evals/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
 export {
   InMemoryOAuthStateStore,

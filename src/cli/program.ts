@@ -5,6 +5,7 @@ import { registerChat } from './chat.ts';
 import { registerCodec } from './codec.ts';
 import { registerCreds } from './creds.ts';
 import { registerDeploy } from './deploy.ts';
+import { registerEval } from './eval.ts';
 import { registerInit } from './init.ts';
 import { registerMcp } from './mcp.ts';
 import { registerA2a } from './a2a.ts';
@@ -50,5 +51,6 @@ export function createProgram(): Command {
   registerUsage(program);
   registerReplay(program);
   registerDeploy(program);
+  registerEval(program);
   return program;
 }

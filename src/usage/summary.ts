@@ -77,15 +77,22 @@ function empty(): UsageTotals {
 }
 
 /** The price of `model`: by its name on the worker, else by the model id after the provider. */
-function priceOf(pricing: Pricing, model: string): ModelPrice | undefined {
+export function priceOf(pricing: Pricing, model: string): ModelPrice | undefined {
   return pricing[model] ?? pricing[providerAndModel(model).model];
 }
 
-/** Dollars for one line's tokens, each input class at its price (see {@link ModelPrice}). */
-function costOf(entry: UsageSums, price: ModelPrice): number {
-  const read = entry.cached_input_tokens;
-  const write5m = entry.cache_write_5m_tokens;
-  const write1h = entry.cache_write_1h_tokens;
+/**
+ * Dollars for one line's tokens, each input class at its price (see {@link ModelPrice}); a class
+ * left out (optional in a run's `Usage`) counts none.
+ */
+export function costOf(
+  entry: Pick<UsageSums, 'input_tokens' | 'output_tokens'> &
+    Partial<Pick<UsageSums, 'cached_input_tokens' | 'cache_write_5m_tokens' | 'cache_write_1h_tokens'>>,
+  price: ModelPrice,
+): number {
+  const read = entry.cached_input_tokens ?? 0;
+  const write5m = entry.cache_write_5m_tokens ?? 0;
+  const write1h = entry.cache_write_1h_tokens ?? 0;
   const fresh = entry.input_tokens - read - write5m - write1h;
   return (
     (fresh * price.input +

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { credentialStoreOf, loadConfig, pickAgent, taskQueueOf } from './config.ts';
-import { CliError, note, printJson, UsageError } from './output.ts';
-import { untilSignal } from './until-signal.ts';
-import { resolveTarget, targetOf, withTargetOptions, type TargetOptions } from './target.ts';
+import { CliError, printJson, UsageError } from './output.ts';
+import { servedAgents, serveUntilStopped } from './serve-agents.ts';
+import { withTargetOptions, type TargetOptions } from './target.ts';
 
 interface A2aOptions extends TargetOptions {
   agent: string[];
@@ -26,37 +25,21 @@ export function registerA2a(program: Command): void {
       '\nEvery request must carry Authorization: Bearer $TOOLKIT_AGENT_A2A_TOKEN (the token is read from\nthat variable, never from the command line).',
     )
     .action(async (opts: A2aOptions, cmd: Command) => {
-      const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
-      pickAgent(loaded.config); // fails clearly when there is no agent
-      const names = opts.agent.length ? opts.agent : Object.keys(loaded.config.agents);
-      for (const name of names) pickAgent(loaded.config, name);
       const bearerToken = process.env.TOOLKIT_AGENT_A2A_TOKEN;
       if (!bearerToken)
         throw new UsageError('Set TOOLKIT_AGENT_A2A_TOKEN to the bearer token A2A clients must send.');
-      const target = await resolveTarget(targetOf(opts), loaded.config, true);
+      const { agents, temporal, worker, target } = await servedAgents(opts, cmd);
       const { serveA2a } = await import('../a2a/serve.ts');
-      const credentialStore = credentialStoreOf(loaded.config);
       const serving = await serveA2a({
-        agents: Object.fromEntries(
-          names.map((name) => {
-            const agent = loaded.config.agents[name]!;
-            return [name, { ...agent, credentialStore: agent.credentialStore ?? credentialStore }];
-          }),
-        ),
-        temporal: { ...target.temporal, taskQueue: taskQueueOf(loaded) },
+        agents,
+        temporal,
         transport: {
           port: Number(opts.port),
           host: opts.host,
           bearerToken,
           ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
         },
-        worker: {
-          ...(loaded.config.memoryStore ? { memoryStore: loaded.config.memoryStore } : {}),
-          ...(loaded.config.encryption ? { encryption: loaded.config.encryption } : {}),
-          ...(process.env.TOOLKIT_AGENT_WORKFLOW_BUNDLE
-            ? { workflowBundle: { codePath: process.env.TOOLKIT_AGENT_WORKFLOW_BUNDLE } }
-            : {}),
-        },
+        worker,
       }).catch((error: Error) => {
         throw new CliError(`Could not serve A2A: ${error.message}`);
       });
@@ -67,12 +50,6 @@ export function registerA2a(program: Command): void {
             .map(([name, url]) => `${name} ${url}`)
             .join(', ')}\n`,
         );
-      note('Serving A2A. Press Ctrl-C to stop.');
-      try {
-        await untilSignal();
-      } finally {
-        await serving.close();
-        await target.release();
-      }
+      await serveUntilStopped('A2A', serving, target);
     });
 }

@@ -19,21 +19,9 @@ import { createAgentWorker } from '../../src/worker.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { adder } from './eval-models.ts';
 import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
-import { AddTool } from './tools.ts';
+import { AddTool, TokenTool } from './tools.ts';
 
 const CANARY = 'sk-canary-eval-7c41e0a9';
-
-/** Reads the stored token and says it (the run's redaction must keep it out of the record). */
-class TokenTool extends BaseConnectorTool {
-  readonly name = 'token';
-  readonly description = 'Reads the API token';
-  readonly parameters = z.object({});
-  protected override readonly defaultCredentialKey = 'upstream';
-  async run(context: ToolContext): Promise<ToolOutput> {
-    const { token } = await this.getCredential(context);
-    return { text: `the token is ${String(token)}`, metadata: {} };
-  }
-}
 
 /** The `add` tool under another name, as after a rename. */
 class SumTool extends BaseConnectorTool {

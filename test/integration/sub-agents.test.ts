@@ -12,21 +12,9 @@ import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/
 import { eventStreamResponse } from '../../src/client/event-stream-response.ts';
 import { runCli } from '../support/cli.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
-import { AddTool } from './tools.ts';
+import { AddTool, TokenTool } from './tools.ts';
 
 const CANARY = 'sk-canary-sub-4b1e9d27';
-
-/** Reads the stored token and says what it is (the run's redaction must catch it). */
-class TokenTool extends BaseConnectorTool {
-  readonly name = 'token';
-  readonly description = 'Reads the API token';
-  readonly parameters = z.object({});
-  protected override readonly defaultCredentialKey = 'upstream';
-  async run(context: ToolContext): Promise<ToolOutput> {
-    const { token } = await this.getCredential(context);
-    return { text: `the token is ${String(token)}`, metadata: {} };
-  }
-}
 
 /** Waits until its signal fires (or a minute passes), recording that it started and was aborted. */
 class SlowTool extends BaseConnectorTool {

@@ -39,3 +39,15 @@ export class BrokenTool extends BaseConnectorTool {
     throw new Error('upstream said no');
   }
 }
+
+/** Reads the stored token `upstream` and says it (a run's redaction must keep it out of everything). */
+export class TokenTool extends BaseConnectorTool {
+  readonly name = 'token';
+  readonly description = 'Reads the API token';
+  readonly parameters = z.object({});
+  protected override readonly defaultCredentialKey = 'upstream';
+  async run(context: ToolContext): Promise<ToolOutput> {
+    const { token } = await this.getCredential(context);
+    return { text: `the token is ${String(token)}`, metadata: {} };
+  }
+}

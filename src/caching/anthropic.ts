@@ -1,20 +1,5 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4Message } from '@ai-sdk/provider';
-import { CHARS_PER_TOKEN } from '../context/estimate.ts';
+import type { BreakpointMarker } from './breakpoints.ts';
 import type { CacheRequest } from './options.ts';
-
-/** Anthropic's limit of `cache_control` blocks per request. */
-const MAX_BREAKPOINTS = 4;
-
-/**
- * The smallest prefix Anthropic caches, in tokens, by model (its prompt-caching documentation):
- * 4,096 for Claude Opus 4.5 and Haiku 4.5, 2,048 for the Haiku 3 family, 1,024 for the others.
- * A breakpoint on a shorter prefix writes nothing and only spends one of the four.
- */
-function minimumCacheableTokens(modelId: string): number {
-  if (/opus-4-5|haiku-4-5/.test(modelId)) return 4096;
-  if (/haiku/.test(modelId)) return 2048;
-  return 1024;
-}
 
 /**
  * Claude through an AI SDK provider that speaks Anthropic's Messages API and reads
@@ -25,68 +10,12 @@ export function speaksAnthropicMessages(provider: string): boolean {
   return /anthropic/.test(provider);
 }
 
-type Prompt = LanguageModelV4CallOptions['prompt'];
-type Tools = NonNullable<LanguageModelV4CallOptions['tools']>;
-
-/**
- * Marks a request's cache breakpoints (`providerOptions.anthropic.cacheControl`), three at most:
- * - the head: after the tool definitions and the system prompt (on the last system message, or the
- *   last tool when there is no system prompt), which every step and turn of the agent shares;
- * - the previous step's tail: the message before the latest assistant message, where the step
- *   before wrote, so this step reads it even when its new messages pass the service's lookback;
- * - the tail: the last message, which the next step reads.
- * A breakpoint whose prefix is below the model's minimum cacheable length is left out. The
- * estimate is {@link CHARS_PER_TOKEN} characters per token, fewer tokens than Claude's tokenizer
- * counts, so a short prefix is never marked.
- */
-export function markAnthropicBreakpoints(
-  call: LanguageModelV4CallOptions,
-  modelId: string,
-  cache: CacheRequest,
-): LanguageModelV4CallOptions {
-  const minimum = minimumCacheableTokens(modelId);
-  const marker = {
-    anthropic: { cacheControl: { type: 'ephemeral', ...(cache.ttl === '1h' ? { ttl: '1h' } : {}) } },
+/** Anthropic's breakpoint: `cache_control` on a message, a part or a tool, 1-hour when asked. */
+export function anthropicMarker(cache: CacheRequest): BreakpointMarker {
+  return {
+    options: {
+      anthropic: { cacheControl: { type: 'ephemeral', ...(cache.ttl === '1h' ? { ttl: '1h' } : {}) } },
+    },
+    onTools: true,
   };
-  const prompt: Prompt = [...call.prompt];
-  const tools: Tools | undefined = call.tools && [...call.tools];
-  const ends = prefixEnds(prompt, tools);
-  const places = new Set<number>();
-  const lastSystem = prompt.findLastIndex((m) => m.role === 'system');
-  const previousAnswer = prompt.findLastIndex((m) => m.role === 'assistant');
-  for (const index of [lastSystem, previousAnswer - 1, prompt.length - 1])
-    if (index >= 0 && ends.messages[index]! >= minimum) places.add(index);
-  const toolHead = lastSystem < 0 && tools?.length && ends.tools >= minimum;
-  for (const index of [...places].slice(0, MAX_BREAKPOINTS - (toolHead ? 1 : 0)))
-    prompt[index] = { ...prompt[index]!, providerOptions: merge(prompt[index]!.providerOptions, marker) };
-  const last = tools?.at(-1);
-  if (toolHead && tools && last?.type === 'function')
-    tools[tools.length - 1] = { ...last, providerOptions: merge(last.providerOptions, marker) };
-  return { ...call, prompt, ...(tools ? { tools } : {}) };
-}
-
-/** Estimated tokens from the start of the request (tools, then messages) to the end of each message. */
-function prefixEnds(prompt: Prompt, tools: Tools | undefined): { tools: number; messages: number[] } {
-  let chars = tools ? JSON.stringify(tools).length : 0;
-  const toolTokens = Math.floor(chars / CHARS_PER_TOKEN);
-  // System messages travel before the others in Anthropic's request: count them first.
-  const systemChars = prompt.filter((m) => m.role === 'system').reduce((sum, m) => sum + size(m), 0);
-  const messages = prompt.map((message) => {
-    if (message.role === 'system') return Math.floor((chars + systemChars) / CHARS_PER_TOKEN);
-    chars += size(message);
-    return Math.floor((chars + systemChars) / CHARS_PER_TOKEN);
-  });
-  return { tools: toolTokens, messages };
-}
-
-function size(message: LanguageModelV4Message): number {
-  return typeof message.content === 'string'
-    ? message.content.length
-    : JSON.stringify(message.content).length;
-}
-
-type ProviderOptions = LanguageModelV4Message['providerOptions'];
-
-function merge(options: ProviderOptions, marker: Record<string, Record<string, unknown>>): ProviderOptions {
-  return { ...options, anthropic: { ...options?.anthropic, ...marker.anthropic } } as ProviderOptions;
 }

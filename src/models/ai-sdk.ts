@@ -254,18 +254,37 @@ function toUsage(usage: unknown): Usage | undefined {
 }
 
 /**
- * Tokens written to the prompt cache, by TTL: v4/v3 give the total (`inputTokens.cacheWrite`);
- * Anthropic's own usage (`raw.cache_creation`) splits it into 5-minute and 1-hour writes. A write
- * the provider does not split counts as a 5-minute write.
+ * Tokens written to the prompt cache, in the provider's short and long TTL classes (`5m` and `1h`:
+ * Anthropic's 5-minute and 1-hour writes, Bedrock's the same, OpenAI's 30-minute and 12-hour ones).
+ * v4/v3 usage gives the total (`inputTokens.cacheWrite`); the provider's own usage (`raw`) says how
+ * much of it was long: Anthropic's `cache_creation.ephemeral_1h_input_tokens`, OpenAI's
+ * `input_tokens_details.cache_write_tokens_details.ttl_12h_tokens`, Bedrock's `cacheDetails` entries
+ * with `ttl: '1h'`. A write the provider does not split is a short one.
  */
 function cacheWrites(usage: object): { '5m': number; '1h': number } {
   const total = (usage as { inputTokens?: { cacheWrite?: unknown } }).inputTokens?.cacheWrite;
-  const split = (
-    usage as {
-      raw?: { cache_creation?: { ephemeral_5m_input_tokens?: unknown; ephemeral_1h_input_tokens?: unknown } };
-    }
-  ).raw?.cache_creation;
   const written = typeof total === 'number' ? total : 0;
-  const hour = typeof split?.ephemeral_1h_input_tokens === 'number' ? split.ephemeral_1h_input_tokens : 0;
-  return { '5m': Math.max(0, written - hour), '1h': Math.min(hour, written) };
+  const long = longCacheWrites((usage as { raw?: unknown }).raw);
+  return { '5m': Math.max(0, written - long), '1h': Math.min(long, written) };
+}
+
+/** The long-TTL part of a provider's cache writes, from its own usage object. */
+function longCacheWrites(raw: unknown): number {
+  if (!raw || typeof raw !== 'object') return 0;
+  const count = (value: unknown) => (typeof value === 'number' ? value : 0);
+  const anthropic = raw as { cache_creation?: { ephemeral_1h_input_tokens?: unknown } };
+  const openai = raw as {
+    input_tokens_details?: { cache_write_tokens_details?: { ttl_12h_tokens?: unknown } | null } | null;
+  };
+  const bedrock = raw as { cacheDetails?: Array<{ inputTokens?: unknown; ttl?: unknown }> | null };
+  return (
+    count(anthropic.cache_creation?.ephemeral_1h_input_tokens) +
+    count(openai.input_tokens_details?.cache_write_tokens_details?.ttl_12h_tokens) +
+    (Array.isArray(bedrock.cacheDetails)
+      ? bedrock.cacheDetails.reduce(
+          (sum, detail) => sum + (detail.ttl === '1h' ? count(detail.inputTokens) : 0),
+          0,
+        )
+      : 0)
+  );
 }

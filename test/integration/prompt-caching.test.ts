@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CachingOption } from '../../src/caching/options.ts';
+import { readCacheTrace, writeCacheTrace } from '../../src/caching/trace.ts';
 import { aiSdkModel } from '../../src/models/ai-sdk.ts';
 import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
 import { AnthropicPromptCache, SONNET_PRICES } from '../support/providers/anthropic-cache.ts';
@@ -11,6 +12,7 @@ import { LONG_INSTRUCTIONS } from '../support/providers/long-instructions.ts';
 import { OpenAIPromptCache } from '../support/providers/openai-cache.ts';
 import { startOpenAIChatServer } from '../support/providers/openai-chat-server.ts';
 import type { ProviderServer, ProviderTurn } from '../support/providers/scripted-provider.ts';
+import { json, startRecordingServer } from '../support/http-server.ts';
 import { AddTool } from './tools.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 
@@ -242,6 +244,37 @@ describe('prompt caching with Anthropic (the stand-in implements the service cac
     expect(cache.requests).toHaveLength(5);
   });
 
+  it('says a step missed because the cached prefix expired, when the next turn comes after its TTL', async () => {
+    const cache = new AnthropicPromptCache(SONNET_PRICES);
+    const server = await startAnthropicServer(
+      [{ text: 'First answer.' }, { text: 'Second answer.' }],
+      undefined,
+      cache,
+    );
+    servers.push(server);
+    const llm = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` })(MODEL);
+    const env = await startTestWorker({
+      chat: { llm, systemPrompt: LONG_INSTRUCTIONS, caching: { ttl: '5m' } },
+    });
+    workers.push(env);
+    const sessionId = `expiry-${Date.now()}`;
+    const chat = env.agents.chatSession('chat', { sessionId, memoryStore: env.memoryStore });
+    await chat.send('Hello.');
+    // Six minutes pass: for the service's cache, and for the trace the first turn left.
+    cache.advance(6 * 60_000);
+    const trace = await readCacheTrace(env.memoryStore, sessionId);
+    expect(trace?.cached).toBeGreaterThan(0);
+    await writeCacheTrace(env.memoryStore, sessionId, Number.MAX_SAFE_INTEGER, {
+      ...trace!,
+      at: trace!.at - 6 * 60_000,
+    });
+    const second = await chat.send('And again.');
+    expect(cache.requests[1]!.usage.cache_read_input_tokens).toBe(0);
+    const note = second.metadata.step_usage[0]!.cache;
+    expect(note?.reason).toBe('ttl_expired');
+    expect(note?.message).toMatch(/read 0: the cached prefix expired before this step\.$/);
+  });
+
   it('uses the 1-hour TTL when asked', async () => {
     const { cache } = await run(toolLoop(2), { caching: { ttl: '1h' } });
     expect(cache.requests.map((r) => r.breakpoints.map((b) => b.ttl))).toEqual([
@@ -323,6 +356,62 @@ describe('explicit OpenAI breakpoints', () => {
           { type: 'text', text: LONG_INSTRUCTIONS, prompt_cache_breakpoint: { mode: 'explicit' } },
         ]);
       else expect(system!.content).toBe(LONG_INSTRUCTIONS);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("OpenAI's cache writes by TTL (the Responses API)", () => {
+  it('counts 30-minute writes as short ones and 12-hour writes as long ones', async () => {
+    const server = await startRecordingServer((_request, response) =>
+      json(response, 200, {
+        id: 'resp_1',
+        object: 'response',
+        created_at: 1_764_000_000,
+        status: 'completed',
+        model: 'gpt-5.6',
+        output: [
+          {
+            type: 'message',
+            id: 'msg_1',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'Hi.', annotations: [] }],
+          },
+        ],
+        usage: {
+          input_tokens: 5000,
+          input_tokens_details: {
+            cached_tokens: 1000,
+            cache_write_tokens: 3000,
+            cache_write_tokens_details: { ttl_30m_tokens: 1200, ttl_12h_tokens: 1800 },
+          },
+          output_tokens: 3,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 5003,
+        },
+      }),
+    );
+    try {
+      const llm = aiSdkModel(
+        createOpenAI({ apiKey: 'sk-openai-test', baseURL: `${server.url}/v1` }).responses('gpt-5.6'),
+        { stream: false },
+      );
+      const answer = await llm.generate({
+        messages: [{ role: 'user', content: 'Hello.' }],
+        tools: [],
+        cache: { ttl: '5m', key: 'conversation-key' },
+      });
+      expect(server.requests[0]!.path).toBe('/v1/responses');
+      expect(answer.usage).toEqual({
+        input_tokens: 5000,
+        output_tokens: 3,
+        total_tokens: 5003,
+        cached_input_tokens: 1000,
+        cache_write_5m_tokens: 1200,
+        cache_write_1h_tokens: 1800,
+      });
     } finally {
       await server.close();
     }

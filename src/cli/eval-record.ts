@@ -11,6 +11,7 @@ import {
 } from '../evals/index.ts';
 import { loadConfig, loadOptionalConfig, pickAgent, taskQueueOf, type LoadedConfig } from './config.ts';
 import { memoryStoreOf } from './memory-store.ts';
+import type { AgentDefinition } from '../agent/definition.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { CliError, printJson, UsageError } from './output.ts';
 import { targetOf } from './target.ts';
@@ -76,7 +77,7 @@ function replayConfig(loaded: LoadedConfig, agent: string, evalCase: RecordedCas
   const definition = loaded.config.agents[agent]!;
   const subAgents = Object.keys(evalCase.recorded.subAgents ?? {})
     .filter((name) => name !== agent && loaded.config.agents[name])
-    .map((name) => {
+    .map((name): [string, AgentDefinition] => {
       const sub = loaded.config.agents[name]!;
       return [
         name,

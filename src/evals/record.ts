@@ -182,7 +182,7 @@ function stepsOf(events: readonly AgentEvent[], agent?: string): RecordedStep[] 
     };
     if (event.type === 'step_started') open();
     if (event.type === 'tool_called') {
-      (((current.get(run) ?? open()).toolCalls ??= [])).push({
+      ((current.get(run) ?? open()).toolCalls ??= []).push({
         id: String(event.payload.call_id),
         name: String(event.payload.tool),
         args: (event.payload.args as Record<string, unknown> | undefined) ?? {},

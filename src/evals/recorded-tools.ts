@@ -18,7 +18,12 @@ export function recordedTools(
 ): BaseConnectorTool[] {
   const served = new Map<string, RecordedCall[]>();
   for (const call of evalCase.recorded.toolCalls) {
-    if (call.agent !== opts.agent || call.error !== undefined || call.truncated || call.output === undefined) {
+    if (
+      call.agent !== opts.agent ||
+      call.error !== undefined ||
+      call.truncated ||
+      call.output === undefined
+    ) {
       continue;
     }
     const key = `${call.tool}:${canonical(call.args)}`;

@@ -59,7 +59,12 @@ export async function sessionTurns(workflow: WorkflowHandle, latest?: History): 
       const send = await decodePayload<SendInput>(run, payload);
       if (seen.has(send.turnId)) return; // a message delivered again: the session ran it once
       seen.add(send.turnId);
-      const turn: SessionTurn = { turn: turns.length + 1, turnId: send.turnId, prompt: send.prompt, events: [] };
+      const turn: SessionTurn = {
+        turn: turns.length + 1,
+        turnId: send.turnId,
+        prompt: send.prompt,
+        events: [],
+      };
       turns.push(turn);
       if (updateId !== undefined) waiting.set(updateId, turn);
       else pending.set(turn.turnId, { turn, run });

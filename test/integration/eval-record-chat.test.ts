@@ -97,7 +97,13 @@ describe('recorded chat sessions: the turns of a session become a case and repla
       })),
     ).toEqual([
       { tool: 'add', agent: undefined, turn: 2, step: 1, output: '5' },
-      { tool: 'token', agent: undefined, turn: 3, step: 1, output: expect.stringContaining('[REDACTED]') },
+      {
+        tool: 'token',
+        agent: undefined,
+        turn: 3,
+        step: 1,
+        output: expect.stringContaining('[REDACTED]') as unknown,
+      },
       { tool: 'agent_calc', agent: undefined, turn: 3, step: 2, output: 'The sum is 8.' },
       { tool: 'add', agent: 'calc', turn: 3, step: 2, output: '8' },
     ]);
@@ -181,5 +187,34 @@ describe('recorded chat sessions: the turns of a session become a case and repla
       now: { tool: 'add', error: expect.any(String) as unknown },
     });
     expect(replay.departure!.reason).toMatch(/^add failed where the record's call succeeded/);
+  });
+
+  it('records every turn of a session that continued as new, across its chain of runs', async () => {
+    const echo = (request: ModelRequest) => ({
+      text: `echo: ${String(request.messages.findLast((m) => m.role === 'user')?.content)}`,
+    });
+    const env = await startTestWorker({
+      echo: { llm: new ScriptedModel(Array.from({ length: 400 }, () => echo)) },
+    });
+    workers.push(env);
+    const session = env.agents.chatSession('echo');
+    const sent: string[] = [];
+    const runOf = async () => (await env.client.workflow.getHandle(session.workflowId).describe()).runId;
+    let firstRun: string | undefined;
+    // Until the session has continued as new (Temporal suggests it as its history grows), then one more turn.
+    for (let i = 1; i <= 400; i++) {
+      sent.push(`q${i}`);
+      await session.send(`q${i}`);
+      firstRun ??= await runOf();
+      if (i % 10 === 0 && (await runOf()) !== firstRun) break;
+    }
+    expect(await runOf()).not.toBe(firstRun);
+    sent.push('last');
+    await session.send('last');
+    const evalCase = await recordCase(env.agents.getHandle(session.workflowId));
+    expect(evalCase.prompt).toEqual(sent);
+    expect(evalCase.recorded.turns!.map((turn) => turn.output)).toEqual(sent.map((q) => `echo: ${q}`));
+    expect(evalCase.recorded.steps).toHaveLength(sent.length);
+    expect(evalCase.recorded.steps.at(-1)).toEqual({ turn: sent.length, text: 'echo: last' });
   });
 });

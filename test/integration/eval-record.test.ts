@@ -118,7 +118,7 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
     });
   });
 
-  it('serves the recorded tool results in place of the tools where the calls match, the sub-agent\'s too', async () => {
+  it("serves the recorded tool results in place of the tools where the calls match, the sub-agent's too", async () => {
     const add = new AddTool();
     const childAdd = new AddTool();
     const tools = recordedTools(recorded, [add, new TokenTool()]);
@@ -141,7 +141,12 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
     expect(served.departure).toBeUndefined();
     expect(add.ran).toEqual([]);
     expect(childAdd.ran).toEqual([]);
-    expect(served.run.toolCalls).toContainEqual({ tool: 'add', args: { a: 4, b: 4 }, agent: 'calc', depth: 1 });
+    expect(served.run.toolCalls).toContainEqual({
+      tool: 'add',
+      args: { a: 4, b: 4 },
+      agent: 'calc',
+      depth: 1,
+    });
     expect(served.toolCalls.at(-1)).toMatchObject({ tool: 'add', agent: 'calc', output: '8' });
     expect(served.toolCalls.slice(0, 2).map((c) => c.output)).toEqual([
       '5',

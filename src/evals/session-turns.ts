@@ -49,6 +49,8 @@ export async function sessionTurns(workflow: WorkflowHandle, latest?: History): 
   /** Turns whose events are asked of the session (a failed turn's, if it can be asked). */
   const pending = new Map<string, { turn: SessionTurn; run: WorkflowHandle; failed?: boolean }>();
   const seen = new Set<string>();
+  /** The last event seq of each turn whose answer carried its events, by turn. */
+  const lastSeqs = new Map<number, number>();
   let runId = firstRun ?? undefined;
   for (;;) {
     const run = client.getHandle(workflow.workflowId, runId, { followRuns: false });
@@ -86,8 +88,12 @@ export async function sessionTurns(workflow: WorkflowHandle, latest?: History): 
         if (answer) {
           const output = await decodePayload<ChatTurnOutput>(run, answer);
           turn.output = output.output;
-          const events = eventsAfter(output.events, (output.events?.first_seq ?? 1) - 1);
-          if (events && output.events?.events.length) turn.events = events;
+          const log = output.events;
+          const events = eventsAfter(log, (log?.first_seq ?? 1) - 1);
+          // Turns run one at a time: a whole turn's events start right after the turn before's.
+          const before = lastSeqs.get(turn.turn - 1);
+          if (log) lastSeqs.set(turn.turn, log.last_seq);
+          if (events?.length && (before === undefined || log!.first_seq <= before + 1)) turn.events = events;
           else pending.set(turn.turnId, { turn, run });
         } else {
           turn.error = completed.outcome?.failure?.message ?? 'the turn failed';

@@ -217,4 +217,26 @@ describe('recorded chat sessions: the turns of a session become a case and repla
     expect(evalCase.recorded.steps).toHaveLength(sent.length);
     expect(evalCase.recorded.steps.at(-1)).toEqual({ turn: sent.length, text: 'echo: last' });
   });
+
+  it('records a turn delivered by a webhook (its events read from the session, which a worker answers)', async () => {
+    const echo = (request: ModelRequest) => ({
+      text: `echo: ${String(request.messages.findLast((m) => m.role === 'user')?.content)}`,
+    });
+    const env = await startTestWorker({ echo: { llm: new ScriptedModel([echo, echo]) } });
+    workers.push(env);
+    const session = env.agents.chatSession('echo');
+    await session.deliver('from the webhook', { messageId: 'delivery-1' });
+    // A send waits for the delivered turn before it: both have answered once it returns.
+    await session.send('from the user');
+    const evalCase = await recordCase(env.agents.getHandle(session.workflowId));
+    expect(evalCase.prompt).toEqual(['from the webhook', 'from the user']);
+    expect(evalCase.recorded.steps).toEqual([
+      { turn: 1, text: 'echo: from the webhook' },
+      { turn: 2, text: 'echo: from the user' },
+    ]);
+    expect(evalCase.recorded.turns!.map((turn) => turn.output)).toEqual([
+      'echo: from the webhook',
+      'echo: from the user',
+    ]);
+  });
 });

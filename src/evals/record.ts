@@ -1,6 +1,8 @@
+import type { temporal } from '@temporalio/proto';
 import type { AgentRunHandle } from '../client/run-handle.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { Message } from '../common/messages.ts';
+import type { AgentRunInput } from '../common/run.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import { startedWorkflow } from './run-input.ts';
@@ -97,55 +99,65 @@ export async function recordCase(
       `recordCase: the ${started.kind === 'chat' ? 'chat session' : 'run'} ${handle.workflowId} is ${status.toLowerCase()}; only a run that completed, or a session that ended or waits for a message, is recorded.`,
     );
   }
-  const tenant = started.input.tenant === undefined ? {} : { tenant: started.input.tenant };
-  if (started.kind === 'chat') {
-    const turns = await sessionTurns(handle.workflow, started.history);
-    if (!turns.length) throw new ConfigurationError(`The chat session ${handle.workflowId} has no turns.`);
-    const events = turns.flatMap((turn) => turn.events);
-    const steps = stepsOf(events);
-    if (opts.memoryStore) addStepTexts(steps, await opts.memoryStore.read(started.input.sessionId));
-    const output = turns.at(-1)!.output;
-    return {
-      name: opts.name ?? handle.workflowId,
-      prompt: turns.map((turn) => turn.prompt),
-      expected: output,
-      ...tenant,
-      recorded: {
-        workflowId: handle.workflowId,
-        agent: started.input.agent,
-        steps,
-        toolCalls: callsOf(events),
-        output,
-        turns: turns.map(({ prompt, output: answer, error }) => ({
-          prompt,
-          output: answer,
-          ...(error === undefined ? {} : { error }),
-        })),
-        ...subAgentSteps(events),
-      },
-    };
-  }
-  const { input } = started;
-  const events: AgentEvent[] = [];
-  for await (const event of handle.events()) events.push(event);
-  const result = await handle.result();
-  const steps = stepsOf(events);
-  if (opts.memoryStore) {
-    addStepTexts(steps, await opts.memoryStore.read(input.conversationId ?? handle.workflowId));
-  }
+  const read =
+    started.kind === 'chat'
+      ? await sessionRead(handle, started.input.sessionId, started.history)
+      : await runRead(handle, started.input);
+  const steps = stepsOf(read.events);
+  if (opts.memoryStore) addStepTexts(steps, await opts.memoryStore.read(read.conversationId));
   return {
     name: opts.name ?? handle.workflowId,
-    prompt: input.prompt,
-    expected: result.output,
-    ...tenant,
+    prompt: read.prompt,
+    expected: read.output,
+    ...(started.input.tenant === undefined ? {} : { tenant: started.input.tenant }),
     recorded: {
       workflowId: handle.workflowId,
-      agent: input.agent,
+      agent: started.input.agent,
       steps,
-      toolCalls: callsOf(events),
-      output: result.output,
-      ...subAgentSteps(events),
+      toolCalls: callsOf(read.events),
+      output: read.output,
+      ...(read.turns ? { turns: read.turns } : {}),
+      ...subAgentSteps(read.events),
     },
+  };
+}
+
+/** What a case is made of: the prompt(s), the events (the sub-agents' woven in) and the answer. */
+interface Read {
+  prompt: string | string[];
+  events: AgentEvent[];
+  output: unknown;
+  /** Where the workers' store keeps the conversation. */
+  conversationId: string;
+  turns?: RecordedTurn[];
+}
+
+/** A finished run: its events and its result. */
+async function runRead(handle: AgentRunHandle<unknown>, input: AgentRunInput): Promise<Read> {
+  const events: AgentEvent[] = [];
+  for await (const event of handle.events()) events.push(event);
+  const { output } = await handle.result();
+  return { prompt: input.prompt, events, output, conversationId: input.conversationId ?? handle.workflowId };
+}
+
+/** A chat session: its turns, their events one turn after the other, and the last turn's answer. */
+async function sessionRead(
+  handle: AgentRunHandle<unknown>,
+  sessionId: string,
+  history: temporal.api.history.v1.IHistory,
+): Promise<Read> {
+  const turns = await sessionTurns(handle.workflow, history);
+  if (!turns.length) throw new ConfigurationError(`The chat session ${handle.workflowId} has no turns.`);
+  return {
+    prompt: turns.map((turn) => turn.prompt),
+    events: turns.flatMap((turn) => turn.events),
+    output: turns.at(-1)!.output,
+    conversationId: sessionId,
+    turns: turns.map(({ prompt, output, error }) => ({
+      prompt,
+      output,
+      ...(error === undefined ? {} : { error }),
+    })),
   };
 }
 

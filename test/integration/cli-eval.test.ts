@@ -172,4 +172,34 @@ describe('toolkit-agent eval', () => {
       { text: 'The sum is 5.' },
     ]);
   });
+
+  it('records a chat session as a multi-turn case and names the turn where a replay departs', async () => {
+    const session = `eval-chat-${randomUUID()}`;
+    const chat = await runCli(['-c', CLI_CONFIG, 'chat', '--session', session], {
+      env,
+      input: 'hello\nadd 2 and 3\n/exit\n',
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    const recorded = await runCli(['-c', CLI_CONFIG, 'eval', 'record', `chat-${session}`], { env });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const evalCase = JSON.parse(recorded.stdout) as RecordedCase;
+    expect(evalCase.prompt).toEqual(['hello', 'add 2 and 3']);
+    expect(evalCase.recorded.turns).toEqual([
+      { prompt: 'hello', output: 'You said: hello' },
+      { prompt: 'add 2 and 3', output: 'The sum is 5.' },
+    ]);
+    expect(evalCase.recorded.toolCalls).toMatchObject([{ tool: 'add', turn: 2, step: 1, output: '5' }]);
+
+    const same = await runCli(['-c', CLI_CONFIG, 'eval', 'record', `chat-${session}`, '--replay'], { env });
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/^helper follows the record of chat-/);
+    const departed = await runCli(
+      ['-c', CLI_CONFIG, 'eval', 'record', `chat-${session}`, '--replay', '-a', 'offline'],
+      { env },
+    );
+    expect(departed.code, departed.stdout + departed.stderr).toBe(1);
+    expect(departed.stdout).toMatch(
+      /^offline departs from the record of chat-\S+ at turn 2, tool call 1: add failed where the record's call succeeded/,
+    );
+  });
 });

@@ -9,7 +9,9 @@ import {
   type RecordedCase,
   type ReplayResult,
 } from '../evals/index.ts';
-import { loadConfig, pickAgent, taskQueueOf, type LoadedConfig } from './config.ts';
+import { loadConfig, loadOptionalConfig, pickAgent, taskQueueOf, type LoadedConfig } from './config.ts';
+import { memoryStoreOf } from './memory-store.ts';
+import type { AgentDefinition } from '../agent/definition.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { CliError, printJson, UsageError } from './output.ts';
 import { targetOf } from './target.ts';
@@ -26,7 +28,7 @@ export function registerEvalRecord(evalCommand: Command): void {
   evalCommand
     .command('record <workflowId>')
     .description(
-      'Write a finished run as a case (prompt, model steps, tool calls with results, answer); --replay or --live runs it again on --agent (default: the recorded one) and names where it departs',
+      'Write a finished run or chat session as a case (prompts, model steps, tool calls with results, answers; its sub-agents too); --replay or --live runs it again on --agent (default: the recorded one) and names where it departs',
     )
     .option('-o, --out <file>', 'write the case to this file (default: standard output, unless replaying)')
     .option(
@@ -38,7 +40,13 @@ export function registerEvalRecord(evalCommand: Command): void {
       const opts = cmd.optsWithGlobals<RecordOptions & { agent?: string }>();
       if (opts.replay && opts.live) throw new UsageError('Give --replay or --live, not both.');
       const { agents } = await connect(opts, cmd);
-      const evalCase = await recordCase(agents.getHandle(workflowId)).finally(() => agents.close());
+      // The workers' store: each step keeps the text the model wrote beside its tool calls.
+      const memory = memoryStoreOf(
+        (await loadOptionalConfig(cmd.optsWithGlobals<{ config?: string }>().config))?.config,
+      );
+      const evalCase = await recordCase(agents.getHandle(workflowId), { memoryStore: memory.store }).finally(
+        () => Promise.all([agents.close(), memory.close()]),
+      );
       const text = `${JSON.stringify(evalCase, null, 2)}\n`;
       if (opts.out) await writeFile(opts.out, text);
       else if (!opts.replay && !opts.live) process.stdout.write(text);
@@ -61,11 +69,25 @@ export function registerEvalRecord(evalCommand: Command): void {
 }
 
 /**
- * The config with `agent` answering from the record (its model steps, its tools' results), served
- * on a task queue of its own so that no other worker takes the replay's tasks.
+ * The config with `agent` answering from the record (its model steps, its tools' results), and so
+ * the sub-agents the record has steps of, served on a task queue of its own so that no other
+ * worker takes the replay's tasks.
  */
 function replayConfig(loaded: LoadedConfig, agent: string, evalCase: RecordedCase): LoadedConfig {
   const definition = loaded.config.agents[agent]!;
+  const subAgents = Object.keys(evalCase.recorded.subAgents ?? {})
+    .filter((name) => name !== agent && loaded.config.agents[name])
+    .map((name): [string, AgentDefinition] => {
+      const sub = loaded.config.agents[name]!;
+      return [
+        name,
+        {
+          ...sub,
+          llm: recordedModel(evalCase, { agent: name }),
+          tools: recordedTools(evalCase, sub.tools ?? [], { agent: name }),
+        },
+      ];
+    });
   return {
     path: loaded.path,
     config: {
@@ -73,6 +95,7 @@ function replayConfig(loaded: LoadedConfig, agent: string, evalCase: RecordedCas
       temporal: { ...loaded.config.temporal, taskQueue: `${taskQueueOf(loaded)}-replay-${randomUUID()}` },
       agents: {
         ...loaded.config.agents,
+        ...Object.fromEntries(subAgents),
         [agent]: {
           ...definition,
           llm: recordedModel(evalCase),
@@ -90,7 +113,8 @@ function printReplay(workflowId: string, agent: string, { departure, run }: Repl
     );
     return;
   }
-  const where = departure.kind === 'call' ? `tool call ${departure.index + 1}` : 'the answer';
+  const what = departure.kind === 'call' ? `tool call ${departure.index + 1}` : 'the answer';
+  const where = departure.turn === undefined ? what : `turn ${departure.turn}, ${what}`;
   process.stdout.write(
     `${agent} departs from the record of ${workflowId} at ${where}: ${departure.reason} (run ${run.workflowId})\n`,
   );

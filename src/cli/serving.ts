@@ -2,13 +2,12 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client.ts';
 import { connectWorkerConnection } from '../connection/connect.ts';
 import { resolveTemporalConnection } from '../connection/temporal-options.ts';
-import { SqliteMemoryStore } from '../memory/sqlite.ts';
 import type { MemoryStore } from '../memory/types.ts';
-import { defaultMemoryPath } from '../paths.ts';
 import { installWorkerRuntime, resolveLogLevel } from '../runtime-log.ts';
 import type { WorkerDeployment } from '../deploy/worker-deployment.ts';
 import { createAgentWorker } from '../worker.ts';
 import { credentialStoreOf, taskQueueOf, type LoadedConfig } from './config.ts';
+import { memoryStoreOf } from './memory-store.ts';
 import { resolveTarget, type Target, type TargetOptions } from './target.ts';
 
 /** A connected client for the config's agents and, unless turned off, a worker serving them in this process. */
@@ -47,8 +46,9 @@ export async function serve(
   };
   try {
     const taskQueue = taskQueueOf(loaded);
-    const memoryStore = loaded.config.memoryStore ?? new SqliteMemoryStore({ path: defaultMemoryPath() });
-    if (!loaded.config.memoryStore) cleanup.push(async () => memoryStore.close?.());
+    const memory = memoryStoreOf(loaded.config);
+    const memoryStore = memory.store;
+    cleanup.push(() => memory.close());
     let worker: Worker | undefined;
     let workerConnection: NativeConnection | undefined;
     let running: Promise<void> = new Promise(() => undefined);

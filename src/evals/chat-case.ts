@@ -1,29 +1,32 @@
 import type { Client } from '@temporalio/client';
 import type { AgentChatSession } from '../client/chat-session.ts';
-import { AgentRunHandle } from '../client/run-handle.ts';
 import type { AgentEvent } from '../common/events.ts';
 import type { ChatTurnResult } from '../common/chat.ts';
 import { addUsage, emptyUsage, messageOf } from './run-figures.ts';
+import { sessionTurns, type SessionTurn } from './session-turns.ts';
 import { trajectoryOf } from './trajectory.ts';
 import type { CaseRun } from './types.ts';
 
 /**
  * A chat case: its turns sent one after the other to a new session. The answer is the last turn's,
- * the usage every turn's, and the tool calls those of every turn (read from the session's events
- * once the turns are done; its sub-agents' calls are not among them).
+ * the usage every turn's, and the tool calls those of every turn, its sub-agents' included (read
+ * from the session's history once the turns are done). Each turn as the session took it is added
+ * to `taken`.
  */
 export async function runChatCase(
   chat: { session: AgentChatSession; client: () => Client },
   turns: string[],
   events: AgentEvent[],
+  taken: SessionTurn[] = [],
 ): Promise<CaseRun> {
   const began = Date.now();
   const { session } = chat;
   let usage = emptyUsage();
   let last: ChatTurnResult<unknown> | undefined;
   const calls = async () => {
-    const handle = new AgentRunHandle(chat.client().workflow.getHandle(session.workflowId));
-    events.push(...(await handle.listEvents()));
+    const read = await sessionTurns(chat.client().workflow.getHandle(session.workflowId));
+    taken.push(...read);
+    events.push(...read.flatMap((turn) => turn.events));
     return trajectoryOf(events);
   };
   try {

@@ -6,6 +6,7 @@ import type { AgentEvent } from '../common/events.ts';
 import type { AgentResult } from '../common/run.ts';
 import { ConfigurationError } from '../errors.ts';
 import { runChatCase } from './chat-case.ts';
+import type { SessionTurn } from './session-turns.ts';
 import { addUsage, emptyUsage, messageOf } from './run-figures.ts';
 import { exactOutput } from './scorers.ts';
 import { trajectoryOf } from './trajectory.ts';
@@ -141,14 +142,18 @@ export function runnerOf(options: EvalTarget): CaseRunner {
 
 /**
  * One run of a case, to its end: its answer, its tool calls (the sub-agents' too), tokens and time.
- * Its events (its sub-agents' included) are added to `events`. A chat case runs as a session.
+ * Its events (its sub-agents' included) are added to `events`. A chat case runs as a session, whose
+ * turns are added to `turns`.
  */
 export async function runCase(
   runner: CaseRunner,
   evalCase: EvalCase,
   events: AgentEvent[] = [],
+  turns: SessionTurn[] = [],
 ): Promise<CaseRun> {
-  if (Array.isArray(evalCase.prompt)) return runChatCase(runner.chat(evalCase), evalCase.prompt, events);
+  if (Array.isArray(evalCase.prompt)) {
+    return runChatCase(runner.chat(evalCase), evalCase.prompt, events, turns);
+  }
   const began = Date.now();
   let handle: AgentRunHandle<unknown> | undefined;
   try {

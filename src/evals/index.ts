@@ -23,7 +23,13 @@ export type {
   Scorer,
   TrajectoryCall,
 } from './types.ts';
-export { recordCase, type RecordedCall, type RecordedCase, type RecordedStep } from './record.ts';
+export {
+  recordCase,
+  type RecordedCall,
+  type RecordedCase,
+  type RecordedStep,
+  type RecordedTurn,
+} from './record.ts';
 export { recordedModel, replayCase, type Departure, type ReplayResult } from './replay-case.ts';
 export { loadDataset } from './dataset.ts';
 export { compareReports, type CaseComparison, type CaseFigures, type EvalComparison } from './compare.ts';

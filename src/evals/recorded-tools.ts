@@ -6,14 +6,26 @@ import { canonical } from './scorers.ts';
  * The agent's tools for a replay: a call the record has (the same tool with the same arguments,
  * each recorded call once, in order) is answered with the recorded result instead of running the
  * tool; any other call runs the tool. Calls that failed or whose recorded result was cut short
- * (longer than the event stream shows) run the tool too, as do sub-agents' calls (their agents
- * keep their own tools). Give them to the agent with {@link recordedModel} to replay a case without
- * a provider and without side effects.
+ * (longer than the event stream shows) run the tool too. Without `agent`, the recorded calls are
+ * the run's own; with `agent`, those its sub-agent of that name made (give these tools to the
+ * sub-agent's definition). Give them to the agent with {@link recordedModel} to replay a case
+ * without a provider and without side effects.
  */
-export function recordedTools(evalCase: RecordedCase, tools: BaseConnectorTool[]): BaseConnectorTool[] {
+export function recordedTools(
+  evalCase: RecordedCase,
+  tools: BaseConnectorTool[],
+  opts: { agent?: string } = {},
+): BaseConnectorTool[] {
   const served = new Map<string, RecordedCall[]>();
   for (const call of evalCase.recorded.toolCalls) {
-    if (call.depth !== 0 || call.error !== undefined || call.truncated || call.output === undefined) continue;
+    if (
+      call.agent !== opts.agent ||
+      call.error !== undefined ||
+      call.truncated ||
+      call.output === undefined
+    ) {
+      continue;
+    }
     const key = `${call.tool}:${canonical(call.args)}`;
     served.set(key, [...(served.get(key) ?? []), call]);
   }

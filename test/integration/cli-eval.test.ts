@@ -29,6 +29,26 @@ beforeAll(async () => {
 });
 afterAll(() => rm(home, { recursive: true, force: true }));
 
+/** The CLI tests' config with `narrator`: the `helper` model, which also writes a line beside its tool calls. */
+async function narratorConfig(): Promise<string> {
+  const path = join(home, 'narrator.config.ts');
+  await writeFile(
+    path,
+    `import base from ${JSON.stringify(CLI_CONFIG)};\n` +
+      `const rules = base.agents.helper.llm;\n` +
+      `const narrating = {\n` +
+      `  specificationVersion: rules.specificationVersion,\n` +
+      `  modelId: 'narrating',\n` +
+      `  async generate(request) {\n` +
+      `    const response = await rules.generate(request);\n` +
+      `    return response.toolCalls.length ? { ...response, text: 'Let me add these up.' } : response;\n` +
+      `  },\n` +
+      `};\n` +
+      `export default { ...base, agents: { ...base.agents, narrator: { llm: narrating, tools: base.agents.helper.tools } } };\n`,
+  );
+  return path;
+}
+
 describe('toolkit-agent eval', () => {
   it('runs a JSONL dataset: a table, JUnit XML, and exit 1 below the threshold', async () => {
     const dataset = join(home, 'sums.jsonl');
@@ -134,5 +154,52 @@ describe('toolkit-agent eval', () => {
     expect(again.code, again.stderr).toBe(0);
     const report = JSON.parse(again.stdout) as EvalReport;
     expect(report.cases.map((c) => [c.name, c.passRate])).toEqual([[id, 1]]);
+  });
+
+  it('records the text the model wrote beside its tool calls, from the memory store the config uses', async () => {
+    const config = await narratorConfig();
+    const id = `eval-narrated-${randomUUID()}`;
+    const run = await runCli(['-c', config, 'run', 'add 2 and 3', '-a', 'narrator', '--id', id], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const recorded = await runCli(['-c', config, 'eval', 'record', id], { env });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const evalCase = JSON.parse(recorded.stdout) as RecordedCase;
+    expect(evalCase.recorded.steps).toEqual([
+      {
+        text: 'Let me add these up.',
+        toolCalls: [{ id: expect.any(String) as unknown, name: 'add', args: { a: 2, b: 3 } }],
+      },
+      { text: 'The sum is 5.' },
+    ]);
+  });
+
+  it('records a chat session as a multi-turn case and names the turn where a replay departs', async () => {
+    const session = `eval-chat-${randomUUID()}`;
+    const chat = await runCli(['-c', CLI_CONFIG, 'chat', '--session', session], {
+      env,
+      input: 'hello\nadd 2 and 3\n/exit\n',
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    const recorded = await runCli(['-c', CLI_CONFIG, 'eval', 'record', `chat-${session}`], { env });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const evalCase = JSON.parse(recorded.stdout) as RecordedCase;
+    expect(evalCase.prompt).toEqual(['hello', 'add 2 and 3']);
+    expect(evalCase.recorded.turns).toEqual([
+      { prompt: 'hello', output: 'You said: hello' },
+      { prompt: 'add 2 and 3', output: 'The sum is 5.' },
+    ]);
+    expect(evalCase.recorded.toolCalls).toMatchObject([{ tool: 'add', turn: 2, step: 1, output: '5' }]);
+
+    const same = await runCli(['-c', CLI_CONFIG, 'eval', 'record', `chat-${session}`, '--replay'], { env });
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/^helper follows the record of chat-/);
+    const departed = await runCli(
+      ['-c', CLI_CONFIG, 'eval', 'record', `chat-${session}`, '--replay', '-a', 'offline'],
+      { env },
+    );
+    expect(departed.code, departed.stdout + departed.stderr).toBe(1);
+    expect(departed.stdout).toMatch(
+      /^offline departs from the record of chat-\S+ at turn 2, tool call 1: add failed where the record's call succeeded/,
+    );
   });
 });

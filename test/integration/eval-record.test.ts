@@ -79,13 +79,14 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
       { text: 'Done: The sum is 8.' },
     ]);
     expect(recorded.recorded.toolCalls).toEqual([
-      { tool: 'add', args: { a: 2, b: 3 }, callId: 'c1', output: '5', depth: 0 },
+      { tool: 'add', args: { a: 2, b: 3 }, callId: 'c1', output: '5', depth: 0, step: 1 },
       {
         tool: 'token',
         args: {},
         callId: 'c2',
         output: expect.stringContaining('[REDACTED]') as unknown,
         depth: 0,
+        step: 2,
       },
       {
         tool: 'agent_calc',
@@ -93,7 +94,9 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
         callId: 'c3',
         output: 'The sum is 8.',
         depth: 0,
+        step: 3,
       },
+      // The sub-agent's call, flattened into the trajectory with its agent (and its parent's step).
       {
         tool: 'add',
         args: { a: 4, b: 4 },
@@ -101,12 +104,23 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
         output: '8',
         agent: 'calc',
         depth: 1,
+        step: 3,
       },
     ]);
   });
 
-  it('serves the recorded tool results in place of the tools where the calls match', async () => {
+  it("records the sub-agent's model steps with its parent", () => {
+    expect(recorded.recorded.subAgents).toEqual({
+      calc: [
+        { toolCalls: [{ id: expect.any(String) as unknown, name: 'add', args: { a: 4, b: 4 } }] },
+        { text: 'The sum is 8.' },
+      ],
+    });
+  });
+
+  it("serves the recorded tool results in place of the tools where the calls match, the sub-agent's too", async () => {
     const add = new AddTool();
+    const childAdd = new AddTool();
     const tools = recordedTools(recorded, [add, new TokenTool()]);
     const env = await startTestWorker({
       served: { llm: recordedModel(recorded), tools, subAgents: { calc: 'calc' } },
@@ -115,13 +129,25 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
         llm: new ScriptedModel([{ toolCalls: [{ name: 'add', args: { a: 2, b: 4 } }] }, { text: 'Done.' }]),
         tools: recordedTools(recorded, [add]),
       },
-      calc: { llm: adder(2), tools: [new AddTool()] },
+      // The sub-agent played back from the record too: its model and its tool's result.
+      calc: {
+        llm: recordedModel(recorded, { agent: 'calc' }),
+        tools: recordedTools(recorded, [childAdd], { agent: 'calc' }),
+      },
     });
     workers.push(env);
     // No credential store here: the token call is answered from the record, never run.
     const served = await replayCase(recorded, { client: env.agents, agent: 'served' });
     expect(served.departure).toBeUndefined();
     expect(add.ran).toEqual([]);
+    expect(childAdd.ran).toEqual([]);
+    expect(served.run.toolCalls).toContainEqual({
+      tool: 'add',
+      args: { a: 4, b: 4 },
+      agent: 'calc',
+      depth: 1,
+    });
+    expect(served.toolCalls.at(-1)).toMatchObject({ tool: 'add', agent: 'calc', output: '8' });
     expect(served.toolCalls.slice(0, 2).map((c) => c.output)).toEqual([
       '5',
       recorded.recorded.toolCalls[1]!.output,
@@ -188,6 +214,7 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
     expect(reprompted.departure).toEqual({
       kind: 'call',
       index: 0,
+      step: 1,
       recorded: { tool: 'add', args: { a: 2, b: 3 } },
       now: { tool: 'add', args: { a: 12, b: 3 } },
       reason: 'called add({"a":12,"b":3}) where the record called add({"a":2,"b":3})',
@@ -219,7 +246,7 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
       const evalCase = await recordCase(handle);
       expect(evalCase.prompt).toBe('Add 19 and 23, secretly');
       expect(evalCase.recorded.toolCalls).toEqual([
-        { tool: 'add', args: { a: 19, b: 23 }, callId: 'call_1_1', output: '42', depth: 0 },
+        { tool: 'add', args: { a: 19, b: 23 }, callId: 'call_1_1', output: '42', depth: 0, step: 1 },
       ]);
       expect(evalCase.recorded.output).toBe('The sum is 42.');
     } finally {

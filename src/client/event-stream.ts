@@ -10,6 +10,8 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { failedRunEvents } from './failed-run.ts';
 import { closedRunEvents, eventsAfter, type AgentEvent, type ClosedRunEvents } from '../common/events.ts';
 import { eventsQuery } from '../common/workflow-definitions.ts';
+import type { LiveTextChannel } from '../live-text/channel.ts';
+import { LiveTextFollower } from '../live-text/follower.ts';
 
 /**
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
@@ -43,6 +45,8 @@ export async function* streamRunEvents(
     tailKnown = true;
   });
   const stopWaiting = new AbortController();
+  const live = options.live ? new LiveTextFollower(options.live, handle.workflowId) : undefined;
+  if (afterSeq === 0 || options.atStepBoundary) live?.fromStart();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(handle.client, call, stopWaiting.signal);
     // A read dropped for the run's result (or an abort) must not leave an unhandled rejection behind.
@@ -60,6 +64,7 @@ export async function* streamRunEvents(
       ended: Promise.resolve() as Promise<unknown>,
     };
     run.ended = runEnd(run.handle, stopWaiting.signal).then((end) => (run.end = end));
+    live?.follow(runId);
     return run;
   };
   try {
@@ -71,6 +76,7 @@ export async function* streamRunEvents(
       // worker (none may be alive), and whichever run of a chain the reader followed.
       const fromResult = eventsAfter(end?.events, seq);
       const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
+      live?.readStarted();
       const events =
         fromResult ??
         fromTail ??
@@ -81,9 +87,11 @@ export async function* streamRunEvents(
           ...(tailKnown ? [] : [tailed.then(() => undefined)]),
         ]));
       if (events === undefined) continue;
-      for (const event of events) {
-        seq = event.seq;
-        if (!include(event)) continue;
+      for (const read of events) {
+        seq = read.seq;
+        // Text delivered live already is not delivered again.
+        const event = live ? live.read(read) : read;
+        if (!event || !include(event)) continue;
         yield event;
         // A deep run's phases end with their own run_completed (tagged `phase`); the run ends untagged,
         // with run_completed, or with run_cancelled when it was cancelled or passed its deadline.
@@ -99,17 +107,30 @@ export async function* streamRunEvents(
         await run.handle.result();
         return;
       }
+      live?.readDone();
       const last = events.at(-1);
-      delay = !last
-        ? Math.min(delay * 2, IDLE_POLL_MS)
-        : last.type === 'text_delta'
-          ? LIVE_TEXT_POLL_MS
-          : FIRST_POLL_MS;
+      // A step whose text is delivered live needs no reading while it writes: its batches wake the
+      // reader when they carry more than text, and its end does.
+      delay = live?.streaming
+        ? IDLE_POLL_MS
+        : !last
+          ? Math.min(delay * 2, IDLE_POLL_MS)
+          : last.type === 'text_delta'
+            ? LIVE_TEXT_POLL_MS
+            : FIRST_POLL_MS;
       const waits: Array<Promise<unknown>> = [sleep(delay), run.ended, ...(tailKnown ? [] : [tailed])];
       if (options.abort) waits.push(options.abort);
-      await Promise.race(waits);
+      const waited = Promise.race(waits);
+      for (;;) {
+        const heard = live?.heard(seq);
+        if (heard && include(heard)) yield heard;
+        // Text heard live is delivered as it comes; anything else (a batch with more, the step's end) is read.
+        await Promise.race([waited, ...(live ? [live.changed()] : [])]);
+        if (live?.take() !== 'text') break;
+      }
     }
   } finally {
+    live?.close();
     // A read still in flight (dropped for the run's result) is cancelled, and a retry stops asking:
     // none may outlive the stream (and its client's connection, which may close next).
     stopWaiting.abort();
@@ -157,6 +178,13 @@ export interface StreamOptions {
    * stream then finishes from them, without another query (undefined: read on as before).
    */
   tail?: Promise<ClosedRunEvents | undefined>;
+  /**
+   * Where the workers say the model's text as it is written (src/live-text/): heard text is
+   * delivered at once and the run is read far less often while a step writes. Default: none (poll).
+   */
+  live?: LiveTextChannel | undefined;
+  /** The events after `afterSeq` start at a step (a chat turn's first): its live text can be delivered. */
+  atStepBoundary?: boolean;
 }
 
 /**

@@ -61,6 +61,8 @@ export class TextDeltaBatcher {
   #offset = 0;
   /** The first batch says something first and is not sent yet: text said live is `held`. */
   #held = false;
+  /** ... and it only starts the run's first step (no warning, no calls): see {@link LiveTextMessage}. */
+  #opens = false;
   /** Batches sent so far. */
   batches = 0;
 
@@ -107,7 +109,8 @@ export class TextDeltaBatcher {
 
   push(text: string): void {
     if (!text) return;
-    this.#live?.({ kind: 'text', offset: this.#offset, text, ...(this.#held ? { held: true } : {}) });
+    const held = this.#held ? { held: true as const, ...(this.#opens ? { opens: true as const } : {}) } : {};
+    this.#live?.({ kind: 'text', offset: this.#offset, text, ...held });
     this.#offset += text.length;
     this.#buffer += text;
     this.#timer ??= setTimeout(() => this.#flush(), this.#batchMs);
@@ -122,6 +125,7 @@ export class TextDeltaBatcher {
   sayFirst(first: FirstBatch): void {
     this.#first = first;
     this.#held = true;
+    this.#opens = first.opening !== undefined && !first.opening.unavailable_mcps?.length && !first.settled;
     this.#firstAlone = setTimeout(
       () => {
         if (this.#first) this.#flush();
@@ -153,7 +157,7 @@ export class TextDeltaBatcher {
       .then(() => this.#send(text, partial, first))
       .catch(() => undefined)
       .then(() => {
-        if (first) this.#held = false;
+        if (first) this.#held = this.#opens = false;
         this.#live?.({ kind: 'sent', ...(first || partial !== undefined ? { wake: true } : {}) });
       });
   }

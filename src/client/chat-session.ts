@@ -190,6 +190,7 @@ export class AgentChatSession extends ApprovalControls {
         ),
         live,
         atStepBoundary: from <= afterSeq,
+        liveTags: { turn_id: send.turnId },
       });
     yield* withChildEvents(turn, childEventsOf(workflow, live));
   }
@@ -214,6 +215,7 @@ export class AgentChatSession extends ApprovalControls {
         include: (event) => event.payload.turn_id === running.turn_id,
         live,
         atStepBoundary: from <= running.after_seq,
+        liveTags: { turn_id: running.turn_id },
       });
     return { turnId: running.turn_id, events: withChildEvents(turn, childEventsOf(workflow, live)) };
   }

@@ -45,7 +45,9 @@ export async function* streamRunEvents(
     tailKnown = true;
   });
   const stopWaiting = new AbortController();
-  const live = options.live ? new LiveTextFollower(options.live, handle.workflowId) : undefined;
+  const live = options.live
+    ? new LiveTextFollower(options.live, handle.workflowId, options.liveTags)
+    : undefined;
   if (afterSeq === 0 || options.atStepBoundary) live?.fromStart();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(handle.client, call, stopWaiting.signal);
@@ -69,6 +71,7 @@ export async function* streamRunEvents(
   };
   try {
     let run = follow(options.runId ?? (await ask(() => handle.describe())).runId);
+    let readAgain = false;
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
@@ -77,15 +80,28 @@ export async function* streamRunEvents(
       const fromResult = eventsAfter(end?.events, seq);
       const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
       live?.readStarted();
-      const events =
-        fromResult ??
-        fromTail ??
-        (await Promise.race([
+      let events = fromResult ?? fromTail;
+      if (!events) {
+        const asked = Promise.race([
           ask(() => run.handle.query(eventsQuery, seq)),
           // A query waiting on a dead worker is dropped as soon as the result arrives.
           ...(end ? [] : [run.ended.then(() => undefined)]),
           ...(tailKnown ? [] : [tailed.then(() => undefined)]),
-        ]));
+        ]);
+        if (live) {
+          // Text heard while the run is read is delivered meanwhile, at the place read so far.
+          const answered = asked.then(
+            () => true,
+            () => true,
+          );
+          while (!(await Promise.race([answered, live.changed().then(() => false)]))) {
+            if (live.take() === 'read') readAgain = true;
+            const heard = live.heard(seq);
+            if (heard && include(heard)) yield heard;
+          }
+        }
+        events = await asked;
+      }
       if (events === undefined) continue;
       for (const read of events) {
         seq = read.seq;
@@ -120,7 +136,9 @@ export async function* streamRunEvents(
             : FIRST_POLL_MS;
       const waits: Array<Promise<unknown>> = [sleep(delay), run.ended, ...(tailKnown ? [] : [tailed])];
       if (options.abort) waits.push(options.abort);
-      const waited = Promise.race(waits);
+      // A message asked for a read while the last one was under way: read again now.
+      const waited = readAgain ? Promise.resolve() : Promise.race(waits);
+      readAgain = false;
       for (;;) {
         const heard = live?.heard(seq);
         if (heard && include(heard)) yield heard;
@@ -185,6 +203,8 @@ export interface StreamOptions {
   live?: LiveTextChannel | undefined;
   /** The events after `afterSeq` start at a step (a chat turn's first): its live text can be delivered. */
   atStepBoundary?: boolean;
+  /** The tags of the events read (a chat turn's `turn_id`), for live text heard before an event says them. */
+  liveTags?: Record<string, unknown>;
 }
 
 /**

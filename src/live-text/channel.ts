@@ -17,6 +17,11 @@ export type LiveTextMessage =
        * a run's opening): the run shows the step only once that batch arrives.
        */
       held?: true;
+      /**
+       * Held text of a run's first step whose first batch only starts the step: a reader that has
+       * read the run from its start may show it at once (the step's start follows it).
+       */
+      opens?: true;
     })
   | (LiveStepKey & {
       kind: 'sent';

@@ -14,6 +14,8 @@ interface HeardStep {
   /** The step's first batch says something first (the step starts with it): not delivered before it is sent. */
   held: boolean;
   startsHeld: boolean;
+  /** A run's first step whose first batch only starts it: shown at once to a reader at the run's start. */
+  opens: boolean;
   /** The read (by count) that must have finished before the step's text is delivered live. */
   afterRead: number;
   /** The step boundaries read when it was first heard: a held step starts at a later one. */
@@ -49,12 +51,14 @@ export class LiveTextFollower {
   #readsStarted = 0;
   #readsDone = 0;
   /** The step delivered live, and how much of its text has been delivered (by the events or live). */
-  #bound: { step: HeardStep; delivered: number } | undefined;
+  #bound: { step: HeardStep; delivered: number; early?: boolean } | undefined;
   #wake: (() => void) | undefined;
   #pending: LiveWake | undefined;
   readonly #unsubscribe: () => void;
 
-  constructor(channel: LiveTextChannel, workflowId: string) {
+  /** `tags`: those of the events read (a chat turn's `turn_id`), for text heard before any event says them. */
+  constructor(channel: LiveTextChannel, workflowId: string, tags: Record<string, unknown> = {}) {
+    this.#tags = tags;
     this.#unsubscribe = channel.subscribe(workflowId, (message) => this.#hear(message));
   }
 
@@ -101,12 +105,22 @@ export class LiveTextFollower {
 
   /** An event as read: itself, its text trimmed of what was delivered live, or undefined (all of it was). */
   read(event: AgentEvent): AgentEvent | undefined {
+    const shown = this.#read(event);
+    // Read while the text delivered live is ahead of the batches: a reader resuming after this
+    // event must skip that text too (`<seq>.<chars>`).
+    const ahead = shown && this.#bound ? this.#bound.delivered - (this.#text?.length ?? 0) : 0;
+    return ahead > 0 ? { ...shown!, cursor: `${shown!.seq}.${ahead}` } : shown;
+  }
+
+  #read(event: AgentEvent): AgentEvent | undefined {
     if (event.type === 'step_started') {
       this.#boundaries += 1;
       this.#text = '';
       this.#attempt = 0;
       this.#tags = tagsOf(event.payload);
-      this.#bound = undefined;
+      // The run's first step shown before its start: this is its start.
+      if (this.#bound?.early) this.#bound.early = false;
+      else this.#bound = undefined;
       return event;
     }
     if (event.type !== 'text_delta' || this.#text === undefined) return event;
@@ -170,6 +184,7 @@ export class LiveTextFollower {
         broken: false,
         held: message.kind === 'text' && message.held === true,
         startsHeld: message.kind === 'text' && message.held === true,
+        opens: message.kind === 'text' && message.opens === true,
         afterRead: this.#readsStarted + 1,
         boundaries: this.#boundaries,
         closed: false,
@@ -184,7 +199,7 @@ export class LiveTextFollower {
         if (step.broken) return;
         step.text += message.text;
         if (bound) return this.#signal('text');
-        if (step.held) return; // shown once its first batch is sent
+        if (step.held) return step.opens ? this.#bind() : undefined; // else shown once its first batch is sent
         // Not delivered yet: a read up to the step's start, then it is (one read, not one per piece).
         if (this.#readsStarted < step.afterRead) return this.#signal('read');
         if (this.#readsDone >= step.afterRead) this.#bind();
@@ -211,7 +226,14 @@ export class LiveTextFollower {
     if (this.#bound || this.#text === undefined) return;
     let newest: HeardStep | undefined;
     for (const step of this.#steps.values()) if (step.runId === this.#runId) newest = step;
-    if (!newest || newest.broken || newest.held || this.#readsDone < newest.afterRead) return;
+    if (!newest || newest.broken) return;
+    if (newest.held && newest.opens && newest.start === 0 && this.#text === '' && this.#boundaries === 0) {
+      // The run's first step, to a reader that has read the run's start: shown now, its start follows.
+      if (this.#readsDone === 0) return;
+      this.#bound = { step: newest, delivered: 0, early: true };
+      return this.#signal('text');
+    }
+    if (newest.held || this.#readsDone < newest.afterRead) return;
     // A step whose first batch says something first starts at a boundary read after it was heard.
     if (newest.startsHeld && this.#boundaries <= newest.boundaries) return;
     if (this.#attempt !== 0 && this.#attempt !== newest.attempt) return;

@@ -59,7 +59,8 @@ export async function* withChildEvents(
 
 /**
  * The first `chars` characters of the model's text after the event a reader resumes from (it had
- * them live): dropped from the `text_delta` events that follow, up to the next step or attempt.
+ * them live): dropped from the `text_delta` events that follow (a run's first step may have been
+ * shown before its `step_started`), up to another attempt.
  */
 class TextSkip {
   #left: number;
@@ -71,7 +72,6 @@ class TextSkip {
 
   past(event: AgentEvent): AgentEvent | undefined {
     if (this.#left === 0) return event;
-    if (event.type === 'step_started') this.#left = 0;
     if (event.type !== 'text_delta' || typeof event.payload.text !== 'string') return event;
     const attempt = event.payload.attempt;
     if (this.#attempt !== undefined && attempt !== this.#attempt) {

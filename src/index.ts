@@ -81,6 +81,7 @@ export {
   type LiveTextChannel,
   type LiveTextMessage,
 } from './live-text/channel.ts';
+export { PostgresLiveChannel, type PostgresLiveChannelOptions } from './live-text/postgres.ts';
 export type {
   CacheMissReason,
   CacheNote,

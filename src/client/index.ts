@@ -44,6 +44,7 @@ export {
   type LiveTextChannel,
   type LiveTextMessage,
 } from '../live-text/channel.ts';
+export { PostgresLiveChannel, type PostgresLiveChannelOptions } from '../live-text/postgres.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
 export {
   TOOLKIT_AGENT,

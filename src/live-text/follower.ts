@@ -13,6 +13,7 @@ interface HeardStep {
   broken: boolean;
   /** The step's first batch says something first (the step starts with it): not delivered before it is sent. */
   held: boolean;
+  /** It was held when first heard: it starts at a step boundary read after that. */
   startsHeld: boolean;
   /** A run's first step whose first batch only starts it: shown at once to a reader at the run's start. */
   opens: boolean;

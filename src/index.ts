@@ -74,6 +74,14 @@ export type {
 export { DEFAULT_AUTHORIZATION_TIMEOUT_MS } from './common/authorization.ts';
 export type { AuthorizationOptions } from './authorization/options.ts';
 export type { LiveTextOption } from './agent/definition.ts';
+export {
+  InProcessLiveChannel,
+  inProcessLiveChannel,
+  type LiveStepKey,
+  type LiveTextChannel,
+  type LiveTextMessage,
+} from './live-text/channel.ts';
+export { PostgresLiveChannel, type PostgresLiveChannelOptions } from './live-text/postgres.ts';
 export type {
   CacheMissReason,
   CacheNote,

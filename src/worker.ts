@@ -17,6 +17,7 @@ import {
   workerDeploymentOptions,
   type WorkerDeployment,
 } from './deploy/worker-deployment.ts';
+import { resolveLiveChannel, type LiveTextChannel } from './live-text/channel.ts';
 import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
@@ -131,6 +132,12 @@ export interface AgentWorkerOptions {
    * slots: 500 activities and 500 local activities at once (unless a `tuner` is given).
    */
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
+  /**
+   * Where model steps say their text the moment the model writes it, for readers of the runs
+   * (docs/streaming.md, "Live text"). Default: within this process (readers in it get each piece
+   * at once); pass a {@link LiveTextChannel} shared with readers in other processes, or `false`.
+   */
+  liveChannel?: LiveTextChannel | false;
 }
 
 /**
@@ -160,10 +167,14 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const quotas = validateQuotas('createAgentWorker', options.quotas);
   const deployment = resolveWorkerDeployment('createAgentWorker', options.deployment);
   const usageStore = options.usageStore ?? usageStoreFollowing(memoryStore);
-  const registry = buildAgentRegistry(options.agents, memoryStore, mcpPool, queues, {
-    store: usageStore,
-    ...(quotas ? { fleet: quotas } : {}),
-  });
+  const registry = buildAgentRegistry(
+    options.agents,
+    memoryStore,
+    mcpPool,
+    queues,
+    { store: usageStore, ...(quotas ? { fleet: quotas } : {}) },
+    resolveLiveChannel(options.liveChannel, 'createAgentWorker'),
+  );
   const resolved = resolveTemporalConnection({
     ...options.temporal,
     ...(options.address === undefined ? {} : { address: options.address }),

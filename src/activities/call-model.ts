@@ -112,6 +112,7 @@ async function askModel(
   const deltas = input.textDeltaBatchMs
     ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs, {
         structured: output !== undefined,
+        channel: agent.liveChannel,
       })
     : undefined;
   const cache = stepCache(input.caching ?? agent.caching, {

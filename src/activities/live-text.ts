@@ -4,6 +4,11 @@ import { textDeltaSignal } from '../common/workflow-definitions.ts';
 import type { LiveTextOption } from '../agent/definition.ts';
 import { ConfigurationError } from '../errors.ts';
 import { parsePartialJson } from '../output/partial-json.ts';
+import type { LiveStepKey, LiveTextChannel, LiveTextMessage } from '../live-text/channel.ts';
+
+/** Says a step's live text on a channel (its key added): see {@link LiveTextChannel}. */
+export type LivePublish = (message: DistributiveOmit<LiveTextMessage, keyof LiveStepKey>) => void;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
  * How long a step waits for its model's first text before it says what its first batch would have
@@ -33,6 +38,9 @@ export function resolveLiveText(agent: string, option: LiveTextOption | undefine
  * (`batchMs` after the first character of a batch), in order. Each signal is one history event, so
  * a batch, not a token, is what live text costs (docs/streaming.md). Live text is best effort: a
  * signal that fails is dropped, since the step's result, not its deltas, is what the run keeps.
+ * With a live channel, each piece of text is also said there the moment it is written (with its
+ * offset in the step's text), and each batch once sent: readers in reach get the text at once,
+ * without reading the run (src/live-text/).
  */
 export class TextDeltaBatcher {
   readonly #send: (text: string, partial: unknown, first?: FirstBatch) => Promise<void>;
@@ -48,17 +56,25 @@ export class TextDeltaBatcher {
   #first: FirstBatch | undefined;
   #firstAlone: ReturnType<typeof setTimeout> | undefined;
   #sending: Promise<void> = Promise.resolve();
+  readonly #live: LivePublish | undefined;
+  /** Characters of text said live so far. */
+  #offset = 0;
+  /** The first batch says something first and is not sent yet: text said live is `held`. */
+  #held = false;
+  /** ... and it only starts the run's first step (no warning, no calls): see {@link LiveTextMessage}. */
+  #opens = false;
   /** Batches sent so far. */
   batches = 0;
 
   constructor(
     send: (text: string, partial: unknown, first?: FirstBatch) => Promise<void>,
     batchMs: number,
-    options: { structured?: boolean } = {},
+    options: { structured?: boolean; live?: LivePublish | undefined } = {},
   ) {
     this.#send = send;
     this.#batchMs = batchMs;
     this.#structured = options.structured ?? false;
+    this.#live = options.live;
   }
 
   /** The delta signals of one model step, sent to the workflow run that scheduled the activity. */
@@ -66,11 +82,14 @@ export class TextDeltaBatcher {
     context: Context,
     seq: number,
     batchMs: number,
-    options: { structured?: boolean } = {},
+    options: { structured?: boolean; channel?: LiveTextChannel | undefined } = {},
   ): TextDeltaBatcher {
     const { workflowExecution, attempt } = context.info;
     if (!workflowExecution) throw new Error('Live text needs the activity to belong to a workflow.');
-    const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
+    const { workflowId, runId } = workflowExecution;
+    const handle = context.client.workflow.getHandle(workflowId, runId);
+    const channel = options.channel;
+    const key: LiveStepKey = { workflowId, runId, seq, attempt };
     return new TextDeltaBatcher(
       (text, partial, first) =>
         handle.signal(textDeltaSignal, {
@@ -81,12 +100,18 @@ export class TextDeltaBatcher {
           ...first,
         }),
       batchMs,
-      options,
+      {
+        ...(options.structured ? { structured: true } : {}),
+        ...(channel ? { live: (message) => channel.publish({ ...key, ...message }) } : {}),
+      },
     );
   }
 
   push(text: string): void {
     if (!text) return;
+    const held = this.#held ? { held: true as const, ...(this.#opens ? { opens: true as const } : {}) } : {};
+    this.#live?.({ kind: 'text', offset: this.#offset, text, ...held });
+    this.#offset += text.length;
     this.#buffer += text;
     this.#timer ??= setTimeout(() => this.#flush(), this.#batchMs);
   }
@@ -99,6 +124,8 @@ export class TextDeltaBatcher {
    */
   sayFirst(first: FirstBatch): void {
     this.#first = first;
+    this.#held = true;
+    this.#opens = first.opening !== undefined && !first.opening.unavailable_mcps?.length && !first.settled;
     this.#firstAlone = setTimeout(
       () => {
         if (this.#first) this.#flush();
@@ -113,6 +140,7 @@ export class TextDeltaBatcher {
     if (!this.#buffer) this.#first = undefined; // no text to precede: the result says it
     this.#flush();
     await this.#sending;
+    this.#live?.({ kind: 'closed' });
   }
 
   #flush(): void {
@@ -125,7 +153,13 @@ export class TextDeltaBatcher {
     if (!text && !first) return;
     this.batches += 1;
     const partial = text ? this.#partial(text) : undefined;
-    this.#sending = this.#sending.then(() => this.#send(text, partial, first)).catch(() => undefined);
+    this.#sending = this.#sending
+      .then(() => this.#send(text, partial, first))
+      .catch(() => undefined)
+      .then(() => {
+        if (first) this.#held = this.#opens = false;
+        this.#live?.({ kind: 'sent', ...(first || partial !== undefined ? { wake: true } : {}) });
+      });
   }
 
   /** The structured answer parsed so far, when it reads as JSON and changed since the last batch. */

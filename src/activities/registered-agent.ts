@@ -1,3 +1,4 @@
+import type { LiveTextChannel } from '../live-text/channel.ts';
 import type { ResolvedApproval, RunLimits, RunTimeouts, ToolSchema } from '../common/index.ts';
 import type { RegisteredAuthorization } from '../authorization/options.ts';
 import type { CachingOption } from '../caching/options.ts';
@@ -63,6 +64,8 @@ export interface RegisteredAgent {
   approval: ResolvedApproval | undefined;
   /** Undefined when live text is off. */
   textDeltaBatchMs: number | undefined;
+  /** Where model steps also say their text the moment it is written (the worker's `liveChannel`). */
+  liveChannel?: LiveTextChannel;
   /** The context budget as the definition set it; defaults are filled in per model. */
   context: ContextOptions | undefined;
   /** The prompt cache, as the definition set it (`'auto'` when it did not). */

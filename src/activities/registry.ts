@@ -28,6 +28,7 @@ export { positive } from './limits-check.ts';
 import { toOutputSpec } from '../output/schema.ts';
 import { validateQuotas, type Quotas } from '../usage/quotas.ts';
 import type { UsageStore } from '../usage/types.ts';
+import type { LiveTextChannel } from '../live-text/channel.ts';
 import { mcpServerQueues, toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 import { resolveFastTools } from '../fast-tools/resolve.ts';
 
@@ -38,6 +39,7 @@ export function buildAgentRegistry(
   mcpPool: McpConnectionPool = new McpConnectionPool(),
   rateLimited?: ReadonlyMap<string, RateLimitedQueue>,
   usage?: { store: UsageStore; fleet?: Quotas },
+  liveChannel?: LiveTextChannel,
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(withInlineSubAgents(agents))) {
@@ -125,6 +127,7 @@ export function buildAgentRegistry(
         ...(delegation.subAgents?.keys() ?? []),
       ]),
       textDeltaBatchMs: resolveLiveText(name, definition.liveText),
+      ...(liveChannel ? { liveChannel } : {}),
       output: toOutputSpec(definition.output, definition.outputRepairs, `Agent "${name}"`),
       context: definition.context,
       caching: checkCaching(`Agent "${name}"`, definition.caching),

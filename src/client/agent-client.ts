@@ -17,6 +17,7 @@ import { canStartEagerly } from './eager-start.ts';
 import type { RunLimits } from '../common/control.ts';
 import { checkCaching } from '../caching/check.ts';
 import type { CachingOption } from '../caching/options.ts';
+import { resolveLiveChannel, type LiveTextChannel } from '../live-text/channel.ts';
 import { AgentRunHandle } from './run-handle.ts';
 import { listAgentRuns, type AgentRunListing, type ListRunsOptions } from '../visibility/list.ts';
 import { runStartOptions } from '../visibility/start-options.ts';
@@ -99,6 +100,8 @@ export class AgentClient {
   readonly fairness: FairnessOptions | undefined;
   #schedules: AgentSchedules | undefined;
   #pollers: AgentPollers | undefined;
+  /** Where readers of runs hear the model's text as it is written (false: they poll). */
+  readonly #live: LiveTextChannel | false;
   /** Aborted by {@link AgentClient.close}: ends the calls this client makes in the background. */
   readonly #closing = new AbortController();
 
@@ -112,7 +115,10 @@ export class AgentClient {
     usageStore?: UsageStore;
     /** Fairness weights per tenant (docs/tenants.md). Default: every tenant weighs 1. */
     fairness?: FairnessOptions;
+    /** Where readers hear the workers' live text (see {@link AgentClient.connect}). Default: this process's. */
+    liveChannel?: LiveTextChannel | false;
   }) {
+    this.#live = resolveLiveChannel(opts.liveChannel, 'AgentClient') ?? false;
     this.#usageStore = opts.usageStore;
     this.#ownsUsageStore = !opts.usageStore;
     this.fairness = checkFairness(opts.fairness);
@@ -154,6 +160,13 @@ export class AgentClient {
      * smaller share of a busy fleet (docs/tenants.md). Default: every tenant weighs 1.
      */
     fairness?: FairnessOptions;
+    /**
+     * Where the readers of runs (`events()`, `stream()`, the UI stream) hear the model's text the
+     * moment it is written, from workers sharing it (docs/streaming.md, "Live text"). Default: within
+     * this process (workers created in it); pass the {@link LiveTextChannel} the workers use, or
+     * `false` (readers then poll the run while the model writes).
+     */
+    liveChannel?: LiveTextChannel | false;
   }): Promise<AgentClient> {
     checkFairness(opts.fairness);
     const resolved = resolveTemporalConnection({
@@ -176,6 +189,7 @@ export class AgentClient {
       summaryIncludesPrompt: opts.summaryIncludesPrompt,
       ...(opts.usageStore ? { usageStore: opts.usageStore } : {}),
       ...(opts.fairness ? { fairness: opts.fairness } : {}),
+      ...(opts.liveChannel === undefined ? {} : { liveChannel: opts.liveChannel }),
     });
   }
 
@@ -232,7 +246,7 @@ export class AgentClient {
         },
       ),
     );
-    return new AgentRunHandle<ResultOutput<S>>(workflow);
+    return new AgentRunHandle<ResultOutput<S>>(workflow, { liveChannel: this.#live });
   }
 
   /**
@@ -264,7 +278,13 @@ export class AgentClient {
   /** A chat session of the named agent, by id (a new one when no id is given); reachable from any process. */
   chatSession(agent: string, opts: ChatSessionOptions = {}): AgentChatSession {
     return new AgentChatSession(
-      async () => ({ client: this.client, taskQueue: this.taskQueue, agent, fairness: this.fairness }),
+      async () => ({
+        client: this.client,
+        taskQueue: this.taskQueue,
+        agent,
+        fairness: this.fairness,
+        liveChannel: this.#live,
+      }),
       opts,
     );
   }
@@ -308,7 +328,7 @@ export class AgentClient {
 
   /** A run started elsewhere, by workflow id (`T`: the type of its output, when it is structured). */
   getHandle<T = string>(workflowId: string): AgentRunHandle<T> {
-    return new AgentRunHandle<T>(this.client.workflow.getHandle(workflowId));
+    return new AgentRunHandle<T>(this.client.workflow.getHandle(workflowId), { liveChannel: this.#live });
   }
 
   /**

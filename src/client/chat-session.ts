@@ -18,6 +18,7 @@ import type { MemoryStore } from '../memory/types.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from '../common/control.ts';
 import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
+import { resolveLiveChannel, type LiveTextChannel } from '../live-text/channel.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
 import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
@@ -79,6 +80,8 @@ export type ChatTarget = () => Promise<{
   memoryStore?: MemoryStore;
   /** The fairness weights of the client that made the session. */
   fairness?: FairnessOptions | undefined;
+  /** Where readers hear the model's text as it is written. Default: this process's; `false`: none. */
+  liveChannel?: LiveTextChannel | false;
 }>;
 
 /**
@@ -152,7 +155,7 @@ export class AgentChatSession extends ApprovalControls {
   }
 
   async *#streamOnce(prompt: string, opts: SendOptions): AsyncGenerator<AgentEvent> {
-    const { client, operation, send } = await this.#prepare(prompt, opts);
+    const { client, operation, send, live } = await this.#prepare(prompt, opts);
     const workflow = client.workflow.getHandle(this.workflowId);
     const afterSeq = await workflow
       .query(sessionStateQuery)
@@ -185,8 +188,11 @@ export class AgentChatSession extends ApprovalControls {
           (answer) => answer.events,
           () => undefined,
         ),
+        live,
+        atStepBoundary: from <= afterSeq,
+        liveTags: { turn_id: send.turnId },
       });
-    yield* withChildEvents(turn, childEventsOf(workflow));
+    yield* withChildEvents(turn, childEventsOf(workflow, live));
   }
 
   /**
@@ -195,8 +201,9 @@ export class AgentChatSession extends ApprovalControls {
    * no turn runs. Any number of readers may join a turn, each reads it whole (a page that reloads).
    */
   async runningTurn(): Promise<{ turnId: string; events: AsyncGenerator<AgentEvent> } | undefined> {
-    const { client } = await this.#target();
-    const workflow = client.workflow.getHandle(this.workflowId);
+    const target = await this.#target();
+    const live = resolveLiveChannel(target.liveChannel, 'The chat session');
+    const workflow = target.client.workflow.getHandle(this.workflowId);
     const state = await workflow.query(sessionStateQuery).catch((error: unknown) => {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
@@ -206,8 +213,11 @@ export class AgentChatSession extends ApprovalControls {
     const turn = (from: number) =>
       streamRunEvents(workflow, Math.max(from, running.after_seq), {
         include: (event) => event.payload.turn_id === running.turn_id,
+        live,
+        atStepBoundary: from <= running.after_seq,
+        liveTags: { turn_id: running.turn_id },
       });
-    return { turnId: running.turn_id, events: withChildEvents(turn, childEventsOf(workflow)) };
+    return { turnId: running.turn_id, events: withChildEvents(turn, childEventsOf(workflow, live)) };
   }
 
   /**
@@ -253,7 +263,7 @@ export class AgentChatSession extends ApprovalControls {
 
   async #prepare(prompt: string, opts: SendOptions = {}) {
     const { expectedTurn } = opts;
-    const { client, taskQueue, agent, fairness } = await this.#target();
+    const { client, taskQueue, agent, fairness, liveChannel } = await this.#target();
     const input: ChatSessionInput = { agent, sessionId: this.sessionId };
     const { tenant, maxIterations, skills, model, idleTimeoutMs, timeoutMs, limits } = this.#options;
     const caching =
@@ -300,7 +310,7 @@ export class AgentChatSession extends ApprovalControls {
       ...(output === undefined ? {} : { output: toOutputJsonSchema(output, 'The chat turn') }),
       ...(repairs === undefined ? {} : { outputRepairs: repairs }),
     };
-    return { client, operation, send };
+    return { client, operation, send, live: resolveLiveChannel(liveChannel, 'The chat session') };
   }
 
   #failure(error: unknown): unknown {

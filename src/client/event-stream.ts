@@ -10,6 +10,8 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { failedRunEvents } from './failed-run.ts';
 import { closedRunEvents, eventsAfter, type AgentEvent, type ClosedRunEvents } from '../common/events.ts';
 import { eventsQuery } from '../common/workflow-definitions.ts';
+import type { LiveTextChannel } from '../live-text/channel.ts';
+import { LiveTextFollower } from '../live-text/follower.ts';
 
 /**
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
@@ -43,6 +45,10 @@ export async function* streamRunEvents(
     tailKnown = true;
   });
   const stopWaiting = new AbortController();
+  const live = options.live
+    ? new LiveTextFollower(options.live, handle.workflowId, options.liveTags)
+    : undefined;
+  if (afterSeq === 0 || options.atStepBoundary) live?.fromStart();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(handle.client, call, stopWaiting.signal);
     // A read dropped for the run's result (or an abort) must not leave an unhandled rejection behind.
@@ -60,10 +66,12 @@ export async function* streamRunEvents(
       ended: Promise.resolve() as Promise<unknown>,
     };
     run.ended = runEnd(run.handle, stopWaiting.signal).then((end) => (run.end = end));
+    live?.follow(runId);
     return run;
   };
   try {
     let run = follow(options.runId ?? (await ask(() => handle.describe())).runId);
+    let readAgain = false;
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
@@ -71,19 +79,35 @@ export async function* streamRunEvents(
       // worker (none may be alive), and whichever run of a chain the reader followed.
       const fromResult = eventsAfter(end?.events, seq);
       const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
-      const events =
-        fromResult ??
-        fromTail ??
-        (await Promise.race([
+      live?.readStarted();
+      let events = fromResult ?? fromTail;
+      if (!events) {
+        const asked = Promise.race([
           ask(() => run.handle.query(eventsQuery, seq)),
           // A query waiting on a dead worker is dropped as soon as the result arrives.
           ...(end ? [] : [run.ended.then(() => undefined)]),
           ...(tailKnown ? [] : [tailed.then(() => undefined)]),
-        ]));
+        ]);
+        if (live) {
+          // Text heard while the run is read is delivered meanwhile, at the place read so far.
+          const answered = asked.then(
+            () => true,
+            () => true,
+          );
+          while (!(await Promise.race([answered, live.changed().then(() => false)]))) {
+            if (live.take() === 'read') readAgain = true;
+            const heard = live.heard(seq);
+            if (heard && include(heard)) yield heard;
+          }
+        }
+        events = await asked;
+      }
       if (events === undefined) continue;
-      for (const event of events) {
-        seq = event.seq;
-        if (!include(event)) continue;
+      for (const read of events) {
+        seq = read.seq;
+        // Text delivered live already is not delivered again.
+        const event = live ? live.read(read) : read;
+        if (!event || !include(event)) continue;
         yield event;
         // A deep run's phases end with their own run_completed (tagged `phase`); the run ends untagged,
         // with run_completed, or with run_cancelled when it was cancelled or passed its deadline.
@@ -99,17 +123,32 @@ export async function* streamRunEvents(
         await run.handle.result();
         return;
       }
+      live?.readDone();
       const last = events.at(-1);
-      delay = !last
-        ? Math.min(delay * 2, IDLE_POLL_MS)
-        : last.type === 'text_delta'
-          ? LIVE_TEXT_POLL_MS
-          : FIRST_POLL_MS;
+      // A step whose text is delivered live needs no reading while it writes: its batches wake the
+      // reader when they carry more than text, and its end does.
+      delay = live?.streaming
+        ? IDLE_POLL_MS
+        : !last
+          ? Math.min(delay * 2, IDLE_POLL_MS)
+          : last.type === 'text_delta'
+            ? LIVE_TEXT_POLL_MS
+            : FIRST_POLL_MS;
       const waits: Array<Promise<unknown>> = [sleep(delay), run.ended, ...(tailKnown ? [] : [tailed])];
       if (options.abort) waits.push(options.abort);
-      await Promise.race(waits);
+      // A message asked for a read while the last one was under way: read again now.
+      const waited = readAgain ? Promise.resolve() : Promise.race(waits);
+      readAgain = false;
+      for (;;) {
+        const heard = live?.heard(seq);
+        if (heard && include(heard)) yield heard;
+        // Text heard live is delivered as it comes; anything else (a batch with more, the step's end) is read.
+        await Promise.race([waited, ...(live ? [live.changed()] : [])]);
+        if (live?.take() !== 'text') break;
+      }
     }
   } finally {
+    live?.close();
     // A read still in flight (dropped for the run's result) is cancelled, and a retry stops asking:
     // none may outlive the stream (and its client's connection, which may close next).
     stopWaiting.abort();
@@ -157,6 +196,15 @@ export interface StreamOptions {
    * stream then finishes from them, without another query (undefined: read on as before).
    */
   tail?: Promise<ClosedRunEvents | undefined>;
+  /**
+   * Where the workers say the model's text as it is written (src/live-text/): heard text is
+   * delivered at once and the run is read far less often while a step writes. Default: none (poll).
+   */
+  live?: LiveTextChannel | undefined;
+  /** The events after `afterSeq` start at a step (a chat turn's first): its live text can be delivered. */
+  atStepBoundary?: boolean;
+  /** The tags of the events read (a chat turn's `turn_id`), for live text heard before an event says them. */
+  liveTags?: Record<string, unknown>;
 }
 
 /**

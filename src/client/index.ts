@@ -37,6 +37,14 @@ export {
   type UIStreamChunk,
 } from '../ui-stream/ui-message-stream.ts';
 export { createChatHandler, type ChatHandlerOptions } from '../ui-stream/chat-handler.ts';
+export {
+  InProcessLiveChannel,
+  inProcessLiveChannel,
+  type LiveStepKey,
+  type LiveTextChannel,
+  type LiveTextMessage,
+} from '../live-text/channel.ts';
+export { PostgresLiveChannel, type PostgresLiveChannelOptions } from '../live-text/postgres.ts';
 export type { AgentRunListing, AgentRunStatus, ListRunsOptions } from '../visibility/list.ts';
 export {
   TOOLKIT_AGENT,

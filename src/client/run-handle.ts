@@ -11,6 +11,7 @@ import { checkedResult } from '../output/result.ts';
 import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { parseCursor } from '../subagents/event-cursor.ts';
 import { quotaExceededIn } from '../usage/refusal.ts';
+import { resolveLiveChannel, type LiveTextChannel } from '../live-text/channel.ts';
 import { streamRunEvents, type EventsFrom } from './event-stream.ts';
 import { failedRunEvents } from './failed-run.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
@@ -26,12 +27,19 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
 
   /** The run this client started, when it did: its events are read from it, with no call to find it. */
   readonly #startedRun: { runId?: string };
+  /** Where this handle's readers hear the model's text as it is written. */
+  readonly #live: LiveTextChannel | undefined;
 
-  constructor(workflow: WorkflowHandle | WorkflowHandleWithFirstExecutionRunId) {
+  /** `liveChannel`: where readers hear the model's text as it is written. Default: this process's; `false`: none. */
+  constructor(
+    workflow: WorkflowHandle | WorkflowHandleWithFirstExecutionRunId,
+    options: { liveChannel?: LiveTextChannel | false } = {},
+  ) {
     super();
     this.workflow = workflow;
     this.controls = new RunControls(async () => workflow);
     this.#startedRun = 'firstExecutionRunId' in workflow ? { runId: workflow.firstExecutionRunId } : {};
+    this.#live = resolveLiveChannel(options.liveChannel, 'AgentRunHandle');
   }
 
   /**
@@ -74,8 +82,8 @@ export class AgentRunHandle<T = string> extends ApprovalControls {
     const from = opts.after === undefined ? parseCursor(opts.afterSeq) : parseCursor(opts.after);
     try {
       yield* withChildEvents(
-        (afterSeq) => streamRunEvents(this.workflow, afterSeq, this.#startedRun),
-        childEventsOf(this.workflow),
+        (afterSeq) => streamRunEvents(this.workflow, afterSeq, { ...this.#startedRun, live: this.#live }),
+        childEventsOf(this.workflow, this.#live),
         from,
       );
     } catch (error) {

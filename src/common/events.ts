@@ -53,7 +53,9 @@ export interface AgentEvent {
    * Where a reader resumes after this event (`events({ after })`, an SSE event's `id:`): set on the
    * events `events()` and `stream()` yield. It is the seq of a run's own event, and `12/3` for
    * event 3 of the sub-agent run called at event 12; cursors increase in the order a reader
-   * gets the events.
+   * gets the events. A `text_delta` delivered live, before the batch that records it
+   * (docs/streaming.md, "The live channel"), has the seq of the event before it and the cursor
+   * `12.40`: the 40 characters of text written after event 12.
    */
   cursor?: string;
 }

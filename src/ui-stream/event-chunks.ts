@@ -25,10 +25,13 @@ export class EventChunks {
   #attempt = 1;
   #calls = new Set<string>();
   #denied = new Set<string>();
+  /** The step in flight was opened by its text alone (no `step_started` yet, nothing but text). */
+  #textOpened = false;
 
   /** The chunks that `event` adds. */
   next(event: AgentEvent): UIMessageChunk[] {
     const { payload } = event;
+    if (!TEXT_ONLY.has(event.type)) this.#textOpened = false;
     if (payload.sub_run !== undefined) return [this.#subAgent(event), ...this.#subAgentCall(event)];
     const key = event.cursor ?? String(event.seq);
     const callId = typeof payload.call_id === 'string' ? payload.call_id : undefined;
@@ -36,11 +39,18 @@ export class EventChunks {
       case 'run_started':
         return [];
       case 'step_started':
+        // A run's first step may be shown live before its start: this starts the step its text opened.
+        if (this.#textOpened) {
+          this.#textOpened = false;
+          return [];
+        }
         return [...this.#endStep(), ...this.#startStep(key)];
       case 'text_delta': {
         const delta = typeof payload.text === 'string' ? payload.text : '';
         if (!delta) return [];
+        const opened = !this.#step;
         const chunks = this.#inStep(key);
+        if (opened) this.#textOpened = true;
         const attempt = typeof payload.attempt === 'number' ? payload.attempt : 1;
         if (attempt > this.#attempt) {
           // The step is taken again (its worker died): what it wrote before goes, the new text comes.
@@ -189,6 +199,7 @@ export class EventChunks {
 
   #startStep(key: string): UIMessageChunk[] {
     this.#step = key;
+    this.#textOpened = false;
     this.#stepHadText = false;
     this.#stepText = '';
     this.#attempt = 1;
@@ -208,6 +219,9 @@ export class EventChunks {
     return [...this.#endText(), { type: 'finish-step' }];
   }
 }
+
+/** Events a step opened by its text alone may hold before its `step_started`. */
+const TEXT_ONLY = new Set(['text_delta', 'partial_output', 'step_started']);
 
 const CALL_EVENTS = new Set([
   'approval_requested',

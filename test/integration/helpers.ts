@@ -12,6 +12,7 @@ import { telemetryClientInterceptors } from '../../src/telemetry/temporal-interc
 import { createAgentWorker, type AgentDefinition } from '../../src/worker.ts';
 import type { Quotas } from '../../src/usage/quotas.ts';
 import type { UsageStore } from '../../src/usage/types.ts';
+import type { LiveTextChannel } from '../../src/live-text/channel.ts';
 
 export interface TestWorker {
   agents: AgentClient;
@@ -32,6 +33,7 @@ export async function startTestWorker(
     telemetry?: TelemetryOptions;
     usageStore?: UsageStore;
     quotas?: Quotas;
+    liveChannel?: LiveTextChannel | false;
   } = {},
 ): Promise<TestWorker> {
   const address = inject('temporalAddress');
@@ -47,6 +49,7 @@ export async function startTestWorker(
     ...(opts.telemetry ? { telemetry: opts.telemetry } : {}),
     ...(opts.usageStore ? { usageStore: opts.usageStore } : {}),
     ...(opts.quotas ? { quotas: opts.quotas } : {}),
+    ...(opts.liveChannel === undefined ? {} : { liveChannel: opts.liveChannel }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -147,7 +147,7 @@ describe('the AI SDK UI message stream of a durable run', () => {
     const env = await startTestWorker({ lead: { llm: new ScriptedModel([]) } });
     closing.push(() => env.stop());
     expect(() => toUIMessageChunkStream(env.agents.getHandle('some-run'), { after: 'x/1' })).toThrow(
-      /An event cursor is positive seqs joined by "\/" \(like 12 or 12\/3\).*"x\/1"/,
+      /An event cursor is positive seqs joined by "\/" \(like 12, 12\/3 or 12\/3.40\).*"x\/1"/,
     );
   });
 });

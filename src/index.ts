@@ -125,6 +125,7 @@ export * from './skills/index.ts';
 export * from './context/index.ts';
 export * from './caching/index.ts';
 export * from './evals/index.ts';
+export * from './guardrails/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
 export {
   InMemoryOAuthStateStore,
@@ -161,6 +162,7 @@ export {
   ContextOverflowError,
   OutputValidationError,
   QuotaExceededError,
+  GuardrailTripped,
   type QuotaExceededDetails,
   type QuotaName,
   type OutputValidationIssue,

@@ -31,6 +31,8 @@ import { recordRun } from '../usage/recorder.ts';
 import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activities.ts';
 import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
+import { checkGuardrail } from '../guardrails/check-activity.ts';
+import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -125,6 +127,12 @@ export function createActivities(registry: AgentRegistry) {
     sendA2aPushNotification: (input: A2aPushInput & { after?: string }): Promise<A2aTaskStateSeen> =>
       atBoundary(() =>
         sendA2aPushNotification(input, Context.current(), lookupAgent(registry, input.agent).credentialStore),
+      ),
+
+    /** One input or output guardrail of a run (docs/guardrails.md): its verdict is recorded. */
+    checkGuardrail: (input: CheckGuardrailInput): Promise<RecordedVerdict> =>
+      atBoundary(() =>
+        checkGuardrail(input.agent, lookupAgent(registry, input.agent).guardrails, input, Context.current()),
       ),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */

@@ -38,6 +38,8 @@ export async function openRun(
   const passed = (): boolean => deadlineAt !== undefined && deadlineAt <= Date.now();
   if (passed()) return { plan, outOfTime: true };
   if (modelMs > OPENING_STEP_MAX_MODEL_MS || context.cancellationSignal.aborted) return { plan };
+  // Input guardrails are asked by the workflow (their verdicts recorded), before or beside the first step.
+  if (plan.guardrails?.input) return { plan };
   const leftMs = deadlineAt === undefined ? modelMs : Math.min(modelMs, deadlineAt - Date.now());
   const output = resolve.noTools ? undefined : (step.output ?? plan.output?.schema);
   const first = modelStepInput({

@@ -11,6 +11,7 @@ import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { admitRun } from '../usage/recorder.ts';
+import { guardrailPlan } from '../guardrails/registered.ts';
 
 /** A session's system message when the agent has no system prompt and no skill is active. */
 export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -61,7 +62,9 @@ export async function resolveRun(
     messageCount = start + 1;
   }
   const explicit = input.maxIterations ?? agent.maxIterations;
+  const guardrails = guardrailPlan(agent.name, agent.guardrails);
   return {
+    ...(guardrails ? { guardrails } : {}),
     model,
     tools: input.noTools
       ? []

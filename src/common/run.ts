@@ -1,3 +1,4 @@
+import type { GuardrailPlan, GuardrailTrip } from '../guardrails/recorded.ts';
 import type { CachingOption } from '../caching/options.ts';
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -56,7 +57,8 @@ export type StopReason =
   | 'budget'
   | 'invalid_output'
   | 'authorization_timeout'
-  | 'quota';
+  | 'quota'
+  | 'guardrail';
 
 /**
  * What a run returns. `output` is the answer's text, or in a structured run (`output` option) the
@@ -114,6 +116,10 @@ export interface AgentResult<T = string> {
      * it frees up. The workflow completes (it did not fail); `result()` rejects with a `QuotaExceededError`.
      */
     refused?: QuotaExceededDetails;
+    /** A run a guardrail ended (`stop_reason: 'guardrail'`): which check, and what it said. `result()` rejects with `GuardrailTripped`. */
+    guardrail?: GuardrailTrip;
+    /** Output guardrails' `retry` verdicts: steps taken again with their feedback. */
+    guardrail_retries?: number;
   };
 }
 
@@ -188,6 +194,8 @@ export interface ResolveRunInput {
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
 export interface ResolvedRun {
+  /** The agent's input and output guardrails (names; the checks stay on the worker). */
+  guardrails?: GuardrailPlan;
   /** The model's name on the worker. */
   model: string;
   /** The tools the model sees at first; `tool_search` results add more during the run. */
@@ -348,6 +356,10 @@ export interface ToolOutcome {
   loadedSkill?: { id: string; tools: string[]; unavailableTools: string[] };
   /** The call needs the user's grant first: nothing was stored, the call runs again once granted. */
   authorization?: AuthorizationRequest;
+  /** A tool guardrail tripped on the call (before it ran, or on its result): the run ends. */
+  guardrail?: GuardrailTrip;
+  /** A tool guardrail rejected the call (or its result): the model sees the check's message as its result. */
+  rejected?: { check: string; phase: 'before' | 'after' };
   /** The provider rate-limited the call with a long Retry-After: nothing was stored, the call runs again after it. */
   rateLimited?: RateLimitedCall;
 }

@@ -19,6 +19,7 @@ const ENDINGS: Record<StopReason, string> = {
   invalid_output: 'Stopped: the answer never matched the output schema',
   authorization_timeout: 'Stopped: no authorization in time',
   quota: "Stopped: the tenant's daily token quota is spent",
+  guardrail: 'Stopped: a guardrail tripped',
 };
 
 /** Shows that a tool call waits for the user's grant: "waiting for authorization of mail". */

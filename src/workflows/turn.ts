@@ -10,6 +10,7 @@ import { RunLoop, type LoopOutcome } from './run-loop.ts';
 import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
 import { showEnd, showFailure } from '../visibility/current-details.ts';
 import { DEFAULT_OUTPUT_REPAIRS, type OutputSpec } from '../output/types.ts';
+import { TurnGuardrails } from '../guardrails/workflow-checks.ts';
 
 export interface TurnOptions {
   /** Continue a stored conversation at this position (a chat session's next turn). */
@@ -27,6 +28,11 @@ export interface TurnOptions {
    * as a run in the usage ledger. With `release` (its last turn), its concurrency slot is freed at the end.
    */
   admit?: { release: boolean };
+  /**
+   * The prompt the input guardrails check (default: the turn's prompt in a turn with tools, none in
+   * one without); `false`: none. A deep run checks the user's prompt in its plan phase.
+   */
+  guardInput?: string | false;
 }
 
 /**
@@ -40,7 +46,7 @@ export async function runTurn(
   conversationId: string,
   events: EventLog,
   options: TurnOptions = {},
-): Promise<AgentResult<unknown> & { messageCount: number }> {
+): Promise<AgentResult<unknown> & { messageCount: number; prompt?: string }> {
   const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
   const opening = opensWithStep();
@@ -98,6 +104,8 @@ export async function runTurn(
   const deadlineAt = turnDeadlineAt(from, input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt);
   if (deadlineAt !== undefined) control.watchDeadline(Math.max(1, deadlineAt - from), from, opened.outOfTime);
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
+  const guardInput = options.guardInput ?? (options.noTools ? false : input.prompt);
+  const checks = plan.guardrails && new TurnGuardrails(plan.guardrails, plan.timeouts, input.tenant);
   const loop = new RunLoop({
     input,
     plan,
@@ -109,6 +117,10 @@ export async function runTurn(
     labelAgent: options.labelAgent,
     runLine: ledger ? line : undefined,
     opened,
+    guardrails: checks && {
+      checks: options.noTools ? checks.withoutOutput() : checks,
+      prompt: guardInput === false ? undefined : guardInput,
+    },
   });
   const run = loop.state;
   let outcome: LoopOutcome;
@@ -160,6 +172,7 @@ export async function runTurn(
       ...(loop.answer ? { text: outcome.output } : {}),
       ...(outcome.outputFailure ? { output_error: outcome.outputFailure } : {}),
       ...(stopMessage ? { reason: stopMessage } : {}),
+      ...(outcome.guardrail ? { guardrail: outcome.guardrail } : {}),
       ...tags,
     });
   }
@@ -184,7 +197,10 @@ export async function runTurn(
       ...(run.taskPlan ? { plan: run.taskPlan } : {}),
       ...(run.context ? { context: run.context } : {}),
       ...structured,
+      ...(outcome.guardrail ? { guardrail: outcome.guardrail } : {}),
+      ...(loop.guardrailRetries ? { guardrail_retries: loop.guardrailRetries } : {}),
     },
+    ...(loop.replacedPrompt !== undefined ? { prompt: loop.replacedPrompt } : {}),
   };
 }
 

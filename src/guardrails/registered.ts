@@ -1,0 +1,91 @@
+import { ConfigurationError } from '../errors.ts';
+import type { GuardrailPlan } from './recorded.ts';
+import type { Guardrails, InputGuardrail, OutputGuardrail, ToolGuardrail } from './types.ts';
+
+/** An agent's guardrails, checked when the worker is created, by name. */
+export interface RegisteredGuardrails {
+  input: Map<string, InputGuardrail>;
+  output: Map<string, OutputGuardrail>;
+  tools: Map<string, ToolGuardrail>;
+}
+
+const KINDS = ['input', 'output', 'tools'] as const;
+
+/** Checks and names an agent's `guardrails`; undefined when it has none. */
+export function registerGuardrails(agent: string, guardrails: Guardrails | undefined): RegisteredGuardrails | undefined {
+  if (guardrails === undefined) return undefined;
+  if (typeof guardrails !== 'object' || guardrails === null)
+    throw new ConfigurationError(`Agent "${agent}": guardrails must be an object { input?, output?, tools? }.`);
+  const unknown = Object.keys(guardrails).filter((key) => !(KINDS as readonly string[]).includes(key));
+  if (unknown.length)
+    throw new ConfigurationError(
+      `Agent "${agent}": guardrails has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}; use input, output and tools.`,
+    );
+  const registered: RegisteredGuardrails = {
+    input: named<InputGuardrail>(agent, 'input', guardrails.input),
+    output: named<OutputGuardrail>(agent, 'output', guardrails.output),
+    tools: named<ToolGuardrail>(agent, 'tools', guardrails.tools),
+  };
+  for (const check of registered.input.values()) {
+    if (check.mode !== undefined && check.mode !== 'blocking' && check.mode !== 'parallel')
+      throw new ConfigurationError(
+        `Agent "${agent}": input guardrail "${check.name}" has mode ${JSON.stringify(check.mode)}; use 'blocking' or 'parallel'.`,
+      );
+  }
+  const size = registered.input.size + registered.output.size + registered.tools.size;
+  return size ? registered : undefined;
+}
+
+function named<G extends { name: string; check: unknown }>(
+  agent: string,
+  kind: (typeof KINDS)[number],
+  list: Array<G | G['check']> | undefined,
+): Map<string, G> {
+  const checks = new Map<string, G>();
+  if (list === undefined) return checks;
+  if (!Array.isArray(list))
+    throw new ConfigurationError(`Agent "${agent}": guardrails.${kind} must be an array of checks.`);
+  list.forEach((item, i) => {
+    const check = (typeof item === 'function' ? { name: item.name || `${kind}_${i + 1}`, check: item } : item) as G;
+    if (!check || typeof check !== 'object' || typeof check.check !== 'function' || typeof check.name !== 'string' || !check.name)
+      throw new ConfigurationError(
+        `Agent "${agent}": guardrails.${kind}[${i}] must be a function or an object { name, check }.`,
+      );
+    const { runs } = check as { runs?: unknown };
+    if (runs !== undefined && runs !== 'activity' && runs !== 'local')
+      throw new ConfigurationError(
+        `Agent "${agent}": guardrail "${check.name}" has runs ${JSON.stringify(runs)}; use 'activity' or 'local'.`,
+      );
+    if (checks.has(check.name))
+      throw new ConfigurationError(
+        `Agent "${agent}" has two ${kind} guardrails named "${check.name}"; give each a unique name.`,
+      );
+    checks.set(check.name, check);
+  });
+  return checks;
+}
+
+/** What the workflow needs of an agent's input and output checks (none: undefined). */
+export function guardrailPlan(agent: string, guardrails: RegisteredGuardrails | undefined): GuardrailPlan | undefined {
+  if (!guardrails || (guardrails.input.size === 0 && guardrails.output.size === 0)) return undefined;
+  return {
+    owner: agent,
+    ...(guardrails.input.size
+      ? {
+          input: [...guardrails.input.values()].map((g) => ({
+            name: g.name,
+            mode: g.mode ?? 'blocking',
+            ...(g.runs === 'local' ? { local: true as const } : {}),
+          })),
+        }
+      : {}),
+    ...(guardrails.output.size
+      ? {
+          output: [...guardrails.output.values()].map((g) => ({
+            name: g.name,
+            ...(g.runs === 'local' ? { local: true as const } : {}),
+          })),
+        }
+      : {}),
+  };
+}

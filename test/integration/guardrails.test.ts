@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
+import { GuardrailTripped } from '../../src/errors.ts';
+import type {
+  GuardrailVerdict,
+  InputGuardrail,
+  OutputGuardrail,
+  ToolGuardrail,
+} from '../../src/guardrails/types.ts';
+import type { ModelAdapter } from '../../src/models/model-adapter.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
+import { AddTool, TokenTool } from './tools.ts';
+
+const CANARY = 'sk-canary-guardrail-7f31ab';
+
+/** An input check that trips on "forbidden" and replaces "secret-project" with "a project". */
+const screen: InputGuardrail = {
+  name: 'screen',
+  check: (prompt) => {
+    if (prompt.includes('forbidden')) return { tripwire: 'the prompt asks for something forbidden' };
+    if (prompt.includes('secret-project')) return { replace: prompt.replace('secret-project', 'a project') };
+    return undefined;
+  },
+};
+
+describe('guardrails on the real server', () => {
+  let env: TestWorker;
+  const models: Record<string, ScriptedModel> = {};
+  /** Each agent gets the next model from the queue its test sets. */
+  const queue = new Map<string, ScriptedModel>();
+  /** The agent's model: the script its test set last. */
+  const llmFor = (agent: string): ModelAdapter => ({
+    specificationVersion: 'toolkit-agent.model.v1',
+    modelId: 'scripted',
+    generate: (request) => {
+      const model = queue.get(agent);
+      if (!model) throw new Error(`No script for ${agent}`);
+      return model.generate(request);
+    },
+  });
+  const parallelStarted: string[] = [];
+  let releaseParallel: (verdict: GuardrailVerdict) => void = () => undefined;
+
+  beforeAll(async () => {
+    const credentialStore = new InMemoryCredentialStore();
+    await credentialStore.put({ name: 'upstream', type: 'bearer', token: CANARY });
+    const noFive: OutputGuardrail = {
+      name: 'no_five',
+      check: ({ text }) => (text.includes('5') ? { tripwire: 'the answer says 5' } : true),
+    };
+    const polite: OutputGuardrail = {
+      name: 'polite',
+      check: ({ text }) => {
+        if (text.includes('rude')) return { retry: 'Answer politely.' };
+        if (text.includes('SHOUT')) return { replace: text.toLowerCase() };
+        return { allow: true };
+      },
+    };
+    const tools: ToolGuardrail = {
+      name: 'tool_policy',
+      check: (call) => {
+        if (call.phase === 'before' && (call.args as { a?: number }).a === 13)
+          return { reject: 'Adding 13 is not allowed; use another number.' };
+        if (call.phase === 'before' && (call.args as { a?: number }).a === 666)
+          return { tripwire: 'the devil' };
+        if (call.phase === 'after' && call.result?.includes('token'))
+          return { tripwire: `the result leaks a token: ${call.result}` };
+        return undefined;
+      },
+    };
+    const parallel: InputGuardrail = {
+      name: 'slow_screen',
+      mode: 'parallel',
+      check: async (prompt) => {
+        parallelStarted.push(prompt);
+        return await new Promise((resolve) => {
+          releaseParallel = resolve;
+        });
+      },
+    };
+    env = await startTestWorker({
+      input: { llm: llmFor('input'), guardrails: { input: [screen] } },
+      output: { llm: llmFor('output'), guardrails: { output: [noFive, polite] } },
+      tools: {
+        llm: llmFor('tools'),
+        tools: [new AddTool(), new TokenTool()],
+        credentialStore,
+        guardrails: { tools: [tools] },
+      },
+      parallel: { llm: llmFor('parallel'), tools: [new AddTool()], guardrails: { input: [parallel] } },
+      chat: { llm: llmFor('chat'), guardrails: { input: [screen] } },
+    });
+  });
+  afterAll(() => env?.stop());
+
+  function script(agent: string, steps: ConstructorParameters<typeof ScriptedModel>[0]): ScriptedModel {
+    const model = new ScriptedModel(steps);
+    queue.set(agent, model);
+    models[agent] = model;
+    return model;
+  }
+
+  it('an input check allows, replaces (the model sees the new prompt) and trips (no model step; GuardrailTripped)', async () => {
+    const llm = script('input', [{ text: 'fine' }, { text: 'also fine' }]);
+    const allowed = await env.agents.run('input', 'hello');
+    expect(allowed.output).toBe('fine');
+    const replaced = await env.agents.run('input', 'tell me about secret-project');
+    expect(replaced.output).toBe('also fine');
+    expect(JSON.stringify(llm.calls[1]!.messages)).toContain('tell me about a project');
+    expect(JSON.stringify(llm.calls[1]!.messages)).not.toContain('secret-project');
+
+    const handle = await env.agents.start('input', 'do the forbidden thing');
+    const events = await collect(handle.events());
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GuardrailTripped);
+    expect(error).toMatchObject({
+      kind: 'input',
+      check: 'screen',
+      reason: 'the prompt asks for something forbidden',
+    });
+    expect(llm.calls).toHaveLength(2);
+    const tripped = events.find((e) => e.type === 'guardrail_tripped');
+    expect(tripped?.payload).toMatchObject({ kind: 'input', check: 'screen' });
+    expect(events.at(-1)).toMatchObject({ type: 'run_completed', payload: { stop_reason: 'guardrail' } });
+    // The tripped prompt is withdrawn from the stored conversation.
+    const stored = JSON.stringify(await env.memoryStore.read(handle.workflowId));
+    expect(stored).not.toContain('forbidden thing');
+  });
+
+  it('an output check allows, replaces, sends back with feedback (counted), and trips', async () => {
+    const llm = script('output', [
+      { text: 'The sum is 4.' },
+      { text: 'SHOUT' },
+      { text: 'a rude answer' },
+      { text: 'a kind answer' },
+      { text: 'It is 5.' },
+    ]);
+    expect((await env.agents.run('output', 'one')).output).toBe('The sum is 4.');
+    const replaced = await env.agents.start('output', 'two');
+    expect((await replaced.result()).output).toBe('shout');
+    expect(JSON.stringify(await env.memoryStore.read(replaced.workflowId))).not.toContain('SHOUT');
+    const retried = await env.agents.run('output', 'three');
+    expect(retried.output).toBe('a kind answer');
+    expect(retried.metadata.guardrail_retries).toBe(1);
+    expect(JSON.stringify(llm.calls[3]!.messages)).toContain('Answer politely.');
+    const handle = await env.agents.start('output', 'four');
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'output', check: 'no_five', reason: 'the answer says 5' });
+    const stored = JSON.stringify(await env.memoryStore.read(handle.workflowId));
+    expect(stored).not.toContain('It is 5.');
+  });
+
+  it('a tool check rejects (the model sees why) and trips before a call and on its result, with no secret in what is recorded', async () => {
+    const llm = script('tools', [
+      { toolCalls: [{ name: 'add', args: { a: 13, b: 1 } }] },
+      { toolCalls: [{ name: 'add', args: { a: 2, b: 1 } }] },
+      { text: 'three' },
+      { toolCalls: [{ name: 'add', args: { a: 666, b: 0 } }] },
+      { toolCalls: [{ name: 'token', args: {} }] },
+    ]);
+    const ok = await env.agents.run('tools', 'add');
+    expect(ok.output).toBe('three');
+    expect(JSON.stringify(llm.calls[1]!.messages)).toContain('Adding 13 is not allowed');
+
+    const before = await env.agents.start('tools', 'devil');
+    expect(await before.result().catch((e: unknown) => e)).toMatchObject({
+      kind: 'tool',
+      check: 'tool_policy',
+      tool: 'add',
+      phase: 'before',
+    });
+    const after = await env.agents.start('tools', 'token');
+    const error = (await after.result().catch((e: unknown) => e)) as GuardrailTripped;
+    expect(error).toMatchObject({ kind: 'tool', tool: 'token', phase: 'after' });
+    expect(error.reason).toContain('[REDACTED]');
+    expect(await historyText(env.client.workflow.getHandle(after.workflowId))).not.toContain(CANARY);
+    expect(JSON.stringify(await env.memoryStore.read(after.workflowId))).not.toContain(CANARY);
+  });
+
+  it('a parallel input check: the first step runs beside it, but its tool call waits until the check passed; a trip cancels the step', async () => {
+    const llm = script('parallel', [
+      { toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] },
+      { text: 'done' },
+      { delayMs: 30_000, text: 'never' },
+    ]);
+    const handle = await env.agents.start('parallel', 'first');
+    const events: string[] = [];
+    const reading = (async () => {
+      for await (const event of handle.events()) events.push(event.type);
+    })();
+    // The model step answered with a tool call; the check has not answered yet.
+    await until(() => llm.calls.length === 1 && parallelStarted.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(events).not.toContain('tool_called');
+    releaseParallel(undefined);
+    expect((await handle.result()).output).toBe('done');
+    await reading;
+    expect(events).toContain('tool_called');
+
+    const tripped = await env.agents.start('parallel', 'second');
+    await until(() => llm.calls.length === 3 && parallelStarted.length === 2);
+    const startedAt = Date.now();
+    releaseParallel({ tripwire: 'no' });
+    const error = await tripped.result().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'input', check: 'slow_screen' });
+    expect(Date.now() - startedAt).toBeLessThan(15_000);
+  });
+
+  it('a chat turn that trips ends with guardrail_tripped, and the next turn works', async () => {
+    script('chat', [{ text: 'hi there' }, { text: 'still here' }]);
+    const chat = env.agents.chatSession('chat', { sessionId: randomUUID(), memoryStore: env.memoryStore });
+    const error = await chat.send('forbidden words').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GuardrailTripped);
+    expect((await chat.send('hello')).output).toBe('hi there');
+    expect((await chat.send('and now?')).output).toBe('still here');
+    const history = JSON.stringify(await chat.history());
+    expect(history).not.toContain('forbidden words');
+  });
+});
+
+async function until(test: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -57,7 +57,8 @@ export interface RunLoopOptions {
    * The turn's input and output guardrails (src/guardrails), and the prompt its input checks see:
    * blocking ones run before the first step, parallel ones beside it.
    */
-  guardrails?: { checks: TurnGuardrails; prompt: string | undefined } | undefined;
+  guardrails?:
+    { checks: TurnGuardrails; prompt: string | undefined; prefix?: string | undefined } | undefined;
   /** What the turn's opening step did: the first model step it took, and whether its live text said so. */
   opened?:
     (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean; liveText?: StepText | undefined }) | undefined;
@@ -101,7 +102,8 @@ export class RunLoop implements ControlledLoop {
     };
     if (options.output) this.answer = new StructuredAnswer(options.output);
     this.#guardrails = options.guardrails;
-    this.#retryLimit = options.output?.repairs ?? input.outputRepairs ?? plan.output?.repairs ?? DEFAULT_OUTPUT_REPAIRS;
+    this.#retryLimit =
+      options.output?.repairs ?? input.outputRepairs ?? plan.output?.repairs ?? DEFAULT_OUTPUT_REPAIRS;
     const { timeouts } = plan;
     this.#store = storeActivities(timeouts);
     this.#calls = new ToolCalls({
@@ -166,7 +168,8 @@ export class RunLoop implements ControlledLoop {
       if ('trip' in checked) return this.#tripped(checked.trip, state.seq - 1, 'user');
       if (checked.replaced) await this.#replacePrompt(checked.prompt);
     }
-    const beside = guard && prompt !== undefined && guard.checks.hasInput('parallel') ? guard.checks : undefined;
+    const beside =
+      guard && prompt !== undefined && guard.checks.hasInput('parallel') ? guard.checks : undefined;
     for (let iteration = 1; ; iteration++) {
       const tokens = tokenBudgetSpent(limits, state.usage, state.stepUsage.at(-1));
       if (tokens) return this.#ended('budget', tokens);
@@ -271,7 +274,11 @@ export class RunLoop implements ControlledLoop {
     if ('retry' in checked) {
       const repairs = this.answer ? this.answer.repairs : this.guardrailRetries;
       if (repairs >= this.#retryLimit)
-        return this.#tripped({ kind: 'output', check: checked.check, reason: checked.retry }, answerSeq, 'assistant');
+        return this.#tripped(
+          { kind: 'output', check: checked.check, reason: checked.retry },
+          answerSeq,
+          'assistant',
+        );
       if (this.answer) this.answer.repairs += 1;
       else this.guardrailRetries += 1;
       await this.#sendBack(checked.retry);
@@ -326,7 +333,7 @@ export class RunLoop implements ControlledLoop {
   /** The prompt as the input checks replaced it, in the stored conversation. */
   async #replacePrompt(prompt: string): Promise<void> {
     this.replacedPrompt = prompt;
-    await this.#rewrite(this.#state.seq - 1, 'user', prompt);
+    await this.#rewrite(this.#state.seq - 1, 'user', `${this.#guardrails?.prefix ?? ''}${prompt}`);
   }
 
   async #rewrite(seq: number, role: 'user' | 'assistant', content: string): Promise<void> {

@@ -29,10 +29,13 @@ export interface TurnOptions {
    */
   admit?: { release: boolean };
   /**
-   * The prompt the input guardrails check (default: the turn's prompt in a turn with tools, none in
-   * one without); `false`: none. A deep run checks the user's prompt in its plan phase.
+   * What the input guardrails check (default: the turn's prompt in a turn with tools, nothing in one
+   * without); `false`: nothing. A deep run checks the user's prompt in its plan phase, whose stored
+   * prompt is `prefix` and the user's.
    */
-  guardInput?: string | false;
+  guardInput?: { prompt: string; prefix?: string } | false;
+  /** Told the prompt an input guardrail replaced (a deep run's later phases go on with it). */
+  onReplacedPrompt?: (prompt: string) => void;
 }
 
 /**
@@ -46,7 +49,7 @@ export async function runTurn(
   conversationId: string,
   events: EventLog,
   options: TurnOptions = {},
-): Promise<AgentResult<unknown> & { messageCount: number; prompt?: string }> {
+): Promise<AgentResult<unknown> & { messageCount: number }> {
   const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
   const opening = opensWithStep();
@@ -104,7 +107,7 @@ export async function runTurn(
   const deadlineAt = turnDeadlineAt(from, input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt);
   if (deadlineAt !== undefined) control.watchDeadline(Math.max(1, deadlineAt - from), from, opened.outOfTime);
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
-  const guardInput = options.guardInput ?? (options.noTools ? false : input.prompt);
+  const guardInput = options.guardInput ?? (options.noTools ? false : { prompt: input.prompt });
   const checks = plan.guardrails && new TurnGuardrails(plan.guardrails, plan.timeouts, input.tenant);
   const loop = new RunLoop({
     input,
@@ -119,7 +122,8 @@ export async function runTurn(
     opened,
     guardrails: checks && {
       checks: options.noTools ? checks.withoutOutput() : checks,
-      prompt: guardInput === false ? undefined : guardInput,
+      prompt: guardInput === false ? undefined : guardInput.prompt,
+      prefix: guardInput === false ? undefined : guardInput.prefix,
     },
   });
   const run = loop.state;
@@ -131,6 +135,7 @@ export async function runTurn(
     if (options.admit && ledger) await releaseSlot(input.agent);
     throw error;
   }
+  if (loop.replacedPrompt !== undefined) options.onReplacedPrompt?.(loop.replacedPrompt);
   // Written by the answering model step (the common end), else here, at the end.
   if (ledger && !run.runRecorded) {
     const record = completeRunLine(
@@ -200,7 +205,6 @@ export async function runTurn(
       ...(outcome.guardrail ? { guardrail: outcome.guardrail } : {}),
       ...(loop.guardrailRetries ? { guardrail_retries: loop.guardrailRetries } : {}),
     },
-    ...(loop.replacedPrompt !== undefined ? { prompt: loop.replacedPrompt } : {}),
   };
 }
 

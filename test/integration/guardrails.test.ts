@@ -91,6 +91,12 @@ describe('guardrails on the real server', () => {
       },
       parallel: { llm: llmFor('parallel'), tools: [new AddTool()], guardrails: { input: [parallel] } },
       chat: { llm: llmFor('chat'), guardrails: { input: [screen] } },
+      parent: {
+        llm: llmFor('parent'),
+        guardrails: { input: [screen] },
+        subAgents: { helper: { definition: { llm: llmFor('helper') }, description: 'Helps' } },
+      },
+      deep: { llm: llmFor('deep'), guardrails: { input: [screen], output: [noFive] } },
     });
   });
   afterAll(() => env?.stop());
@@ -206,6 +212,30 @@ describe('guardrails on the real server', () => {
     const error = await tripped.result().catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'input', check: 'slow_screen' });
     expect(Date.now() - startedAt).toBeLessThan(15_000);
+  });
+
+  it('an inline sub-agent runs the guardrails of its parent (its task trips them); the parent hears it stopped', async () => {
+    const parent = script('parent', [
+      { toolCalls: [{ name: 'agent_helper', args: { task: 'do the forbidden thing' } }] },
+      { text: 'the helper could not' },
+    ]);
+    const helper = script('helper', []);
+    const result = await env.agents.run('parent', 'ask the helper');
+    expect(result.output).toBe('the helper could not');
+    expect(helper.calls).toHaveLength(0);
+    expect(JSON.stringify(parent.calls[1]!.messages)).toContain('stopped early (guardrail)');
+  });
+
+  it('a deep run checks the user prompt once (plan phase, replaced for every phase) and its answer', async () => {
+    const llm = script('deep', [{ text: '1. answer' }, { text: 'It is 5.' }]);
+    const handle = await env.agents.start('deep', 'about secret-project', { deep: {} });
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'output', check: 'no_five' });
+    expect(JSON.stringify(llm.calls)).not.toContain('secret-project');
+    expect(JSON.stringify(llm.calls[1]!.messages)).toContain('about a project');
+    const tripped = await env.agents.start('deep', 'the forbidden plan', { deep: {} });
+    expect(await tripped.result().catch((e: unknown) => e)).toMatchObject({ kind: 'input', check: 'screen' });
+    expect(llm.calls).toHaveLength(2);
   });
 
   it('a chat turn that trips ends with guardrail_tripped, and the next turn works', async () => {

@@ -41,10 +41,18 @@ async function ask(
   const ctx = guardrailContext(agent, input.tenant, context);
   if (input.kind === 'input') {
     const { prompt } = input.subject as { prompt: string };
-    return recordedVerdict('input', guardrail.name, await (guardrail.check as (p: string, c: GuardrailContext) => unknown)(prompt, ctx));
+    return recordedVerdict(
+      'input',
+      guardrail.name,
+      await (guardrail.check as (p: string, c: GuardrailContext) => unknown)(prompt, ctx),
+    );
   }
   const answer = input.subject as { text: string; output?: unknown };
-  return recordedVerdict('output', guardrail.name, await (guardrail.check as (a: unknown, c: GuardrailContext) => unknown)(answer, ctx));
+  return recordedVerdict(
+    'output',
+    guardrail.name,
+    await (guardrail.check as (a: unknown, c: GuardrailContext) => unknown)(answer, ctx),
+  );
 }
 
 /** What a check is told of the run, from its activity. */

@@ -5,11 +5,7 @@ import type { GuardrailKind } from './types.ts';
  * said (redacted of the secrets its activity read).
  */
 export type RecordedVerdict =
-  | { allow: true }
-  | { tripwire: string }
-  | { replace: unknown }
-  | { retry: string }
-  | { reject: string };
+  { allow: true } | { tripwire: string } | { replace: unknown } | { retry: string } | { reject: string };
 
 /** A check that tripped: which, of what kind, and what it said. */
 export interface GuardrailTrip {

@@ -12,10 +12,15 @@ export interface RegisteredGuardrails {
 const KINDS = ['input', 'output', 'tools'] as const;
 
 /** Checks and names an agent's `guardrails`; undefined when it has none. */
-export function registerGuardrails(agent: string, guardrails: Guardrails | undefined): RegisteredGuardrails | undefined {
+export function registerGuardrails(
+  agent: string,
+  guardrails: Guardrails | undefined,
+): RegisteredGuardrails | undefined {
   if (guardrails === undefined) return undefined;
   if (typeof guardrails !== 'object' || guardrails === null)
-    throw new ConfigurationError(`Agent "${agent}": guardrails must be an object { input?, output?, tools? }.`);
+    throw new ConfigurationError(
+      `Agent "${agent}": guardrails must be an object { input?, output?, tools? }.`,
+    );
   const unknown = Object.keys(guardrails).filter((key) => !(KINDS as readonly string[]).includes(key));
   if (unknown.length)
     throw new ConfigurationError(
@@ -46,8 +51,16 @@ function named<G extends { name: string; check: unknown }>(
   if (!Array.isArray(list))
     throw new ConfigurationError(`Agent "${agent}": guardrails.${kind} must be an array of checks.`);
   list.forEach((item, i) => {
-    const check = (typeof item === 'function' ? { name: item.name || `${kind}_${i + 1}`, check: item } : item) as G;
-    if (!check || typeof check !== 'object' || typeof check.check !== 'function' || typeof check.name !== 'string' || !check.name)
+    const check = (
+      typeof item === 'function' ? { name: item.name || `${kind}_${i + 1}`, check: item } : item
+    ) as G;
+    if (
+      !check ||
+      typeof check !== 'object' ||
+      typeof check.check !== 'function' ||
+      typeof check.name !== 'string' ||
+      !check.name
+    )
       throw new ConfigurationError(
         `Agent "${agent}": guardrails.${kind}[${i}] must be a function or an object { name, check }.`,
       );
@@ -66,7 +79,10 @@ function named<G extends { name: string; check: unknown }>(
 }
 
 /** What the workflow needs of an agent's input and output checks (none: undefined). */
-export function guardrailPlan(agent: string, guardrails: RegisteredGuardrails | undefined): GuardrailPlan | undefined {
+export function guardrailPlan(
+  agent: string,
+  guardrails: RegisteredGuardrails | undefined,
+): GuardrailPlan | undefined {
   if (!guardrails || (guardrails.input.size === 0 && guardrails.output.size === 0)) return undefined;
   return {
     owner: agent,

@@ -5,9 +5,7 @@ import { recordedVerdict } from './verdict.ts';
 
 /** What the tool checks made of a call (or its result): go on, answer the model with `message`, or trip. */
 export type ToolChecked =
-  | undefined
-  | { reject: string; check: string; phase: 'before' | 'after' }
-  | { trip: GuardrailTrip };
+  undefined | { reject: string; check: string; phase: 'before' | 'after' } | { trip: GuardrailTrip };
 
 /**
  * The agent's tool checks on one call, in order, inside the call's activity (where its arguments
@@ -25,7 +23,13 @@ export async function checkToolCall(
     const verdict = recordedVerdict('tool', guardrail.name, await guardrail.check(call, context), redact);
     if ('tripwire' in verdict)
       return {
-        trip: { kind: 'tool', check: guardrail.name, reason: verdict.tripwire, tool: call.tool, phase: call.phase },
+        trip: {
+          kind: 'tool',
+          check: guardrail.name,
+          reason: verdict.tripwire,
+          tool: call.tool,
+          phase: call.phase,
+        },
       };
     if ('reject' in verdict) return { reject: verdict.reject, check: guardrail.name, phase: call.phase };
   }

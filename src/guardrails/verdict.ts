@@ -30,7 +30,8 @@ export function recordedVerdict(
     if (keys.length === 1) {
       const [key] = keys as [string];
       if (key === 'allow' && verdict.allow === true) return { allow: true };
-      if (key === 'tripwire' && typeof verdict.tripwire === 'string') return { tripwire: said(verdict.tripwire) };
+      if (key === 'tripwire' && typeof verdict.tripwire === 'string')
+        return { tripwire: said(verdict.tripwire) };
       const other = ALLOWED[kind].find((k) => k === key);
       if (other === 'replace' && (kind !== 'input' || typeof verdict.replace === 'string'))
         return { replace: typeof verdict.replace === 'string' ? redact(verdict.replace) : verdict.replace };

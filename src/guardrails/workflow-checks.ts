@@ -54,14 +54,16 @@ export class TurnGuardrails {
     for (const check of this.#plan.input ?? []) {
       if (mode !== 'all' && check.mode !== mode) continue;
       const verdict = await this.#ask(check, 'input', { prompt: current });
-      if ('tripwire' in verdict) return { trip: { kind: 'input', check: check.name, reason: verdict.tripwire } };
+      if ('tripwire' in verdict)
+        return { trip: { kind: 'input', check: check.name, reason: verdict.tripwire } };
       if ('replace' in verdict) {
         if (check.mode === 'parallel' && mode !== 'all')
           return {
             trip: {
               kind: 'input',
               check: check.name,
-              reason: 'A parallel input check cannot replace the prompt (the model already has it); make it blocking.',
+              reason:
+                'A parallel input check cannot replace the prompt (the model already has it); make it blocking.',
             },
           };
         current = String(verdict.replace);
@@ -77,7 +79,8 @@ export class TurnGuardrails {
     let replaced = false;
     for (const check of this.#plan.output ?? []) {
       const verdict = await this.#ask(check, 'output', current);
-      if ('tripwire' in verdict) return { trip: { kind: 'output', check: check.name, reason: verdict.tripwire } };
+      if ('tripwire' in verdict)
+        return { trip: { kind: 'output', check: check.name, reason: verdict.tripwire } };
       if ('retry' in verdict) return { retry: verdict.retry, check: check.name };
       if ('replace' in verdict) {
         const value = verdict.replace;
@@ -116,7 +119,11 @@ function checks(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentA
     ...runPriorityOption(),
     startToCloseTimeout: timeouts.modelStartToCloseMs,
     heartbeatTimeout: timeouts.modelHeartbeatMs,
-    retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: timeouts.modelMaxAttempts },
+    retry: {
+      initialInterval: '1 second',
+      maximumInterval: '10 seconds',
+      maximumAttempts: timeouts.modelMaxAttempts,
+    },
   });
 }
 
@@ -124,6 +131,10 @@ function checks(timeouts: RunTimeouts): ReturnType<typeof proxyActivities<AgentA
 function localChecks(timeouts: RunTimeouts): ReturnType<typeof proxyLocalActivities<AgentActivities>> {
   return proxyLocalActivities<AgentActivities>({
     startToCloseTimeout: '10 seconds',
-    retry: { initialInterval: '200 milliseconds', maximumInterval: '5 seconds', maximumAttempts: timeouts.modelMaxAttempts || 10 },
+    retry: {
+      initialInterval: '200 milliseconds',
+      maximumInterval: '5 seconds',
+      maximumAttempts: timeouts.modelMaxAttempts || 10,
+    },
   });
 }

@@ -50,15 +50,21 @@ export class TextDeltaBatcher {
   #sending: Promise<void> = Promise.resolve();
   /** Batches sent so far. */
   batches = 0;
+  /** Asked with all text so far before each batch is sent: a false answer drops it and every later one. */
+  readonly #gate: ((textSoFar: string) => Promise<boolean>) | undefined;
+  /** All text so far, for the gate. */
+  #soFar = '';
+  #closedByGate = false;
 
   constructor(
     send: (text: string, partial: unknown, first?: FirstBatch) => Promise<void>,
     batchMs: number,
-    options: { structured?: boolean } = {},
+    options: { structured?: boolean; gate?: (textSoFar: string) => Promise<boolean> } = {},
   ) {
     this.#send = send;
     this.#batchMs = batchMs;
     this.#structured = options.structured ?? false;
+    this.#gate = options.gate;
   }
 
   /** The delta signals of one model step, sent to the workflow run that scheduled the activity. */
@@ -66,7 +72,7 @@ export class TextDeltaBatcher {
     context: Context,
     seq: number,
     batchMs: number,
-    options: { structured?: boolean } = {},
+    options: { structured?: boolean; gate?: (textSoFar: string) => Promise<boolean> } = {},
   ): TextDeltaBatcher {
     const { workflowExecution, attempt } = context.info;
     if (!workflowExecution) throw new Error('Live text needs the activity to belong to a workflow.');
@@ -125,7 +131,23 @@ export class TextDeltaBatcher {
     if (!text && !first) return;
     this.batches += 1;
     const partial = text ? this.#partial(text) : undefined;
-    this.#sending = this.#sending.then(() => this.#send(text, partial, first)).catch(() => undefined);
+    const gate = this.#gate;
+    if (!gate) {
+      this.#sending = this.#sending.then(() => this.#send(text, partial, first)).catch(() => undefined);
+      return;
+    }
+    this.#soFar += text;
+    const soFar = this.#soFar;
+    this.#sending = this.#sending
+      .then(async () => {
+        if (this.#closedByGate) return;
+        if (text && !(await gate(soFar))) {
+          this.#closedByGate = true;
+          return;
+        }
+        await this.#send(text, partial, first);
+      })
+      .catch(() => undefined);
   }
 
   /** The structured answer parsed so far, when it reads as JSON and changed since the last batch. */

@@ -316,6 +316,8 @@ export interface ModelStep {
   output?: OutputCheck;
   /** The step answered and wrote the turn's ledger line (and freed its slot when asked to). */
   runRecorded?: boolean;
+  /** A streaming output guardrail tripped while the model wrote: nothing was stored, the run ends. */
+  guardrail?: GuardrailTrip;
   /** What became of the calls the step carried (`CallModelInput.carried`), in their order. */
   carried?: CarriedOutcome[];
   /**

@@ -188,6 +188,8 @@ export class RunLoop implements ControlledLoop {
         if (quota === undefined) throw error;
         return this.#ended('quota', quota);
       }
+      // A streaming output check withdrew the answer as it was written: nothing of it was stored.
+      if (step.guardrail) return this.#tripped(step.guardrail);
       this.#took(step);
       // A tool guardrail tripped on a call this step carried (fast calls that rode with it).
       const carriedTrip = this.#calls.takeTrip();
@@ -326,7 +328,10 @@ export class RunLoop implements ControlledLoop {
     // A tool check's call stored what stands for its result itself.
     if (seq !== undefined && role) await this.#rewrite(seq, role, withdrawnText(trip));
     if (role === 'assistant') this.#state.lastText = '';
-    this.#setting.emit('guardrail_tripped', `Guardrail "${trip.check}" tripped: ${trip.reason}`, { ...trip });
+    const withdrawn = trip.withdrawn ? ' (the streamed text is withdrawn)' : '';
+    this.#setting.emit('guardrail_tripped', `Guardrail "${trip.check}" tripped: ${trip.reason}${withdrawn}`, {
+      ...trip,
+    });
     return { ...this.#ended('guardrail', trip.reason), guardrail: trip };
   }
 

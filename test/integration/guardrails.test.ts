@@ -41,6 +41,22 @@ describe('guardrails on the real server', () => {
     },
   });
   const parallelStarted: string[] = [];
+  /** Writes its answer in pieces, 150 ms apart (honouring the step's signal), and says how far it got. */
+  const written: string[] = [];
+  const slowWriter: ModelAdapter = {
+    specificationVersion: 'toolkit-agent.model.v1',
+    modelId: 'slow-writer',
+    generate: async ({ onTextDelta, signal }) => {
+      const pieces = ['Here is what ', 'I know: the ', 'SECRET-PLAN is ', 'to launch ', 'on Monday.'];
+      for (const piece of pieces) {
+        if (signal?.aborted) throw new Error('aborted');
+        written.push(piece);
+        onTextDelta?.(piece);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      return { text: pieces.join(''), toolCalls: [] };
+    },
+  };
   let releaseParallel: (verdict: GuardrailVerdict) => void = () => undefined;
 
   beforeAll(async () => {
@@ -97,6 +113,20 @@ describe('guardrails on the real server', () => {
         subAgents: { helper: { definition: { llm: llmFor('helper') }, description: 'Helps' } },
       },
       deep: { llm: llmFor('deep'), guardrails: { input: [screen], output: [noFive] } },
+      streaming: {
+        llm: slowWriter,
+        liveText: { batchMs: 20 },
+        guardrails: {
+          output: [
+            {
+              name: 'no_plans',
+              streaming: true,
+              check: ({ text }) =>
+                text.includes('SECRET-PLAN') ? { tripwire: 'it tells the plan' } : undefined,
+            },
+          ],
+        },
+      },
     });
   });
   afterAll(() => env?.stop());
@@ -236,6 +266,31 @@ describe('guardrails on the real server', () => {
     const tripped = await env.agents.start('deep', 'the forbidden plan', { deep: {} });
     expect(await tripped.result().catch((e: unknown) => e)).toMatchObject({ kind: 'input', check: 'screen' });
     expect(llm.calls).toHaveLength(2);
+  });
+
+  it('a streaming output check withdraws the answer as it is written: readers are told, nothing of it is kept', async () => {
+    const chat = env.agents.chatSession('streaming', {
+      sessionId: randomUUID(),
+      memoryStore: env.memoryStore,
+    });
+    const events = await collect(chat.stream('what is the plan?'));
+    // The model was stopped: it never wrote its last pieces.
+    expect(written).toContain('SECRET-PLAN is ');
+    expect(written).not.toContain('on Monday.');
+    const deltas = events.filter((e) => e.type === 'text_delta').map((e) => String(e.payload.text));
+    // What was streamed before the trip reached the readers; the rest never did.
+    expect(deltas.join('')).toContain('Here is what');
+    expect(deltas.join('')).not.toContain('SECRET-PLAN');
+    const tripped = events.find((e) => e.type === 'guardrail_tripped');
+    expect(tripped?.payload).toMatchObject({ check: 'no_plans', withdrawn: true });
+    expect(tripped?.message).toContain('withdrawn');
+    const history = JSON.stringify(await chat.history());
+    expect(history).not.toContain('Here is what');
+    expect(history).not.toContain('SECRET-PLAN');
+    // The next turn trips the same way; send() says so with GuardrailTripped.
+    const error = await chat.send('and again?').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GuardrailTripped);
+    expect(error).toMatchObject({ kind: 'output', check: 'no_plans', withdrawn: true });
   });
 
   it('a chat turn that trips ends with guardrail_tripped, and the next turn works', async () => {

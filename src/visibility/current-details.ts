@@ -32,6 +32,18 @@ export function showEnd(stopReason: StopReason, iterations: number, tags: Record
   setCurrentDetails(`**${endingOf(stopReason)}** after ${steps(iterations)}${phaseOf(tags)}`);
 }
 
+/** Shows which guardrail stopped a run (or a chat turn, or a deep run's phase), and what it said. */
+export function showTripped(
+  trip: { kind: string; check: string; reason: string; tool?: string },
+  iterations: number,
+  tags: Record<string, unknown>,
+): void {
+  const on = trip.tool ? ` on ${trip.tool}` : '';
+  setCurrentDetails(
+    `**Stopped by the ${trip.kind} guardrail "${trip.check}"**${on} after ${steps(iterations)}${phaseOf(tags)}: ${trip.reason}`,
+  );
+}
+
 /** Shows that a run failed, with the first line of what failed (the activity's own error, not its wrapper). */
 export function showFailure(error: unknown, iterations: number, tags: Record<string, unknown>): void {
   setCurrentDetails(`**Failed** after ${steps(iterations)}${phaseOf(tags)}: ${failureOf(error)}`);

@@ -8,7 +8,7 @@ import { turnDeadlineAt } from '../common/deadline.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop, type LoopOutcome } from './run-loop.ts';
 import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
-import { showEnd, showFailure } from '../visibility/current-details.ts';
+import { showEnd, showFailure, showTripped } from '../visibility/current-details.ts';
 import { DEFAULT_OUTPUT_REPAIRS, type OutputSpec } from '../output/types.ts';
 import { TurnGuardrails } from '../guardrails/workflow-checks.ts';
 
@@ -157,7 +157,8 @@ export async function runTurn(
       }
     : {};
   if (!options.control) control.finish();
-  showEnd(stopReason, iterations, tags);
+  if (outcome.guardrail) showTripped(outcome.guardrail, iterations, tags);
+  else showEnd(stopReason, iterations, tags);
   if (stopReason === 'cancelled' || stopReason === 'deadline') {
     // The last event of a stopped turn: in-flight work was cancelled, its calls answered.
     events.emit('run_cancelled', stopMessage ?? 'Run cancelled', {

@@ -160,6 +160,11 @@ describe('guardrails on the real server', () => {
     const tripped = events.find((e) => e.type === 'guardrail_tripped');
     expect(tripped?.payload).toMatchObject({ kind: 'input', check: 'screen' });
     expect(events.at(-1)).toMatchObject({ type: 'run_completed', payload: { stop_reason: 'guardrail' } });
+    // The Temporal UI's current details say which check stopped it, and why.
+    const metadata = await handle.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain(
+      '**Stopped by the input guardrail "screen"** after 0 steps: the prompt asks for something forbidden',
+    );
     // The tripped prompt is withdrawn from the stored conversation.
     const stored = JSON.stringify(await env.memoryStore.read(handle.workflowId));
     expect(stored).not.toContain('forbidden thing');

@@ -186,7 +186,9 @@ export class GuardrailTripped extends ToolkitError {
     },
     result?: unknown,
   ) {
-    const where = trip.tool ? ` on ${trip.tool} (${trip.phase === 'after' ? 'its result' : 'its arguments'})` : '';
+    const where = trip.tool
+      ? ` on ${trip.tool} (${trip.phase === 'after' ? 'its result' : 'its arguments'})`
+      : '';
     super(
       'GUARDRAIL_TRIPPED',
       `Agent run ${workflowId} was stopped by the ${trip.kind} guardrail "${trip.check}"${where}: ${trip.reason}`,

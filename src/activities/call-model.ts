@@ -114,7 +114,11 @@ async function askModel(
   if (agent.usage) await checkTokenQuota(agent.usage, input);
   // Streaming output checks read the live text before each batch goes out (src/guardrails/streaming.ts).
   const streaming = input.textDeltaBatchMs
-    ? StreamingOutputChecks.of(agent.guardrails, guardrailContext(agent.name, input.tenant, context))
+    ? StreamingOutputChecks.of(
+        agent.guardrails,
+        guardrailContext(agent.name, input.tenant, context),
+        input.guardrails,
+      )
     : undefined;
   const deltas = input.textDeltaBatchMs
     ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs, {

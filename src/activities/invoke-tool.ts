@@ -57,10 +57,18 @@ export async function invokeTool(
     if (!parsed.success) {
       throw new ToolInputError(`Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`);
     }
-    const guard = agent.guardrails?.tools.size ? guardrailContext(agent.name, input.tenant, context) : undefined;
+    const guard = agent.guardrails?.tools.size
+      ? guardrailContext(agent.name, input.tenant, context)
+      : undefined;
     const redact = (text: string): string => secrets.redact(text);
     if (guard) {
-      const before = await checkToolCall(agent.guardrails, { phase: 'before', tool: call.name, args: parsed.data }, guard, redact);
+      const before = await checkToolCall(
+        agent.guardrails,
+        { phase: 'before', tool: call.name, args: parsed.data },
+        guard,
+        redact,
+        input.guardrails,
+      );
       if (before) return await guardedOutcome(agent, input, context, before);
     }
     const toolContext: ToolContext = {
@@ -99,6 +107,7 @@ export async function invokeTool(
         { phase: 'after', tool: call.name, args: parsed.data, result: text },
         guard,
         redact,
+        input.guardrails,
       );
       if (after) return await guardedOutcome(agent, input, context, after);
     }

@@ -62,7 +62,7 @@ export async function resolveRun(
     messageCount = start + 1;
   }
   const explicit = input.maxIterations ?? agent.maxIterations;
-  const guardrails = guardrailPlan(agent.name, agent.guardrails);
+  const guardrails = guardrailPlan(agent.name, agent.guardrails, input.guardrails);
   return {
     ...(guardrails ? { guardrails } : {}),
     model,

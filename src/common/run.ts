@@ -1,4 +1,4 @@
-import type { GuardrailPlan, GuardrailTrip } from '../guardrails/recorded.ts';
+import type { GuardrailPlan, GuardrailSelection, GuardrailTrip } from '../guardrails/recorded.ts';
 import type { CachingOption } from '../caching/options.ts';
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -42,6 +42,8 @@ export interface AgentRunInput {
   parent?: ParentRunInfo;
   /** The provider's prompt cache for this run (the agent's `caching` otherwise). */
   caching?: CachingOption;
+  /** Which of the agent's guardrails this run runs, by name (all of them otherwise). */
+  guardrails?: GuardrailSelection;
 }
 
 /**
@@ -190,6 +192,8 @@ export interface ResolveRunInput {
   admit?: boolean;
   /** The run's own `caching`. */
   caching?: CachingOption;
+  /** The run's own choice of the agent's guardrails. */
+  guardrails?: GuardrailSelection;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -244,6 +248,8 @@ export interface ResolvedRun {
 
 export interface CallModelInput {
   agent: string;
+  /** The output guardrails the run chose (absent: all the agent's): its streaming checks run only these. */
+  guardrails?: string[];
   model: string;
   conversationId: string;
   /** Position the assistant message is stored at; the model sees the messages before it. */
@@ -279,6 +285,8 @@ export interface CarriedCalls {
   calls: Array<{ call: ToolCall; seq: number }>;
   /** Built-in and MCP tools the run's skills attached (as `InvokeToolInput.skillTools`). */
   skillTools?: string[];
+  /** The tool guardrails the run chose (as `InvokeToolInput.guardrails`). */
+  guardrails?: string[];
   /** Each call's budget, as a fast call's local activity has (`timeouts.fastToolStartToCloseMs`). */
   budgetMs: number;
 }
@@ -336,6 +344,8 @@ export interface InvokeToolInput {
   tenant?: string;
   /** Built-in and MCP tools the run's skills attached: callable in this run only. */
   skillTools?: string[];
+  /** The tool guardrails the run chose (absent: all the agent's). */
+  guardrails?: string[];
   /** The run's model, for tools that ask it (verify_output's judgement). */
   model?: string;
   /**

@@ -37,5 +37,6 @@ export function modelStepInput(at: StepPosition): CallModelInput {
     ...(at.runLine ? { runLine: at.runLine } : {}),
     ...(at.carried ? { carried: at.carried } : {}),
     ...(at.plan.caching !== undefined ? { caching: at.plan.caching } : {}),
+    ...(at.plan.guardrails?.output_names ? { guardrails: at.plan.guardrails.output_names } : {}),
   };
 }

@@ -14,7 +14,7 @@ export type {
   ToolCheck,
   ToolGuardrail,
 } from './types.ts';
-export type { GuardrailTrip } from './recorded.ts';
+export type { GuardrailSelection, GuardrailTrip } from './recorded.ts';
 export {
   piiGuardrail,
   findPii,

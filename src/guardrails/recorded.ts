@@ -21,12 +21,25 @@ export interface GuardrailTrip {
   withdrawn?: boolean;
 }
 
+/**
+ * Which of the agent's checks a run runs (`guardrails` in the run options), by name: a kind named
+ * runs only the checks named (`[]`: none of that kind); a kind left out runs all the agent's.
+ */
+export interface GuardrailSelection {
+  input?: string[];
+  output?: string[];
+  tools?: string[];
+}
+
 /** The agent's checks, as the workflow needs them (names and where they run; the checks stay on the worker). */
 export interface GuardrailPlan {
   input?: Array<{ name: string; mode: 'blocking' | 'parallel'; local?: true }>;
   output?: Array<{ name: string; local?: true }>;
-  /** The agent whose checks these are (a sub-agent without checks of its own runs its parent's). */
+  /** The agent whose checks these are. */
   owner?: string;
+  /** The run chose its output and tool checks: streaming output checks and tool checks run only these. */
+  output_names?: string[];
+  tool_names?: string[];
 }
 
 /** The input of the `checkGuardrail` activity: one input or output check of one run. */

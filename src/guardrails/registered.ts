@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors.ts';
-import type { GuardrailPlan } from './recorded.ts';
+import type { GuardrailPlan, GuardrailSelection } from './recorded.ts';
 import type { Guardrails, InputGuardrail, OutputGuardrail, ToolGuardrail } from './types.ts';
 
 /** An agent's guardrails, checked when the worker is created, by name. */
@@ -78,14 +78,26 @@ function named<G extends { name: string; check: unknown }>(
   return checks;
 }
 
-/** What the workflow needs of an agent's input and output checks (none: undefined). */
+/**
+ * What the workflow needs of an agent's checks (none: undefined), with the run's own choice of them
+ * (`selected`: a name the agent does not have is a clear error).
+ */
 export function guardrailPlan(
   agent: string,
-  guardrails: RegisteredGuardrails | undefined,
+  registered: RegisteredGuardrails | undefined,
+  selected?: GuardrailSelection,
 ): GuardrailPlan | undefined {
-  if (!guardrails || (guardrails.input.size === 0 && guardrails.output.size === 0)) return undefined;
+  const guardrails = registered && selected ? choose(agent, registered, selected) : registered;
+  if (!guardrails) return undefined;
+  const chosen = {
+    ...(selected?.output ? { output_names: [...guardrails.output.keys()] } : {}),
+    ...(selected?.tools ? { tool_names: [...guardrails.tools.keys()] } : {}),
+  };
+  if (guardrails.input.size === 0 && guardrails.output.size === 0)
+    return Object.keys(chosen).length ? { owner: agent, ...chosen } : undefined;
   return {
     owner: agent,
+    ...chosen,
     ...(guardrails.input.size
       ? {
           input: [...guardrails.input.values()].map((g) => ({
@@ -103,5 +115,31 @@ export function guardrailPlan(
           })),
         }
       : {}),
+  };
+}
+
+/** The checks a run chose, by kind (a kind it did not name: all of them). */
+function choose(
+  agent: string,
+  guardrails: RegisteredGuardrails,
+  selected: GuardrailSelection,
+): RegisteredGuardrails {
+  const pick = <G>(kind: 'input' | 'output' | 'tools', checks: Map<string, G>): Map<string, G> => {
+    const names = selected[kind];
+    if (names === undefined) return checks;
+    if (!Array.isArray(names))
+      throw new ConfigurationError(`The run's guardrails.${kind} must be an array of check names.`);
+    const unknown = names.filter((name) => !checks.has(name));
+    if (unknown.length)
+      throw new ConfigurationError(
+        `The run names ${kind} guardrail(s) ${unknown.map((n) => `"${n}"`).join(', ')} that agent "${agent}" ` +
+          `does not have (it has: ${[...checks.keys()].map((n) => `"${n}"`).join(', ') || 'none'}).`,
+      );
+    return new Map([...checks].filter(([name]) => names.includes(name)));
+  };
+  return {
+    input: pick('input', guardrails.input),
+    output: pick('output', guardrails.output),
+    tools: pick('tools', guardrails.tools),
   };
 }

@@ -25,8 +25,11 @@ export class StreamingOutputChecks {
   static of(
     guardrails: RegisteredGuardrails | undefined,
     context: GuardrailContext,
+    chosen?: readonly string[],
   ): StreamingOutputChecks | undefined {
-    const checks = [...(guardrails?.output.values() ?? [])].filter((check) => check.streaming === true);
+    const checks = [...(guardrails?.output.values() ?? [])].filter(
+      (check) => check.streaming === true && (!chosen || chosen.includes(check.name)),
+    );
     return checks.length ? new StreamingOutputChecks(checks, context) : undefined;
   }
 

@@ -17,9 +17,11 @@ export async function checkToolCall(
   call: GuardrailToolCall,
   context: GuardrailContext,
   redact: (text: string) => string,
+  chosen?: readonly string[],
 ): Promise<ToolChecked> {
   for (const guardrail of guardrails?.tools.values() ?? []) {
     if (guardrail.tools && !guardrail.tools.includes(call.tool)) continue;
+    if (chosen && !chosen.includes(guardrail.name)) continue;
     const verdict = recordedVerdict('tool', guardrail.name, await guardrail.check(call, context), redact);
     if ('tripwire' in verdict)
       return {

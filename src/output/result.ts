@@ -11,7 +11,8 @@ export function checkedResult<T>(workflowId: string, result: AgentResult<unknown
   if (result.metadata?.stop_reason === 'quota' && refused)
     throw new QuotaExceededError(refused, { workflowId });
   const trip = result.metadata?.guardrail;
-  if (result.metadata?.stop_reason === 'guardrail' && trip) throw new GuardrailTripped(workflowId, trip, result);
+  if (result.metadata?.stop_reason === 'guardrail' && trip)
+    throw new GuardrailTripped(workflowId, trip, result);
   const failure = result.metadata?.output_error;
   if (result.metadata?.stop_reason === 'invalid_output' && failure) {
     throw new OutputValidationError(workflowId, failure);

@@ -183,6 +183,9 @@ export class ToolCalls {
         call,
         tenant: this.#setting.input.tenant,
         ...(this.#run.skills.tools.length ? { skillTools: [...this.#run.skills.tools] } : {}),
+        ...(this.#run.plan.guardrails?.tool_names
+          ? { guardrails: this.#run.plan.guardrails.tool_names }
+          : {}),
         model: this.#run.plan.model,
         ...(attemptBase ? { attemptBase } : {}),
       };

@@ -69,6 +69,7 @@ export async function runTurn(
     ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
     ...(options.admit && ledger ? { admit: true } : {}),
     ...(input.caching !== undefined ? { caching: input.caching } : {}),
+    ...(input.guardrails !== undefined ? { guardrails: input.guardrails } : {}),
   };
   const control = options.control ?? new RunControl();
   // Each model step carries the line so far, so the answering step can write it.

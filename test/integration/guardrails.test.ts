@@ -298,6 +298,26 @@ describe('guardrails on the real server', () => {
     expect(error).toMatchObject({ kind: 'output', check: 'no_plans', withdrawn: true });
   });
 
+  it("a run chooses which of the agent's checks it runs, by name; a name the agent lacks is a clear error", async () => {
+    const llm = script('input', [{ text: 'unchecked' }]);
+    const unchecked = await env.agents.run('input', 'do the forbidden thing', { guardrails: { input: [] } });
+    expect(unchecked.output).toBe('unchecked');
+    const error = await env.agents
+      .run('input', 'hello', { guardrails: { input: ['nope'] } })
+      .catch((e: unknown) => e);
+    expect(String(error)).toMatch(
+      /names input guardrail\(s\) "nope" that agent "input" does not have \(it has: "screen"\)/,
+    );
+    expect(llm.calls).toHaveLength(1);
+    const tools = script('tools', [
+      { toolCalls: [{ name: 'add', args: { a: 13, b: 1 } }] },
+      { text: 'fourteen' },
+    ]);
+    const run = await env.agents.run('tools', 'add 13', { guardrails: { tools: [] } });
+    expect(run.output).toBe('fourteen');
+    expect(JSON.stringify(tools.calls[1]!.messages)).not.toContain('not allowed');
+  });
+
   it('a chat turn that trips ends with guardrail_tripped, and the next turn works', async () => {
     script('chat', [{ text: 'hi there' }, { text: 'still here' }]);
     const chat = env.agents.chatSession('chat', { sessionId: randomUUID(), memoryStore: env.memoryStore });

@@ -180,7 +180,11 @@ export class RunLoop implements ControlledLoop {
       try {
         if (iteration === 1 && beside) {
           const taken = await this.#takeBeside(iteration, () => beside.input(prompt!, 'parallel'));
-          if ('check' in taken) return this.#tripped(taken, state.seq - 1, 'user');
+          if ('trip' in taken) {
+            // The step answered before the check tripped: its stored answer is withdrawn too.
+            if (taken.answered) await this.#rewrite(state.seq, 'assistant', withdrawnText(taken.trip));
+            return this.#tripped(taken.trip, state.seq - 1, 'user');
+          }
           step = taken;
         } else step = await this.#steps.take(iteration);
       } catch (error) {
@@ -300,7 +304,7 @@ export class RunLoop implements ControlledLoop {
   async #takeBeside(
     iteration: number,
     checks: () => ReturnType<TurnGuardrails['input']>,
-  ): Promise<ModelStep | GuardrailTrip> {
+  ): Promise<ModelStep | { trip: GuardrailTrip; answered: boolean }> {
     const scope = new CancellationScope();
     let tripped: GuardrailTrip | undefined;
     const checked = checks().then((result) => {
@@ -310,15 +314,17 @@ export class RunLoop implements ControlledLoop {
       }
       return result;
     });
+    // Awaited below, except after a stop from outside: its failure then must not fail the task.
+    checked.catch(() => undefined);
     try {
       const step = await scope.run(() => this.#steps.take(iteration));
       const result = await checked;
-      return 'trip' in result ? result.trip : step;
+      return 'trip' in result ? { trip: result.trip, answered: true } : step;
     } catch (error) {
-      if (tripped) return tripped;
+      if (tripped) return { trip: tripped, answered: false };
       if (isCancellation(error)) throw error;
       const result = await checked;
-      if ('trip' in result) return result.trip;
+      if ('trip' in result) return { trip: result.trip, answered: false };
       throw error;
     }
   }

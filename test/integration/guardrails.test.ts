@@ -225,6 +225,7 @@ describe('guardrails on the real server', () => {
       { toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] },
       { text: 'done' },
       { delayMs: 30_000, text: 'never' },
+      { text: 'a quick answer' },
     ]);
     const handle = await env.agents.start('parallel', 'first');
     const events: string[] = [];
@@ -247,6 +248,16 @@ describe('guardrails on the real server', () => {
     const error = await tripped.result().catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'input', check: 'slow_screen' });
     expect(Date.now() - startedAt).toBeLessThan(15_000);
+
+    // The step answered first, then the check tripped: the answer does not count, and is withdrawn.
+    const late = await env.agents.start('parallel', 'third');
+    await until(() => llm.calls.length === 4 && parallelStarted.length === 3);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    releaseParallel({ tripwire: 'too late' });
+    expect(await late.result().catch((e: unknown) => e)).toMatchObject({ reason: 'too late' });
+    const stored = JSON.stringify(await env.memoryStore.read(late.workflowId));
+    expect(stored).not.toContain('a quick answer');
+    expect(stored).not.toContain('third');
   });
 
   it('an inline sub-agent runs the guardrails of its parent (its task trips them); the parent hears it stopped', async () => {

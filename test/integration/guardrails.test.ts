@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { GuardrailTripped } from '../../src/errors.ts';
 import type {
@@ -41,6 +43,8 @@ describe('guardrails on the real server', () => {
     },
   });
   const parallelStarted: string[] = [];
+  /** Runs whose histories the last test replays with today's workflow code. */
+  const replayable: string[] = [];
   /** Writes its answer in pieces, 150 ms apart (honouring the step's signal), and says how far it got. */
   const written: string[] = [];
   const slowWriter: ModelAdapter = {
@@ -148,6 +152,7 @@ describe('guardrails on the real server', () => {
     expect(JSON.stringify(llm.calls[1]!.messages)).not.toContain('secret-project');
 
     const handle = await env.agents.start('input', 'do the forbidden thing');
+    replayable.push(handle.workflowId);
     const events = await collect(handle.events());
     const error = await handle.result().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GuardrailTripped);
@@ -183,6 +188,7 @@ describe('guardrails on the real server', () => {
     expect((await replaced.result()).output).toBe('shout');
     expect(JSON.stringify(await env.memoryStore.read(replaced.workflowId))).not.toContain('SHOUT');
     const retried = await env.agents.run('output', 'three');
+    replayable.push(retried.metadata.workflow_id);
     expect(retried.output).toBe('a kind answer');
     expect(retried.metadata.guardrail_retries).toBe(1);
     expect(JSON.stringify(llm.calls[3]!.messages)).toContain('Answer politely.');
@@ -213,6 +219,7 @@ describe('guardrails on the real server', () => {
       phase: 'before',
     });
     const after = await env.agents.start('tools', 'token');
+    replayable.push(after.workflowId);
     const error = (await after.result().catch((e: unknown) => e)) as GuardrailTripped;
     expect(error).toMatchObject({ kind: 'tool', tool: 'token', phase: 'after' });
     expect(error.reason).toContain('[REDACTED]');
@@ -242,6 +249,7 @@ describe('guardrails on the real server', () => {
     expect(events).toContain('tool_called');
 
     const tripped = await env.agents.start('parallel', 'second');
+    replayable.push(handle.workflowId, tripped.workflowId);
     await until(() => llm.calls.length === 3 && parallelStarted.length === 2);
     const startedAt = Date.now();
     releaseParallel({ tripwire: 'no' });
@@ -251,6 +259,7 @@ describe('guardrails on the real server', () => {
 
     // The step answered first, then the check tripped: the answer does not count, and is withdrawn.
     const late = await env.agents.start('parallel', 'third');
+    replayable.push(late.workflowId);
     await until(() => llm.calls.length === 4 && parallelStarted.length === 3);
     await new Promise((resolve) => setTimeout(resolve, 500));
     releaseParallel({ tripwire: 'too late' });
@@ -275,6 +284,7 @@ describe('guardrails on the real server', () => {
   it('a deep run checks the user prompt once (plan phase, replaced for every phase) and its answer', async () => {
     const llm = script('deep', [{ text: '1. answer' }, { text: 'It is 5.' }]);
     const handle = await env.agents.start('deep', 'about secret-project', { deep: {} });
+    replayable.push(handle.workflowId);
     const error = await handle.result().catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'output', check: 'no_five' });
     expect(JSON.stringify(llm.calls)).not.toContain('secret-project');
@@ -290,6 +300,7 @@ describe('guardrails on the real server', () => {
       memoryStore: env.memoryStore,
     });
     const events = await collect(chat.stream('what is the plan?'));
+    replayable.push(chat.workflowId);
     // The model was stopped: it never wrote its last pieces.
     expect(written).toContain('SECRET-PLAN is ');
     expect(written).not.toContain('on Monday.');
@@ -339,6 +350,24 @@ describe('guardrails on the real server', () => {
     const history = JSON.stringify(await chat.history());
     expect(history).not.toContain('forbidden words');
   });
+
+  it('the histories of these runs (trips, retries, a cancelled parallel step, a withdrawn stream) replay without a nondeterminism error', async () => {
+    expect(replayable.length).toBeGreaterThanOrEqual(8);
+    for (const workflowId of replayable) {
+      const handle = env.client.workflow.getHandle(workflowId);
+      const history = await handle.fetchHistory();
+      await expect(
+        Worker.runReplayHistory(
+          {
+            workflowBundle: { codePath: inject('workflowBundlePath') },
+            sinks: workflowSpanSinks(undefined, () => undefined),
+          },
+          history,
+          workflowId,
+        ),
+      ).resolves.toBeUndefined();
+    }
+  }, 120_000);
 });
 
 async function until(test: () => boolean, timeoutMs = 20_000): Promise<void> {

@@ -41,7 +41,7 @@ export function recordedVerdict(
   }
   const forms = ['undefined', '{ allow: true }', '{ tripwire: string }', ...ALLOWED[kind].map(formOf)];
   throw new ConfigurationError(
-    `The ${kind} guardrail "${check}" answered ${describe(answer)}; a ${kind} check answers ${forms.join(', ')}.`,
+    `The ${kind} guardrail "${check}" answered ${describe(answer)}; ${kind === 'tool' ? 'a' : 'an'} ${kind} check answers ${forms.join(', ')}.`,
   );
 }
 

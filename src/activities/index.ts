@@ -32,6 +32,8 @@ import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activit
 import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
 import { checkGuardrail } from '../guardrails/check-activity.ts';
+import { guardrailsOwner } from '../guardrails/registered.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
 import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
 
 /**
@@ -42,15 +44,29 @@ export function createActivities(registry: AgentRegistry) {
   return {
     /** Decides the run's model, skills, tools and limits, and stores its opening messages. */
     resolveRun: (input: ResolveRunInput): Promise<ResolvedRun> =>
-      atBoundary(() => resolveRun(lookupAgent(registry, input.agent), input, Context.current())),
+      atBoundary(() =>
+        resolveRun(
+          lookupAgent(registry, input.agent),
+          input,
+          Context.current(),
+          guardrailsOwner(registry, input.agent, input.parentAgent),
+        ),
+      ),
 
     /** A turn's opening step: `resolveRun`, then the first model step, in one activity. */
     openRun: (input: OpenRunInput): Promise<OpenedRun> =>
-      atBoundary(() => openRun(lookupAgent(registry, input.resolve.agent), input, Context.current())),
+      atBoundary(() =>
+        openRun(
+          lookupAgent(registry, input.resolve.agent),
+          input,
+          Context.current(),
+          guardrailsOwner(registry, input.resolve.agent, input.resolve.parentAgent),
+        ),
+      ),
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
       atBoundary(async () => {
-        const agent = lookupAgent(registry, input.agent);
+        const agent = withGuardrailsOf(registry, lookupAgent(registry, input.agent), input.guardrailsOf);
         try {
           return await callModel(agent, input, Context.current());
         } catch (error) {
@@ -66,7 +82,13 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(() => compactContext(lookupAgent(registry, input.agent), input, Context.current())),
 
     invokeTool: (input: InvokeToolInput): Promise<ToolOutcome> =>
-      atBoundary(() => invokeTool(lookupAgent(registry, input.agent), input, Context.current())),
+      atBoundary(() =>
+        invokeTool(
+          withGuardrailsOf(registry, lookupAgent(registry, input.agent), input.guardrailsOf),
+          input,
+          Context.current(),
+        ),
+      ),
 
     /** Asks a tool's `needsApproval` function whether this call must wait for a person. */
     needsApproval: (input: { agent: string; call: ToolCall; tenant?: string }): Promise<boolean> =>
@@ -156,4 +178,15 @@ async function atBoundary<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw cancelledOr(error, () => toApplicationFailure(error));
   }
+}
+
+/** The agent with the guardrails of `owner` (a sub-agent run without its own runs its parent's). */
+function withGuardrailsOf(
+  registry: AgentRegistry,
+  agent: RegisteredAgent,
+  owner: string | undefined,
+): RegisteredAgent {
+  if (owner === undefined || owner === agent.name) return agent;
+  const guardrails = registry.get(owner)?.guardrails;
+  return guardrails ? { ...agent, guardrails } : agent;
 }

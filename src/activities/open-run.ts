@@ -7,6 +7,7 @@ import { toApplicationFailure } from './failures.ts';
 import { wrappedModelStep } from './model-step-wrappers.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import { resolveRun } from './resolve-run.ts';
+import type { RegisteredGuardrails } from '../guardrails/registered.ts';
 import { turnDeadlineAt } from '../common/deadline.ts';
 
 /**
@@ -30,8 +31,9 @@ export async function openRun(
   agent: RegisteredAgent,
   input: OpenRunInput,
   context: Context,
+  guarded?: { owner: string; guardrails: RegisteredGuardrails },
 ): Promise<OpenedRun> {
-  const plan = await resolveRun(agent, input.resolve, context);
+  const plan = await resolveRun(agent, input.resolve, context, guarded);
   const { resolve, step } = input;
   const deadlineAt = turnDeadlineAt(step.startedAt, step.timeoutMs ?? plan.timeoutMs, step.deadlineAt);
   const modelMs = agent.timeouts.modelStartToCloseMs;

@@ -134,8 +134,8 @@ export interface AgentDefinition extends SkillOptions {
   rateLimits?: RateLimits;
   /**
    * Checks on each run's prompt (`input`), final answer (`output`) and tool calls (`tools`), run on
-   * the worker: a trip ends the run with `stop_reason: 'guardrail'` (docs/guardrails.md). Inline
-   * sub-agents without guardrails of their own run these.
+   * the worker: a trip ends the run with `stop_reason: 'guardrail'` (docs/guardrails.md).
+   * Sub-agents without guardrails of their own run these.
    */
   guardrails?: Guardrails;
 }

@@ -194,6 +194,8 @@ export interface ResolveRunInput {
   caching?: CachingOption;
   /** The run's own choice of the agent's guardrails. */
   guardrails?: GuardrailSelection;
+  /** A sub-agent run: its parent's agent, whose guardrails it runs when it has none of its own. */
+  parentAgent?: string;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
@@ -250,6 +252,8 @@ export interface CallModelInput {
   agent: string;
   /** The output guardrails the run chose (absent: all the agent's): its streaming checks run only these. */
   guardrails?: string[];
+  /** Whose guardrails the step (its streaming checks, its carried calls) runs, when not its agent's. */
+  guardrailsOf?: string;
   model: string;
   conversationId: string;
   /** Position the assistant message is stored at; the model sees the messages before it. */
@@ -346,6 +350,8 @@ export interface InvokeToolInput {
   skillTools?: string[];
   /** The tool guardrails the run chose (absent: all the agent's). */
   guardrails?: string[];
+  /** Whose tool guardrails the call runs, when not its agent's (a sub-agent runs its parent's). */
+  guardrailsOf?: string;
   /** The run's model, for tools that ask it (verify_output's judgement). */
   model?: string;
   /**

@@ -35,7 +35,7 @@ export interface GuardrailSelection {
 export interface GuardrailPlan {
   input?: Array<{ name: string; mode: 'blocking' | 'parallel'; local?: true }>;
   output?: Array<{ name: string; local?: true }>;
-  /** The agent whose checks these are. */
+  /** The agent whose checks these are (a sub-agent without checks of its own runs its parent's). */
   owner?: string;
   /** The run chose its output and tool checks: streaming output checks and tool checks run only these. */
   output_names?: string[];

@@ -79,7 +79,7 @@ function named<G extends { name: string; check: unknown }>(
 }
 
 /**
- * What the workflow needs of an agent's checks (none: undefined), with the run's own choice of them
+ * What the workflow needs of an agent's checks (none: undefined; `agent` is whose they are), with the run's own choice of them
  * (`selected`: a name the agent does not have is a clear error).
  */
 export function guardrailPlan(
@@ -93,8 +93,6 @@ export function guardrailPlan(
     ...(selected?.output ? { output_names: [...guardrails.output.keys()] } : {}),
     ...(selected?.tools ? { tool_names: [...guardrails.tools.keys()] } : {}),
   };
-  if (guardrails.input.size === 0 && guardrails.output.size === 0)
-    return Object.keys(chosen).length ? { owner: agent, ...chosen } : undefined;
   return {
     owner: agent,
     ...chosen,
@@ -142,4 +140,19 @@ function choose(
     output: pick('output', guardrails.output),
     tools: pick('tools', guardrails.tools),
   };
+}
+
+/**
+ * Whose guardrails a run of `agent` runs: its own, else (a sub-agent run without guardrails of its
+ * own) its parent's, when the parent is served by this worker.
+ */
+export function guardrailsOwner(
+  agents: ReadonlyMap<string, { guardrails?: RegisteredGuardrails }>,
+  agent: string,
+  parent: string | undefined,
+): { owner: string; guardrails: RegisteredGuardrails } | undefined {
+  const own = agents.get(agent)?.guardrails;
+  if (own) return { owner: agent, guardrails: own };
+  const inherited = parent === undefined ? undefined : agents.get(parent)?.guardrails;
+  return inherited && { owner: parent!, guardrails: inherited };
 }

@@ -1,3 +1,4 @@
+import { inheritedFrom } from '../common/step-input.ts';
 import type { GuardrailTrip } from '../guardrails/recorded.ts';
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { toolErrorText, toolResultMessage, type ToolCall } from '../common/messages.ts';
@@ -186,6 +187,7 @@ export class ToolCalls {
         ...(this.#run.plan.guardrails?.tool_names
           ? { guardrails: this.#run.plan.guardrails.tool_names }
           : {}),
+        ...inheritedFrom(this.#run.plan, this.#run.agent),
         model: this.#run.plan.model,
         ...(attemptBase ? { attemptBase } : {}),
       };

@@ -70,6 +70,7 @@ export async function runTurn(
     ...(options.admit && ledger ? { admit: true } : {}),
     ...(input.caching !== undefined ? { caching: input.caching } : {}),
     ...(input.guardrails !== undefined ? { guardrails: input.guardrails } : {}),
+    ...(input.parent ? { parentAgent: input.parent.agent } : {}),
   };
   const control = options.control ?? new RunControl();
   // Each model step carries the line so far, so the answering step can write it.

@@ -117,6 +117,13 @@ describe('guardrails on the real server', () => {
         subAgents: { helper: { definition: { llm: llmFor('helper') }, description: 'Helps' } },
       },
       deep: { llm: llmFor('deep'), guardrails: { input: [screen], output: [noFive] } },
+      // A parent whose served sub-agent (by name) has no guardrails of its own: it runs the parent's.
+      boss: {
+        llm: llmFor('boss'),
+        guardrails: { input: [screen], tools: [tools] },
+        subAgents: { served: 'served' },
+      },
+      served: { llm: llmFor('served'), tools: [new AddTool()] },
       streaming: {
         llm: slowWriter,
         liveText: { batchMs: 20 },
@@ -279,6 +286,29 @@ describe('guardrails on the real server', () => {
     expect(result.output).toBe('the helper could not');
     expect(helper.calls).toHaveLength(0);
     expect(JSON.stringify(parent.calls[1]!.messages)).toContain('stopped early (guardrail)');
+  });
+
+  it("a served sub-agent without guardrails of its own runs its parent's: input and tool checks", async () => {
+    const boss = script('boss', [
+      { toolCalls: [{ name: 'agent_served', args: { task: 'the forbidden task' } }] },
+      { toolCalls: [{ name: 'agent_served', args: { task: 'add 13 and 1' } }] },
+      { text: 'done' },
+    ]);
+    const served = script('served', [
+      { toolCalls: [{ name: 'add', args: { a: 13, b: 1 } }] },
+      { text: 'refused' },
+    ]);
+    const result = await env.agents.run('boss', 'delegate');
+    expect(result.output).toBe('done');
+    // The first task tripped the parent's input check in the child: its model was never asked with it.
+    expect(JSON.stringify(boss.calls[1]!.messages)).toContain('stopped early (guardrail)');
+    expect(served.calls).toHaveLength(2);
+    expect(JSON.stringify(served.calls[0]!.messages)).toContain('add 13 and 1');
+    // The parent's tool check rejected the child's call.
+    expect(JSON.stringify(served.calls[1]!.messages)).toContain('Adding 13 is not allowed');
+    // Run alone, the served agent has no guardrails.
+    script('served', [{ text: 'fine' }]);
+    expect((await env.agents.run('served', 'the forbidden task')).output).toBe('fine');
   });
 
   it('a deep run checks the user prompt once (plan phase, replaced for every phase) and its answer', async () => {

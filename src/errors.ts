@@ -157,6 +157,53 @@ export class ControlRefusedError extends ToolkitError {
   }
 }
 
+/**
+ * A guardrail ended the run or chat turn (`stop_reason: 'guardrail'`): which check (`check`, of
+ * `kind` `input`, `output` or `tool`), what it said (`reason`), and for a tool check the tool and
+ * whether it tripped before the call ran or on its result. `result` is the run's result (usage,
+ * events' worth of metadata); a chat session goes on to its next turn.
+ */
+export class GuardrailTripped extends ToolkitError {
+  readonly workflowId: string;
+  readonly kind: 'input' | 'output' | 'tool';
+  readonly check: string;
+  readonly reason: string;
+  readonly tool: string | undefined;
+  readonly phase: 'before' | 'after' | undefined;
+  /** The streamed text of the answer was withdrawn (a streaming output check tripped). */
+  readonly withdrawn: boolean;
+  readonly result: unknown;
+
+  constructor(
+    workflowId: string,
+    trip: {
+      kind: 'input' | 'output' | 'tool';
+      check: string;
+      reason: string;
+      tool?: string;
+      phase?: 'before' | 'after';
+      withdrawn?: boolean;
+    },
+    result?: unknown,
+  ) {
+    const where = trip.tool
+      ? ` on ${trip.tool} (${trip.phase === 'after' ? 'its result' : 'its arguments'})`
+      : '';
+    super(
+      'GUARDRAIL_TRIPPED',
+      `Agent run ${workflowId} was stopped by the ${trip.kind} guardrail "${trip.check}"${where}: ${trip.reason}`,
+    );
+    this.workflowId = workflowId;
+    this.kind = trip.kind;
+    this.check = trip.check;
+    this.reason = trip.reason;
+    this.tool = trip.tool;
+    this.phase = trip.phase;
+    this.withdrawn = trip.withdrawn === true;
+    this.result = result;
+  }
+}
+
 /** One way a structured answer did not match its schema: the JSON path (`''` for the whole answer) and what. */
 export interface OutputValidationIssue {
   path: string;

@@ -133,6 +133,7 @@ export * from './skills/index.ts';
 export * from './context/index.ts';
 export * from './caching/index.ts';
 export * from './evals/index.ts';
+export * from './guardrails/index.ts';
 export type { OAuthClientConfig, OAuthEndpoints } from './oauth/config.ts';
 export {
   InMemoryOAuthStateStore,
@@ -169,6 +170,7 @@ export {
   ContextOverflowError,
   OutputValidationError,
   QuotaExceededError,
+  GuardrailTripped,
   type QuotaExceededDetails,
   type QuotaName,
   type OutputValidationIssue,

@@ -15,6 +15,9 @@ import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { checkTokenQuota, recordRun, recordStep } from '../usage/recorder.ts';
 import { completeRunLine } from '../usage/run-line.ts';
+import { guardrailContext } from '../guardrails/check-activity.ts';
+import { StreamingOutputChecks } from '../guardrails/streaming.ts';
+import type { GuardrailTrip } from '../guardrails/recorded.ts';
 
 /**
  * One model step: builds what the model sees from the conversation before `seq` in the memory store
@@ -109,12 +112,22 @@ async function askModel(
   if (overBudget) return { text: '', toolCalls: [], overflow: overBudget, context: view.report() };
   // A tenant whose daily tokens are spent: the loop ends the run with `quota` (a non-retryable failure).
   if (agent.usage) await checkTokenQuota(agent.usage, input);
+  // Streaming output checks read the live text before each batch goes out (src/guardrails/streaming.ts).
+  const streaming = input.textDeltaBatchMs
+    ? StreamingOutputChecks.of(
+        agent.guardrails,
+        guardrailContext(agent.name, input.tenant, context),
+        input.guardrails,
+      )
+    : undefined;
   const deltas = input.textDeltaBatchMs
     ? TextDeltaBatcher.forActivity(context, input.seq, input.textDeltaBatchMs, {
         structured: output !== undefined,
         channel: agent.liveChannel,
+        ...(streaming ? { gate: (soFar: string) => streaming.allows(soFar) } : {}),
       })
     : undefined;
+  const signal = opening?.signal ?? context.cancellationSignal;
   const cache = stepCache(input.caching ?? agent.caching, {
     agent: agent.name,
     conversationId: input.conversationId,
@@ -129,21 +142,25 @@ async function askModel(
       .generate({
         messages: view.messages,
         tools,
-        signal: opening?.signal ?? context.cancellationSignal,
+        signal: streaming ? AbortSignal.any([signal, streaming.signal]) : signal,
         ...(deltas ? { onTextDelta: (text: string) => deltas.push(text) } : {}),
         ...(native ? { output: { schema: output.schema } } : {}),
         ...(cache ? { cache } : {}),
       })
       .catch(async (error: unknown) => {
+        if (streaming?.trip) return streaming.trip;
         const overflow = await view.overflowFrom(error);
         if (!overflow) throw error;
         return overflow;
       });
+    if ('check' in generated) return withdrawn(generated, deltas);
     if ('reason' in generated)
       return { text: '', toolCalls: [], overflow: generated, context: view.report() };
     const response = output && !native ? takeFinalAnswer(generated, output.schema) : generated;
     // The live text reaches the workflow before the step's result does.
     await deltas?.close();
+    // A streaming check tripped on the last batch: the answer is withdrawn, never stored.
+    if (streaming?.trip) return withdrawn(streaming.trip, deltas);
     const ids = new Set<string>();
     for (const call of response.toolCalls) {
       if (!call.id || ids.has(call.id)) {
@@ -205,4 +222,10 @@ async function askModel(
   } finally {
     void deltas?.close();
   }
+}
+
+/** A step whose answer a streaming output check withdrew: nothing is stored, the run ends with the trip. */
+async function withdrawn(trip: GuardrailTrip, deltas: TextDeltaBatcher | undefined): Promise<ModelStep> {
+  await deltas?.close();
+  return { text: '', toolCalls: [], guardrail: trip };
 }

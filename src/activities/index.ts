@@ -31,6 +31,10 @@ import { recordRun } from '../usage/recorder.ts';
 import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activities.ts';
 import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
+import { checkGuardrail } from '../guardrails/check-activity.ts';
+import { guardrailsOwner } from '../guardrails/registered.ts';
+import type { RegisteredAgent } from './registered-agent.ts';
+import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -40,15 +44,29 @@ export function createActivities(registry: AgentRegistry) {
   return {
     /** Decides the run's model, skills, tools and limits, and stores its opening messages. */
     resolveRun: (input: ResolveRunInput): Promise<ResolvedRun> =>
-      atBoundary(() => resolveRun(lookupAgent(registry, input.agent), input, Context.current())),
+      atBoundary(() =>
+        resolveRun(
+          lookupAgent(registry, input.agent),
+          input,
+          Context.current(),
+          guardrailsOwner(registry, input.agent, input.parentAgent),
+        ),
+      ),
 
     /** A turn's opening step: `resolveRun`, then the first model step, in one activity. */
     openRun: (input: OpenRunInput): Promise<OpenedRun> =>
-      atBoundary(() => openRun(lookupAgent(registry, input.resolve.agent), input, Context.current())),
+      atBoundary(() =>
+        openRun(
+          lookupAgent(registry, input.resolve.agent),
+          input,
+          Context.current(),
+          guardrailsOwner(registry, input.resolve.agent, input.resolve.parentAgent),
+        ),
+      ),
 
     callModel: (input: CallModelInput): Promise<ModelStep> =>
       atBoundary(async () => {
-        const agent = lookupAgent(registry, input.agent);
+        const agent = withGuardrailsOf(registry, lookupAgent(registry, input.agent), input.guardrailsOf);
         try {
           return await callModel(agent, input, Context.current());
         } catch (error) {
@@ -64,7 +82,13 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(() => compactContext(lookupAgent(registry, input.agent), input, Context.current())),
 
     invokeTool: (input: InvokeToolInput): Promise<ToolOutcome> =>
-      atBoundary(() => invokeTool(lookupAgent(registry, input.agent), input, Context.current())),
+      atBoundary(() =>
+        invokeTool(
+          withGuardrailsOf(registry, lookupAgent(registry, input.agent), input.guardrailsOf),
+          input,
+          Context.current(),
+        ),
+      ),
 
     /** Asks a tool's `needsApproval` function whether this call must wait for a person. */
     needsApproval: (input: { agent: string; call: ToolCall; tenant?: string }): Promise<boolean> =>
@@ -127,6 +151,12 @@ export function createActivities(registry: AgentRegistry) {
         sendA2aPushNotification(input, Context.current(), lookupAgent(registry, input.agent).credentialStore),
       ),
 
+    /** One input or output guardrail of a run (docs/guardrails.md): its verdict is recorded. */
+    checkGuardrail: (input: CheckGuardrailInput): Promise<RecordedVerdict> =>
+      atBoundary(() =>
+        checkGuardrail(input.agent, lookupAgent(registry, input.agent).guardrails, input, Context.current()),
+      ),
+
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>
       atBoundary(() =>
@@ -148,4 +178,15 @@ async function atBoundary<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw cancelledOr(error, () => toApplicationFailure(error));
   }
+}
+
+/** The agent with the guardrails of `owner` (a sub-agent run without its own runs its parent's). */
+function withGuardrailsOf(
+  registry: AgentRegistry,
+  agent: RegisteredAgent,
+  owner: string | undefined,
+): RegisteredAgent {
+  if (owner === undefined || owner === agent.name) return agent;
+  const guardrails = registry.get(owner)?.guardrails;
+  return guardrails ? { ...agent, guardrails } : agent;
 }

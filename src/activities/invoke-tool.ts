@@ -16,6 +16,9 @@ import { asToolAnswer, cancelledOr, toApplicationFailure } from './failures.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
+import { guardrailContext } from '../guardrails/check-activity.ts';
+import { withdrawnText } from '../guardrails/recorded.ts';
+import { checkToolCall, type ToolChecked } from '../guardrails/tool-checks.ts';
 
 /**
  * What a call needs of its activity: a tool call's own, or the model step's that carries it
@@ -54,6 +57,20 @@ export async function invokeTool(
     if (!parsed.success) {
       throw new ToolInputError(`Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`);
     }
+    const guard = agent.guardrails?.tools.size
+      ? guardrailContext(agent.name, input.tenant, context)
+      : undefined;
+    const redact = (text: string): string => secrets.redact(text);
+    if (guard) {
+      const before = await checkToolCall(
+        agent.guardrails,
+        { phase: 'before', tool: call.name, args: parsed.data },
+        guard,
+        redact,
+        input.guardrails,
+      );
+      if (before) return await guardedOutcome(agent, input, context, before);
+    }
     const toolContext: ToolContext = {
       agent: agent.name,
       workflowId: context.info.workflowExecution?.workflowId ?? '',
@@ -84,6 +101,16 @@ export async function invokeTool(
     );
     const redacted = secrets.redact(String(output?.text ?? ''));
     const { text, truncated } = capText(redacted, agent.maxToolOutputChars);
+    if (guard) {
+      const after = await checkToolCall(
+        agent.guardrails,
+        { phase: 'after', tool: call.name, args: parsed.data, result: text },
+        guard,
+        redact,
+        input.guardrails,
+      );
+      if (after) return await guardedOutcome(agent, input, context, after);
+    }
     await agent.memoryStore.append(
       input.conversationId,
       input.seq,
@@ -113,6 +140,28 @@ export async function invokeTool(
     }
     throw cancelledOr(error, () => asToolAnswer(toApplicationFailure(error, secrets), call.name));
   }
+}
+
+/**
+ * A call a tool guardrail stopped: the model sees the check's message (a reject) or that the result
+ * was withdrawn (a trip, which ends the run) as the call's result.
+ */
+async function guardedOutcome(
+  agent: RegisteredAgent,
+  input: InvokeToolInput,
+  context: ToolCallContext,
+  checked: NonNullable<ToolChecked>,
+): Promise<ToolOutcome> {
+  const text = 'trip' in checked ? withdrawnText(checked.trip) : checked.reject;
+  await agent.memoryStore.append(
+    input.conversationId,
+    input.seq,
+    [toolResultMessage(input.call, text)],
+    callWriteAttempt(input, context),
+  );
+  const outcome = { preview: capText(text, PREVIEW_CHARS).text, chars: text.length, truncated: false };
+  if ('trip' in checked) return { ...outcome, guardrail: checked.trip };
+  return { ...outcome, rejected: { check: checked.check, phase: checked.phase } };
 }
 
 /**

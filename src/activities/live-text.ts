@@ -65,16 +65,26 @@ export class TextDeltaBatcher {
   #opens = false;
   /** Batches sent so far. */
   batches = 0;
+  /** Asked with all text so far before each batch is sent: a false answer drops it and every later one. */
+  readonly #gate: ((textSoFar: string) => Promise<boolean>) | undefined;
+  /** All text so far, for the gate. */
+  #soFar = '';
+  #closedByGate = false;
 
   constructor(
     send: (text: string, partial: unknown, first?: FirstBatch) => Promise<void>,
     batchMs: number,
-    options: { structured?: boolean; live?: LivePublish | undefined } = {},
+    options: {
+      structured?: boolean;
+      live?: LivePublish | undefined;
+      gate?: (textSoFar: string) => Promise<boolean>;
+    } = {},
   ) {
     this.#send = send;
     this.#batchMs = batchMs;
     this.#structured = options.structured ?? false;
     this.#live = options.live;
+    this.#gate = options.gate;
   }
 
   /** The delta signals of one model step, sent to the workflow run that scheduled the activity. */
@@ -82,7 +92,11 @@ export class TextDeltaBatcher {
     context: Context,
     seq: number,
     batchMs: number,
-    options: { structured?: boolean; channel?: LiveTextChannel | undefined } = {},
+    options: {
+      structured?: boolean;
+      channel?: LiveTextChannel | undefined;
+      gate?: (textSoFar: string) => Promise<boolean>;
+    } = {},
   ): TextDeltaBatcher {
     const { workflowExecution, attempt } = context.info;
     if (!workflowExecution) throw new Error('Live text needs the activity to belong to a workflow.');
@@ -102,7 +116,9 @@ export class TextDeltaBatcher {
       batchMs,
       {
         ...(options.structured ? { structured: true } : {}),
-        ...(channel ? { live: (message) => channel.publish({ ...key, ...message }) } : {}),
+        // A step whose text a streaming guardrail checks says nothing live: readers get only checked batches.
+        ...(channel && !options.gate ? { live: (message) => channel.publish({ ...key, ...message }) } : {}),
+        ...(options.gate ? { gate: options.gate } : {}),
       },
     );
   }
@@ -153,8 +169,18 @@ export class TextDeltaBatcher {
     if (!text && !first) return;
     this.batches += 1;
     const partial = text ? this.#partial(text) : undefined;
+    const gate = this.#gate;
+    if (gate) this.#soFar += text;
+    const soFar = this.#soFar;
     this.#sending = this.#sending
-      .then(() => this.#send(text, partial, first))
+      .then(async () => {
+        if (this.#closedByGate) return;
+        if (gate && text && !(await gate(soFar))) {
+          this.#closedByGate = true;
+          return;
+        }
+        await this.#send(text, partial, first);
+      })
       .catch(() => undefined)
       .then(() => {
         if (first) this.#held = this.#opens = false;

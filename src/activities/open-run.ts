@@ -7,6 +7,7 @@ import { toApplicationFailure } from './failures.ts';
 import { wrappedModelStep } from './model-step-wrappers.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import { resolveRun } from './resolve-run.ts';
+import type { RegisteredGuardrails } from '../guardrails/registered.ts';
 import { turnDeadlineAt } from '../common/deadline.ts';
 
 /**
@@ -30,14 +31,17 @@ export async function openRun(
   agent: RegisteredAgent,
   input: OpenRunInput,
   context: Context,
+  guarded?: { owner: string; guardrails: RegisteredGuardrails },
 ): Promise<OpenedRun> {
-  const plan = await resolveRun(agent, input.resolve, context);
+  const plan = await resolveRun(agent, input.resolve, context, guarded);
   const { resolve, step } = input;
   const deadlineAt = turnDeadlineAt(step.startedAt, step.timeoutMs ?? plan.timeoutMs, step.deadlineAt);
   const modelMs = agent.timeouts.modelStartToCloseMs;
   const passed = (): boolean => deadlineAt !== undefined && deadlineAt <= Date.now();
   if (passed()) return { plan, outOfTime: true };
   if (modelMs > OPENING_STEP_MAX_MODEL_MS || context.cancellationSignal.aborted) return { plan };
+  // Input guardrails are asked by the workflow (their verdicts recorded), before or beside the first step.
+  if (plan.guardrails?.input) return { plan };
   const leftMs = deadlineAt === undefined ? modelMs : Math.min(modelMs, deadlineAt - Date.now());
   const output = resolve.noTools ? undefined : (step.output ?? plan.output?.schema);
   const first = modelStepInput({

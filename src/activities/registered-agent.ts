@@ -13,6 +13,7 @@ import type { FileSkillRegistry } from '../skills/registry.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSpec } from '../output/types.ts';
+import type { RegisteredGuardrails } from '../guardrails/registered.ts';
 import type { ResolvedHandoff, ResolvedSubAgent } from '../subagents/types.ts';
 
 // What the worker keeps of each agent: internal, so the published types of AgentDefinition do not
@@ -83,6 +84,8 @@ export interface RegisteredAgent {
   toolQueues?: Record<string, string>;
   /** The task queue of each MCP server whose credential key is rate-limited; absent when none is. */
   mcpQueues?: Record<string, string>;
+  /** The agent's guardrails, by kind and name; absent when it has none. */
+  guardrails?: RegisteredGuardrails;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

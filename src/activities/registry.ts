@@ -31,6 +31,7 @@ import type { UsageStore } from '../usage/types.ts';
 import type { LiveTextChannel } from '../live-text/channel.ts';
 import { mcpServerQueues, toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 import { resolveFastTools } from '../fast-tools/resolve.ts';
+import { registerGuardrails } from '../guardrails/registered.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
@@ -92,6 +93,7 @@ export function buildAgentRegistry(
       initialTools.push(tool);
     const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
     const mcpQueues = mcpServerQueues(mcp?.servers, rateLimited);
+    const guardrails = registerGuardrails(name, definition.guardrails);
     registry.set(name, {
       name,
       models,
@@ -135,6 +137,7 @@ export function buildAgentRegistry(
       authorization: resolveAuthorization(name, definition.authorization),
       ...(queues ? { toolQueues: queues } : {}),
       ...(mcpQueues ? { mcpQueues } : {}),
+      ...(guardrails ? { guardrails } : {}),
     });
   }
   checkHandoffStores(registry);

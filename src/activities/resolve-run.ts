@@ -11,6 +11,7 @@ import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { admitRun } from '../usage/recorder.ts';
+import { guardrailPlan, type RegisteredGuardrails } from '../guardrails/registered.ts';
 
 /** A session's system message when the agent has no system prompt and no skill is active. */
 export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -26,6 +27,7 @@ export async function resolveRun(
   agent: RegisteredAgent,
   input: ResolveRunInput,
   context: Context,
+  guarded?: { owner: string; guardrails: RegisteredGuardrails },
 ): Promise<ResolvedRun> {
   const attempt = writeAttemptOf(context);
   const model = input.model ?? agent.defaultModel;
@@ -61,7 +63,13 @@ export async function resolveRun(
     messageCount = start + 1;
   }
   const explicit = input.maxIterations ?? agent.maxIterations;
+  const guardrails = guardrailPlan(
+    guarded?.owner ?? agent.name,
+    guarded ? guarded.guardrails : agent.guardrails,
+    input.guardrails,
+  );
   return {
+    ...(guardrails ? { guardrails } : {}),
     model,
     tools: input.noTools
       ? []

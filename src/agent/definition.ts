@@ -12,6 +12,7 @@ import type { SkillOptions } from '../skills/options.ts';
 import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSchema } from '../output/schema.ts';
 import type { RateLimits } from '../rate-limits/types.ts';
+import type { Guardrails } from '../guardrails/types.ts';
 
 /** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
 export type LiveTextOption = boolean | { batchMs?: number };
@@ -131,4 +132,10 @@ export interface AgentDefinition extends SkillOptions {
    * (docs/tenants.md). A key limited by several agents, or by the worker, gets the lowest rate.
    */
   rateLimits?: RateLimits;
+  /**
+   * Checks on each run's prompt (`input`), final answer (`output`) and tool calls (`tools`), run on
+   * the worker: a trip ends the run with `stop_reason: 'guardrail'` (docs/guardrails.md).
+   * Sub-agents without guardrails of their own run these.
+   */
+  guardrails?: Guardrails;
 }

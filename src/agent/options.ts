@@ -64,4 +64,5 @@ export type AgentRunOptions = Pick<
   | 'priority'
   | 'model'
   | 'caching'
+  | 'guardrails'
 >;

@@ -55,6 +55,7 @@ const AGENT_KEYS = {
   maxSubAgentDepth: true,
   authorization: true,
   rateLimits: true,
+  guardrails: true,
   caching: true,
   skillRegistry: true,
   skillSource: true,

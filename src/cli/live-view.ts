@@ -101,6 +101,10 @@ export class LiveView {
         this.progress(`${paint('yellow', '!', process.stderr)} ${event.message}`);
         this.#label = 'the model waits out a rate limit';
         break;
+      case 'guardrail_tripped':
+        this.progress(`${paint('red', '✗', process.stderr)} ${event.message}`);
+        this.#label = 'stopped by a guardrail';
+        break;
       case 'run_cancelled':
         this.#label = 'cancelled';
         break;

@@ -46,6 +46,7 @@ const FAILED_STOPS = new Set([
   'invalid_output',
   'authorization_timeout',
   'quota',
+  'guardrail',
 ]);
 
 /** The JSON Schema in `path`, for `--output-schema`. */

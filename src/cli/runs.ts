@@ -1,3 +1,5 @@
+import { GuardrailTripped } from '../errors.ts';
+import type { AgentResult } from '../common/run.ts';
 import type { Command } from 'commander';
 import type { AgentRunHandle } from '../client/agent-client.ts';
 import type { AgentEvent } from '../common/events.ts';
@@ -99,7 +101,14 @@ export function registerRuns(program: Command): void {
             ? waiting
             : waiting.map((p) => `${p.credential_key} (${p.tool}): open ${p.url}`).join('\n');
         } else if (description.status.name === 'COMPLETED') {
-          const result = await handle.result();
+          const result = await handle.result().catch((error: unknown) => {
+            // A run a guardrail stopped completed: said with the check that tripped and what it said.
+            if (!(error instanceof GuardrailTripped)) throw error;
+            info.guardrail = opts.json
+              ? (error.result as AgentResult<unknown>).metadata.guardrail
+              : `${error.kind} guardrail "${error.check}"${error.tool ? ` on ${error.tool}` : ''} tripped: ${error.reason}`;
+            return error.result as AgentResult<unknown>;
+          });
           Object.assign(info, { output: result.output, metadata: result.metadata });
           // Servers the run went without are printed (people), and are in metadata (JSON).
           const unavailable = result.metadata.unavailable_mcps ?? [];

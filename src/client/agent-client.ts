@@ -16,6 +16,7 @@ import { AgentChatSession, type ChatSessionOptions } from './chat-session.ts';
 import { canStartEagerly } from './eager-start.ts';
 import type { RunLimits } from '../common/control.ts';
 import { checkCaching } from '../caching/check.ts';
+import type { GuardrailSelection } from '../guardrails/recorded.ts';
 import type { CachingOption } from '../caching/options.ts';
 import { resolveLiveChannel, type LiveTextChannel } from '../live-text/channel.ts';
 import { AgentRunHandle } from './run-handle.ts';
@@ -59,6 +60,11 @@ export interface StartRunOptions {
   limits?: RunLimits;
   /** The provider's prompt cache for this run (docs/caching.md); the agent's `caching` otherwise. */
   caching?: CachingOption;
+  /**
+   * Which of the agent's guardrails this run runs, by name (docs/guardrails.md): a kind named runs
+   * only those (`[]`: none of that kind); a kind left out runs all the agent's.
+   */
+  guardrails?: GuardrailSelection;
   /** Show the prompt's first line in the Temporal UI's summary of the run. Default: the client's setting (off). */
   summaryIncludesPrompt?: boolean;
   /**
@@ -217,6 +223,7 @@ export class AgentClient {
     if (opts.timeoutMs !== undefined) input.timeoutMs = checkedTimeout(opts.timeoutMs);
     if (opts.limits) input.limits = opts.limits;
     if (opts.caching !== undefined) input.caching = checkCaching('The run', opts.caching);
+    if (opts.guardrails !== undefined) input.guardrails = opts.guardrails;
     if (opts.output !== undefined) input.output = toOutputJsonSchema(opts.output, 'The run');
     const repairs = checkOutputRepairs(opts.outputRepairs, 'The run');
     if (repairs !== undefined) input.outputRepairs = repairs;

@@ -1,4 +1,5 @@
 import { checkCaching } from '../caching/check.ts';
+import type { GuardrailSelection } from '../guardrails/recorded.ts';
 import type { CachingOption } from '../caching/options.ts';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/common';
@@ -70,6 +71,8 @@ export interface ChatSessionOptions {
   outputRepairs?: number;
   /** The provider's prompt cache for every turn (docs/caching.md); the agent's `caching` otherwise. */
   caching?: CachingOption;
+  /** Which of the agent's guardrails every turn runs, by name (docs/guardrails.md); all of them otherwise. */
+  guardrails?: GuardrailSelection;
 }
 
 /** Where a session runs: resolved lazily, so an `Agent` can start its embedded server on first use. */
@@ -282,6 +285,7 @@ export class AgentChatSession extends ApprovalControls {
           timeoutMs,
           limits,
           caching,
+          guardrails: this.#options.guardrails,
         }).filter(([, v]) => v !== undefined),
       ),
     );

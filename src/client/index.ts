@@ -17,6 +17,7 @@ export type { PendingApproval, RunLimits } from '../common/control.ts';
 export type { AuthorizationRequest, PendingAuthorization } from '../common/authorization.ts';
 export {
   ControlRefusedError,
+  GuardrailTripped,
   OutputValidationError,
   QuotaExceededError,
   RunFailedError,

@@ -1,3 +1,4 @@
+import type { GuardrailSelection } from '../guardrails/recorded.ts';
 import type { CachingOption } from '../caching/options.ts';
 import type { Skill } from '../skills/skill.ts';
 import type { RunLimits } from './control.ts';
@@ -21,6 +22,8 @@ export interface ChatSessionInput {
   idleTimeoutMs?: number;
   /** The provider's prompt cache for every turn (the agent's `caching` otherwise). */
   caching?: CachingOption;
+  /** Which of the agent's guardrails every turn runs, by name (all of them otherwise). */
+  guardrails?: GuardrailSelection;
   /** Carried across continue-as-new: references and counters only, never message texts. */
   state?: ChatSessionState;
 }

@@ -22,7 +22,8 @@ export type AgentEventType =
   | 'authorization_granted'
   | 'authorization_timed_out'
   | 'tool_waiting'
-  | 'model_waiting';
+  | 'model_waiting'
+  | 'guardrail_tripped';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -38,7 +39,10 @@ export type AgentEventType =
  * `authorization_timed_out` with `.credential_key`, `.call_id` and `.tool`; `tool_waiting` (a call the
  * provider rate-limited, waiting on a timer) with `.tool`, `.call_id`, `.reason` (`'rate_limit'`),
  * `.retry_after_ms`, `.resume_at` and `.wait` (its count); `model_waiting` (a model step the provider
- * rate-limited, waiting on a timer) with `.reason`, `.retry_after_ms`, `.resume_at` and `.wait`. A sub-agent call's
+ * rate-limited, waiting on a timer) with `.reason`, `.retry_after_ms`, `.resume_at` and `.wait`;
+ * `guardrail_tripped` (a guardrail ended the run or chat turn) with `.kind` (`input`, `output`,
+ * `tool`), `.check` (its name), `.reason` (what it said), and `.tool` and `.phase` for a tool
+ * check, `.withdrawn` when text already streamed is taken back. A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
  * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
  * `.sub_run` and `.depth`. No event ever carries a secret.

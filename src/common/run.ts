@@ -1,3 +1,4 @@
+import type { GuardrailPlan, GuardrailSelection, GuardrailTrip } from '../guardrails/recorded.ts';
 import type { CachingOption } from '../caching/options.ts';
 import type { ContextMetadata, ContextOverflow, ContextReport } from '../context/types.ts';
 import type { Skill } from '../skills/skill.ts';
@@ -41,6 +42,8 @@ export interface AgentRunInput {
   parent?: ParentRunInfo;
   /** The provider's prompt cache for this run (the agent's `caching` otherwise). */
   caching?: CachingOption;
+  /** Which of the agent's guardrails this run runs, by name (all of them otherwise). */
+  guardrails?: GuardrailSelection;
 }
 
 /**
@@ -56,7 +59,8 @@ export type StopReason =
   | 'budget'
   | 'invalid_output'
   | 'authorization_timeout'
-  | 'quota';
+  | 'quota'
+  | 'guardrail';
 
 /**
  * What a run returns. `output` is the answer's text, or in a structured run (`output` option) the
@@ -114,6 +118,10 @@ export interface AgentResult<T = string> {
      * it frees up. The workflow completes (it did not fail); `result()` rejects with a `QuotaExceededError`.
      */
     refused?: QuotaExceededDetails;
+    /** A run a guardrail ended (`stop_reason: 'guardrail'`): which check, and what it said. `result()` rejects with `GuardrailTripped`. */
+    guardrail?: GuardrailTrip;
+    /** Output guardrails' `retry` verdicts: steps taken again with their feedback. */
+    guardrail_retries?: number;
   };
 }
 
@@ -184,10 +192,16 @@ export interface ResolveRunInput {
   admit?: boolean;
   /** The run's own `caching`. */
   caching?: CachingOption;
+  /** The run's own choice of the agent's guardrails. */
+  guardrails?: GuardrailSelection;
+  /** A sub-agent run: its parent's agent, whose guardrails it runs when it has none of its own. */
+  parentAgent?: string;
 }
 
 /** What `resolveRun` decided for this run; recorded in history, so replay sees the same. */
 export interface ResolvedRun {
+  /** The agent's input and output guardrails (names; the checks stay on the worker). */
+  guardrails?: GuardrailPlan;
   /** The model's name on the worker. */
   model: string;
   /** The tools the model sees at first; `tool_search` results add more during the run. */
@@ -236,6 +250,10 @@ export interface ResolvedRun {
 
 export interface CallModelInput {
   agent: string;
+  /** The output guardrails the run chose (absent: all the agent's): its streaming checks run only these. */
+  guardrails?: string[];
+  /** Whose guardrails the step (its streaming checks, its carried calls) runs, when not its agent's. */
+  guardrailsOf?: string;
   model: string;
   conversationId: string;
   /** Position the assistant message is stored at; the model sees the messages before it. */
@@ -271,6 +289,8 @@ export interface CarriedCalls {
   calls: Array<{ call: ToolCall; seq: number }>;
   /** Built-in and MCP tools the run's skills attached (as `InvokeToolInput.skillTools`). */
   skillTools?: string[];
+  /** The tool guardrails the run chose (as `InvokeToolInput.guardrails`). */
+  guardrails?: string[];
   /** Each call's budget, as a fast call's local activity has (`timeouts.fastToolStartToCloseMs`). */
   budgetMs: number;
 }
@@ -308,6 +328,8 @@ export interface ModelStep {
   output?: OutputCheck;
   /** The step answered and wrote the turn's ledger line (and freed its slot when asked to). */
   runRecorded?: boolean;
+  /** A streaming output guardrail tripped while the model wrote: nothing was stored, the run ends. */
+  guardrail?: GuardrailTrip;
   /** What became of the calls the step carried (`CallModelInput.carried`), in their order. */
   carried?: CarriedOutcome[];
   /**
@@ -326,6 +348,10 @@ export interface InvokeToolInput {
   tenant?: string;
   /** Built-in and MCP tools the run's skills attached: callable in this run only. */
   skillTools?: string[];
+  /** The tool guardrails the run chose (absent: all the agent's). */
+  guardrails?: string[];
+  /** Whose tool guardrails the call runs, when not its agent's (a sub-agent runs its parent's). */
+  guardrailsOf?: string;
   /** The run's model, for tools that ask it (verify_output's judgement). */
   model?: string;
   /**
@@ -348,6 +374,10 @@ export interface ToolOutcome {
   loadedSkill?: { id: string; tools: string[]; unavailableTools: string[] };
   /** The call needs the user's grant first: nothing was stored, the call runs again once granted. */
   authorization?: AuthorizationRequest;
+  /** A tool guardrail tripped on the call (before it ran, or on its result): the run ends. */
+  guardrail?: GuardrailTrip;
+  /** A tool guardrail rejected the call (or its result): the model sees the check's message as its result. */
+  rejected?: { check: string; phase: 'before' | 'after' };
   /** The provider rate-limited the call with a long Retry-After: nothing was stored, the call runs again after it. */
   rateLimited?: RateLimitedCall;
 }

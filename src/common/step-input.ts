@@ -37,5 +37,13 @@ export function modelStepInput(at: StepPosition): CallModelInput {
     ...(at.runLine ? { runLine: at.runLine } : {}),
     ...(at.carried ? { carried: at.carried } : {}),
     ...(at.plan.caching !== undefined ? { caching: at.plan.caching } : {}),
+    ...(at.plan.guardrails?.output_names ? { guardrails: at.plan.guardrails.output_names } : {}),
+    ...inheritedFrom(at.plan, at.agent),
   };
+}
+
+/** Whose guardrails a step or call of `agent` runs, when not its own (a sub-agent runs its parent's). */
+export function inheritedFrom(plan: ResolvedRun, agent: string): { guardrailsOf?: string } {
+  const owner = plan.guardrails?.owner;
+  return owner !== undefined && owner !== agent ? { guardrailsOf: owner } : {};
 }

@@ -17,6 +17,7 @@ export const WORKFLOW_INPUTS = {
       outputRepairs: ['number'],
       parent: ['object'],
       caching: ['boolean', 'object', 'string'],
+      guardrails: ['object'],
     },
   },
   deepAgentRun: {
@@ -35,6 +36,7 @@ export const WORKFLOW_INPUTS = {
       outputRepairs: ['number'],
       parent: ['object'],
       caching: ['boolean', 'object', 'string'],
+      guardrails: ['object'],
       verify: ['boolean'],
     },
   },
@@ -51,6 +53,7 @@ export const WORKFLOW_INPUTS = {
       limits: ['object'],
       idleTimeoutMs: ['number'],
       caching: ['boolean', 'object', 'string'],
+      guardrails: ['object'],
       state: ['object'],
     },
   },

@@ -51,6 +51,7 @@ async function runCarried(
     call,
     ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
     ...(carried.skillTools?.length ? { skillTools: carried.skillTools } : {}),
+    ...(carried.guardrails ? { guardrails: carried.guardrails } : {}),
     model: input.model,
   };
   const retry = { callId: call.id, retry: { attempt: context.info.attempt } };

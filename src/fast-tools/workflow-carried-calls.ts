@@ -27,6 +27,7 @@ export function carriedCalls(
   return {
     calls,
     ...(skillTools.length ? { skillTools: [...skillTools] } : {}),
+    ...(plan.guardrails?.tool_names ? { guardrails: plan.guardrails.tool_names } : {}),
     budgetMs: fastCallBudgetMs(plan.timeouts),
   };
 }

@@ -28,11 +28,22 @@ export function withInlineSubAgents(
   agents: Record<string, AgentDefinition>,
 ): Record<string, AgentDefinition> {
   const all: Record<string, AgentDefinition> = { ...agents };
+  // An inline sub-agent without guardrails of its own runs its parent's (one copy per definition).
+  const inheriting = new Map<AgentDefinition, AgentDefinition>();
+  const withGuardrailsOf = (parent: AgentDefinition, own: AgentDefinition): AgentDefinition => {
+    if (own.guardrails !== undefined || parent.guardrails === undefined) return own;
+    const copy = inheriting.get(own) ?? { ...own, guardrails: parent.guardrails };
+    inheriting.set(own, copy);
+    return copy;
+  };
   const visit = (parent: string, definition: AgentDefinition): void => {
     for (const [name, spec] of Object.entries(definition.subAgents ?? {})) {
       if (typeof spec === 'string' || !(spec?.definition || spec?.a2a)) continue;
       const where = `Agent "${parent}", sub-agent "${name}"`;
-      const own = spec.definition ?? remoteA2aDefinition(where, spec.a2a!, definition.credentialStore);
+      const own = withGuardrailsOf(
+        definition,
+        spec.definition ?? remoteA2aDefinition(where, spec.a2a!, definition.credentialStore),
+      );
       const agent = inlineAgentName(parent, name, spec);
       const known = all[agent];
       if (known === own) continue;

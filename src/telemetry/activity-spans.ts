@@ -13,6 +13,16 @@ import type { CallModelInput, InvokeToolInput, ModelStep, ToolOutcome } from '..
 import { contentAttribute, GEN_AI, providerAndModel, TENANT_ATTRIBUTE } from './gen-ai.ts';
 import { toGenAiMessages } from './messages.ts';
 import type { ActiveTelemetry } from './options.ts';
+import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
+
+/** Attributes of a guardrail's span (input and output checks), or of a tool call a tool check stopped. */
+const GUARDRAIL = {
+  name: 'toolkit_agent.guardrail.name',
+  kind: 'toolkit_agent.guardrail.kind',
+  /** `allow`, `tripwire`, `replace`, `retry` or `reject`. */
+  verdict: 'toolkit_agent.guardrail.verdict',
+  phase: 'toolkit_agent.guardrail.phase',
+} as const;
 
 /**
  * What the spans read of the worker's agents (the registry is one): their models and where their
@@ -25,8 +35,8 @@ export type SpanAgents = ReadonlyMap<
 
 /**
  * Activity interceptors that trace each model step as `chat <model>` (a `callModel` activity, or
- * the first step a run's opening step takes) and each tool call as `execute_tool <tool>` (GenAI
- * semantic conventions). Activities do not replay, so each attempt
+ * the first step a run's opening step takes), each tool call as `execute_tool <tool>` (GenAI
+ * semantic conventions), and each input or output guardrail as `guardrail <name>`. Activities do not replay, so each attempt
  * is one span. Content (messages, arguments, results) only with `recordContent`; never a credential:
  * tool results are the redacted ones the activity stored.
  */
@@ -60,6 +70,8 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
         () => next(input),
       );
     if (this.#type === 'invokeTool') return this.#tool(input.args[0] as InvokeToolInput, () => next(input));
+    if (this.#type === 'checkGuardrail')
+      return this.#guardrail(input.args[0] as CheckGuardrailInput, () => next(input));
     return next(input);
   }
 
@@ -113,7 +125,29 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
       const outcome = (await run()) as ToolOutcome;
       if (this.#telemetry.recordContent)
         span.setAttribute(GEN_AI.toolResult, contentAttribute(outcome.preview));
+      // A tool guardrail that stopped the call (it runs inside this activity).
+      const stopped = outcome.guardrail ?? outcome.rejected;
+      if (stopped) {
+        span.setAttribute(GUARDRAIL.name, stopped.check);
+        span.setAttribute(GUARDRAIL.verdict, outcome.guardrail ? 'tripwire' : 'reject');
+        span.setAttribute(GUARDRAIL.phase, stopped.phase ?? 'before');
+      }
       return outcome;
+    });
+  }
+
+  /** An input or output guardrail: a span named `guardrail <name>`, with its kind and verdict (not what it said). */
+  #guardrail(input: CheckGuardrailInput, run: () => Promise<unknown>): Promise<unknown> {
+    const attributes: Attributes = {
+      [GUARDRAIL.name]: input.name,
+      [GUARDRAIL.kind]: input.kind,
+      [GEN_AI.agentName]: input.agent,
+      ...(input.tenant === undefined ? {} : { [TENANT_ATTRIBUTE]: input.tenant }),
+    };
+    return this.#inSpan(`guardrail ${input.name}`, SpanKind.INTERNAL, attributes, async (span) => {
+      const verdict = (await run()) as RecordedVerdict;
+      span.setAttribute(GUARDRAIL.verdict, Object.keys(verdict)[0] ?? 'allow');
+      return verdict;
     });
   }
 

@@ -122,6 +122,18 @@ export class EventChunks {
       case 'run_completed':
       case 'run_cancelled':
         return this.#end(event, key);
+      case 'guardrail_tripped': {
+        const chunks: UIMessageChunk[] = [];
+        // A streaming output check withdrew what the step wrote: the page drops it.
+        if (payload.withdrawn === true && this.#stepHadText) {
+          chunks.push({ type: 'reset-step' });
+          this.#text = undefined;
+          this.#stepText = '';
+          this.#stepHadText = false;
+        }
+        chunks.push({ type: 'data-guardrail-tripped', data: { message: event.message, ...payload } });
+        return chunks;
+      }
       default:
         return [
           { type: `data-${event.type.replaceAll('_', '-')}`, data: { message: event.message, ...payload } },

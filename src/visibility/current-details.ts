@@ -19,6 +19,7 @@ const ENDINGS: Record<StopReason, string> = {
   invalid_output: 'Stopped: the answer never matched the output schema',
   authorization_timeout: 'Stopped: no authorization in time',
   quota: "Stopped: the tenant's daily token quota is spent",
+  guardrail: 'Stopped: a guardrail tripped',
 };
 
 /** Shows that a tool call waits for the user's grant: "waiting for authorization of mail". */
@@ -29,6 +30,18 @@ export function showWaitingForAuthorization(key: string, tool: string): void {
 /** Shows how a run (or a chat turn, or a deep run's phase) ended, e.g. "Completed after 2 steps". */
 export function showEnd(stopReason: StopReason, iterations: number, tags: Record<string, unknown>): void {
   setCurrentDetails(`**${endingOf(stopReason)}** after ${steps(iterations)}${phaseOf(tags)}`);
+}
+
+/** Shows which guardrail stopped a run (or a chat turn, or a deep run's phase), and what it said. */
+export function showTripped(
+  trip: { kind: string; check: string; reason: string; tool?: string },
+  iterations: number,
+  tags: Record<string, unknown>,
+): void {
+  const on = trip.tool ? ` on ${trip.tool}` : '';
+  setCurrentDetails(
+    `**Stopped by the ${trip.kind} guardrail "${trip.check}"**${on} after ${steps(iterations)}${phaseOf(tags)}: ${trip.reason}`,
+  );
 }
 
 /** Shows that a run failed, with the first line of what failed (the activity's own error, not its wrapper). */

@@ -88,6 +88,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
           ...(output ? { output } : {}),
           ...(outputRepairs !== undefined ? { outputRepairs } : {}),
           ...(input.caching !== undefined ? { caching: input.caching } : {}),
+          ...(input.guardrails !== undefined ? { guardrails: input.guardrails } : {}),
         },
         input.sessionId,
         events,

@@ -54,6 +54,7 @@ async function deepRun(
   });
 
   let planned: Awaited<ReturnType<typeof runTurn>>;
+  let task = input.prompt;
   try {
     planned = await runTurn(
       { ...input, prompt: `${PLAN_PROMPT}${input.prompt}`, maxIterations: 1 },
@@ -62,6 +63,11 @@ async function deepRun(
       {
         noTools: true,
         tags: { phase: 'plan' },
+        // The user's prompt is checked once, here; the later phases go on with it as the checks left it.
+        guardInput: { prompt: input.prompt, prefix: PLAN_PROMPT },
+        onReplacedPrompt: (prompt) => {
+          task = prompt;
+        },
         control,
         // The deep run counts once, from its first phase; its slot is freed when the whole run ends.
         ...(input.parent ? {} : { admit: { release: false } }),
@@ -84,18 +90,27 @@ async function deepRun(
     return phase;
   };
   spend(planned);
-  // A stop (cancel, deadline) ends the whole deep run after the phase it stopped.
+  // A stop (cancel, deadline) or a guardrail's trip ends the whole deep run after the phase it stopped.
   const stopped = async (
     answer: AgentResult<unknown> & { messageCount: number },
   ): Promise<AgentRunOutput<DeepAgentResult<unknown>>> => {
     const { messageCount, ...result } = answer;
     if (answer !== planned) spend(answer);
     const verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
-    events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {
-      reason: control.stopRequest?.message,
-      stop_reason: result.metadata.stop_reason,
-      output: result.output,
-    });
+    const trip = result.metadata.guardrail;
+    if (trip)
+      events.emit('run_completed', `Deep run stopped: ${trip.reason}`, {
+        output: result.output,
+        stop_reason: 'guardrail',
+        reason: trip.reason,
+        guardrail: trip,
+      });
+    else
+      events.emit('run_cancelled', control.stopRequest?.message ?? 'Deep run stopped', {
+        reason: control.stopRequest?.message,
+        stop_reason: result.metadata.stop_reason,
+        output: result.output,
+      });
     control.finish();
     events.finish();
     await condition(allHandlersFinished);
@@ -105,16 +120,17 @@ async function deepRun(
       events: events.closed(),
     };
   };
-  if (control.stopRequest) return stopped(planned);
+  if (control.stopRequest || tripped(planned)) return stopped(planned);
 
-  const execute = { ...input, prompt: `${input.prompt}\n\nFollow this plan:\n${plan}` };
+  const execute = { ...input, prompt: `${task}\n\nFollow this plan:\n${plan}` };
   // Laid out as a session (system message at 0) so that a revision can continue the conversation.
   let result = await runTurn(execute, workflowId, events, {
     startSeq: 0,
     tags: { phase: 'execute' },
     control,
+    guardInput: false,
   });
-  if (control.stopRequest) return stopped(result);
+  if (control.stopRequest || tripped(result)) return stopped(result);
   spend(result);
   let verification: Verification = { verdict: 'skipped', feedback: '', revised: false };
 
@@ -123,7 +139,7 @@ async function deepRun(
     const check = await runTurn(
       {
         ...input,
-        prompt: `${VERIFY_PROMPT}\n\nTask:\n${input.prompt}\n\nAnswer:\n${answerText(result)}`,
+        prompt: `${VERIFY_PROMPT}\n\nTask:\n${task}\n\nAnswer:\n${answerText(result)}`,
         maxIterations: 1,
       },
       `${workflowId}/verify`,
@@ -142,9 +158,9 @@ async function deepRun(
         },
         workflowId,
         events,
-        { startSeq: result.messageCount, tags: { phase: 'revise' }, control },
+        { startSeq: result.messageCount, tags: { phase: 'revise' }, control, guardInput: false },
       );
-      if (control.stopRequest) return stopped(result);
+      if (control.stopRequest || tripped(result)) return stopped(result);
       spend(result);
       verification.revised = true;
     }
@@ -163,6 +179,11 @@ async function deepRun(
   events.finish();
   await condition(allHandlersFinished);
   return { ...answer, metadata: { ...answer.metadata, usage, plan, verification }, events: events.closed() };
+}
+
+/** A phase a guardrail ended: the deep run ends with it. */
+function tripped(phase: AgentResult<unknown>): boolean {
+  return phase.metadata.stop_reason === 'guardrail';
 }
 
 /** The answer as the model wrote it: a structured answer's JSON text, else the output. */

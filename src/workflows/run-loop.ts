@@ -17,6 +17,9 @@ import { modelActivities, storeActivities, toolActivities } from './quick-activi
 import type { ControlledLoop, RunControl, StopRequest } from './run-control.ts';
 import { RunState, type TurnSetting } from './run-state.ts';
 import type { StepText } from './step-text.ts';
+import type { GuardrailTrip } from '../guardrails/recorded.ts';
+import { withdrawnText, type TurnGuardrails } from '../guardrails/workflow-checks.ts';
+import { DEFAULT_OUTPUT_REPAIRS } from '../output/types.ts';
 import { ToolCalls } from './tool-calls.ts';
 
 /** How one turn's loop ended. */
@@ -30,6 +33,8 @@ export interface LoopOutcome {
   value?: unknown;
   /** A structured run that ended with `invalid_output`. */
   outputFailure?: OutputFailure;
+  /** A run a guardrail ended (`guardrail`). */
+  guardrail?: GuardrailTrip;
 }
 
 /** What a turn's loop is made of. */
@@ -48,6 +53,12 @@ export interface RunLoopOptions {
   labelAgent?: boolean | undefined;
   /** The start of the turn's ledger line, when the usage ledger is on: each model step carries it. */
   runLine?: RunLineStart | undefined;
+  /**
+   * The turn's input and output guardrails (src/guardrails), and the prompt its input checks see:
+   * blocking ones run before the first step, parallel ones beside it.
+   */
+  guardrails?:
+    { checks: TurnGuardrails; prompt: string | undefined; prefix?: string | undefined } | undefined;
   /** What the turn's opening step did: the first model step it took, and whether its live text said so. */
   opened?:
     (Pick<OpenedRun, 'step' | 'failure'> & { started: boolean; liveText?: StepText | undefined }) | undefined;
@@ -71,6 +82,12 @@ export class RunLoop implements ControlledLoop {
   readonly #calls: ToolCalls;
   /** Each iteration's model step (the opening step's, a carried step, or one asked for now) and its live text. */
   readonly #steps: ModelSteps;
+  readonly #guardrails: RunLoopOptions['guardrails'];
+  /** Answers sent back by output guardrails (`retry`), in a text run (a structured run counts them as repairs). */
+  guardrailRetries = 0;
+  readonly #retryLimit: number;
+  /** The prompt as the input checks left it (a replaced one), when it was replaced. */
+  replacedPrompt: string | undefined;
 
   constructor(options: RunLoopOptions) {
     const { input, plan, events, control } = options;
@@ -84,6 +101,9 @@ export class RunLoop implements ControlledLoop {
       emit: (type, message, payload = {}) => events.emit(type, message, { ...payload, ...tags }),
     };
     if (options.output) this.answer = new StructuredAnswer(options.output);
+    this.#guardrails = options.guardrails;
+    this.#retryLimit =
+      options.output?.repairs ?? input.outputRepairs ?? plan.output?.repairs ?? DEFAULT_OUTPUT_REPAIRS;
     const { timeouts } = plan;
     this.#store = storeActivities(timeouts);
     this.#calls = new ToolCalls({
@@ -141,6 +161,15 @@ export class RunLoop implements ControlledLoop {
   async #loop(): Promise<LoopOutcome> {
     const state = this.#state;
     const { limits } = this.#setting;
+    const guard = this.#guardrails;
+    const prompt = guard?.prompt;
+    if (guard && prompt !== undefined && guard.checks.hasInput('blocking')) {
+      const checked = await guard.checks.input(prompt, 'blocking');
+      if ('trip' in checked) return this.#tripped(checked.trip, state.seq - 1, 'user');
+      if (checked.replaced) await this.#replacePrompt(checked.prompt);
+    }
+    const beside =
+      guard && prompt !== undefined && guard.checks.hasInput('parallel') ? guard.checks : undefined;
     for (let iteration = 1; ; iteration++) {
       const tokens = tokenBudgetSpent(limits, state.usage, state.stepUsage.at(-1));
       if (tokens) return this.#ended('budget', tokens);
@@ -149,13 +178,26 @@ export class RunLoop implements ControlledLoop {
       // stack for every promise a workflow makes, the largest share of a model step's workflow task.
       let step: ModelStep;
       try {
-        step = await this.#steps.take(iteration);
+        if (iteration === 1 && beside) {
+          const taken = await this.#takeBeside(iteration, () => beside.input(prompt!, 'parallel'));
+          if ('trip' in taken) {
+            // The step answered before the check tripped: its stored answer is withdrawn too.
+            if (taken.answered) await this.#rewrite(state.seq, 'assistant', withdrawnText(taken.trip));
+            return this.#tripped(taken.trip, state.seq - 1, 'user');
+          }
+          step = taken;
+        } else step = await this.#steps.take(iteration);
       } catch (error) {
         const quota = quotaFailureMessage(error);
         if (quota === undefined) throw error;
         return this.#ended('quota', quota);
       }
+      // A streaming output check withdrew the answer as it was written: nothing of it was stored.
+      if (step.guardrail) return this.#tripped(step.guardrail);
       this.#took(step);
+      // A tool guardrail tripped on a call this step carried (fast calls that rode with it).
+      const carriedTrip = this.#calls.takeTrip();
+      if (carriedTrip) return this.#tripped(carriedTrip);
       if (step.toolCalls.length === 0) {
         const ended = await this.#answered(step);
         if (ended) return ended;
@@ -184,6 +226,8 @@ export class RunLoop implements ControlledLoop {
         continue;
       }
       await this.#calls.run(calls);
+      const trip = this.#calls.takeTrip();
+      if (trip) return this.#tripped(trip);
       const handoff = this.#calls.takeHandoff();
       const plan = handoff && (await handOver(this.#setting, state.agent, handoff, this.#calls));
       if (plan) {
@@ -199,19 +243,117 @@ export class RunLoop implements ControlledLoop {
    * or, when no repairs are left, ends the run with `invalid_output`.
    */
   async #answered(step: ModelStep): Promise<LoopOutcome | undefined> {
-    if (!this.answer) return this.#ended('completed');
+    if (!this.answer) return this.#checkedAnswer({ text: step.text });
     const verdict = this.answer.accept(step.text, step.output);
-    if (verdict.kind === 'accepted') return { ...this.#ended('completed'), value: verdict.value };
+    if (verdict.kind === 'accepted') return this.#checkedAnswer({ text: step.text, output: verdict.value });
     if (verdict.kind === 'failed')
       return { ...this.#ended('invalid_output', verdict.message), outputFailure: verdict.failure };
+    await this.#sendBack(verdict.message);
+    return undefined;
+  }
+
+  /** A user message at the run's position (a repair, a guardrail's feedback): the model answers it next. */
+  async #sendBack(message: string): Promise<void> {
     await this.#store.appendMessages({
       agent: this.#state.agent,
       conversationId: this.#setting.conversationId,
       seq: this.#state.seq,
-      messages: [{ role: 'user', content: verdict.message }],
+      messages: [{ role: 'user', content: message }],
     });
     this.#state.seq += 1;
-    return undefined;
+  }
+
+  /**
+   * An accepted answer, through the output guardrails: allowed, replaced (the stored answer too), sent
+   * back with a check's feedback (counted as a repair; none left: a trip), or tripped (withdrawn).
+   */
+  async #checkedAnswer(answer: { text: string; output?: unknown }): Promise<LoopOutcome | undefined> {
+    const done = (value: { text: string; output?: unknown }): LoopOutcome => ({
+      ...this.#ended('completed'),
+      ...(this.answer ? { value: value.output } : {}),
+    });
+    const checks = this.#guardrails?.checks;
+    if (!checks?.hasOutput) return done(answer);
+    const answerSeq = this.#state.seq - 1;
+    const checked = await checks.output(answer);
+    if ('trip' in checked) return this.#tripped(checked.trip, answerSeq, 'assistant');
+    if ('retry' in checked) {
+      const repairs = this.answer ? this.answer.repairs : this.guardrailRetries;
+      if (repairs >= this.#retryLimit)
+        return this.#tripped(
+          { kind: 'output', check: checked.check, reason: checked.retry },
+          answerSeq,
+          'assistant',
+        );
+      if (this.answer) this.answer.repairs += 1;
+      else this.guardrailRetries += 1;
+      await this.#sendBack(checked.retry);
+      return undefined;
+    }
+    if (checked.replaced) {
+      await this.#rewrite(answerSeq, 'assistant', checked.answer.text);
+      this.#state.lastText = checked.answer.text;
+    }
+    return done(checked.answer);
+  }
+
+  /**
+   * The first step beside the parallel input checks: a trip cancels the step, and the step's tool
+   * calls (or answer) are returned only once every check has allowed the prompt.
+   */
+  async #takeBeside(
+    iteration: number,
+    checks: () => ReturnType<TurnGuardrails['input']>,
+  ): Promise<ModelStep | { trip: GuardrailTrip; answered: boolean }> {
+    const scope = new CancellationScope();
+    let tripped: GuardrailTrip | undefined;
+    const checked = checks().then((result) => {
+      if ('trip' in result) {
+        tripped = result.trip;
+        scope.cancel();
+      }
+      return result;
+    });
+    // Awaited below, except after a stop from outside: its failure then must not fail the task.
+    checked.catch(() => undefined);
+    try {
+      const step = await scope.run(() => this.#steps.take(iteration));
+      const result = await checked;
+      return 'trip' in result ? { trip: result.trip, answered: true } : step;
+    } catch (error) {
+      if (tripped) return { trip: tripped, answered: false };
+      if (isCancellation(error)) throw error;
+      const result = await checked;
+      if ('trip' in result) return { trip: result.trip, answered: false };
+      throw error;
+    }
+  }
+
+  /** A guardrail tripped: the run ends, and what it tripped on is withdrawn from the stored conversation. */
+  async #tripped(trip: GuardrailTrip, seq?: number, role?: 'user' | 'assistant'): Promise<LoopOutcome> {
+    // A tool check's call stored what stands for its result itself.
+    if (seq !== undefined && role) await this.#rewrite(seq, role, withdrawnText(trip));
+    if (role === 'assistant') this.#state.lastText = '';
+    const withdrawn = trip.withdrawn ? ' (the streamed text is withdrawn)' : '';
+    this.#setting.emit('guardrail_tripped', `Guardrail "${trip.check}" tripped: ${trip.reason}${withdrawn}`, {
+      ...trip,
+    });
+    return { ...this.#ended('guardrail', trip.reason), guardrail: trip };
+  }
+
+  /** The prompt as the input checks replaced it, in the stored conversation. */
+  async #replacePrompt(prompt: string): Promise<void> {
+    this.replacedPrompt = prompt;
+    await this.#rewrite(this.#state.seq - 1, 'user', `${this.#guardrails?.prefix ?? ''}${prompt}`);
+  }
+
+  async #rewrite(seq: number, role: 'user' | 'assistant', content: string): Promise<void> {
+    await this.#store.appendMessages({
+      agent: this.#state.agent,
+      conversationId: this.#setting.conversationId,
+      seq,
+      messages: [{ role, content }],
+    });
   }
 
   #ended(stopReason: StopReason, stopMessage?: string): LoopOutcome {

@@ -1,3 +1,5 @@
+import { inheritedFrom } from '../common/step-input.ts';
+import type { GuardrailTrip } from '../guardrails/recorded.ts';
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { toolErrorText, toolResultMessage, type ToolCall } from '../common/messages.ts';
 import type { CarriedCalls, CarriedOutcome, ResolvedRun, ToolOutcome } from '../common/run.ts';
@@ -41,6 +43,8 @@ export class ToolCalls {
   readonly #unanswered = new Map<string, PlacedCall>();
   /** A transfer asked for in the current step. */
   #handoff: PendingHandoff | undefined;
+  /** The first tool guardrail that tripped on a call of this step. */
+  #trip: GuardrailTrip | undefined;
   /** Whether the live text of the step in flight said what became of the calls it carried. */
   #shownCarried = false;
 
@@ -71,6 +75,13 @@ export class ToolCalls {
   }
 
   /** The transfer the step asked for, once its other calls are done (taken: it is carried out once). */
+  /** A tool guardrail that tripped on a settled call (the run ends), once. */
+  takeTrip(): GuardrailTrip | undefined {
+    const trip = this.#trip;
+    this.#trip = undefined;
+    return trip;
+  }
+
   takeHandoff(): PendingHandoff | undefined {
     const handoff = this.#handoff;
     this.#handoff = undefined;
@@ -173,6 +184,10 @@ export class ToolCalls {
         call,
         tenant: this.#setting.input.tenant,
         ...(this.#run.skills.tools.length ? { skillTools: [...this.#run.skills.tools] } : {}),
+        ...(this.#run.plan.guardrails?.tool_names
+          ? { guardrails: this.#run.plan.guardrails.tool_names }
+          : {}),
+        ...inheritedFrom(this.#run.plan, this.#run.agent),
         model: this.#run.plan.model,
         ...(attemptBase ? { attemptBase } : {}),
       };
@@ -202,6 +217,7 @@ export class ToolCalls {
 
   /** A call whose result is stored: the tools and skills it loaded, the plan it wrote, and its event (unless shown). */
   #settle(call: ToolCall, outcome: ToolOutcome, show: boolean): void {
+    if (outcome.guardrail) this.#trip ??= outcome.guardrail;
     this.#effect({ kind: 'tool', call, outcome });
     if (show) this.#completed(call, outcome);
     this.#unanswered.delete(call.id);

@@ -8,8 +8,9 @@ import { turnDeadlineAt } from '../common/deadline.ts';
 import { RunControl } from './run-control.ts';
 import { RunLoop, type LoopOutcome } from './run-loop.ts';
 import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
-import { showEnd, showFailure } from '../visibility/current-details.ts';
+import { showEnd, showFailure, showTripped } from '../visibility/current-details.ts';
 import { DEFAULT_OUTPUT_REPAIRS, type OutputSpec } from '../output/types.ts';
+import { TurnGuardrails } from '../guardrails/workflow-checks.ts';
 
 export interface TurnOptions {
   /** Continue a stored conversation at this position (a chat session's next turn). */
@@ -27,6 +28,14 @@ export interface TurnOptions {
    * as a run in the usage ledger. With `release` (its last turn), its concurrency slot is freed at the end.
    */
   admit?: { release: boolean };
+  /**
+   * What the input guardrails check (default: the turn's prompt in a turn with tools, nothing in one
+   * without); `false`: nothing. A deep run checks the user's prompt in its plan phase, whose stored
+   * prompt is `prefix` and the user's.
+   */
+  guardInput?: { prompt: string; prefix?: string } | false;
+  /** Told the prompt an input guardrail replaced (a deep run's later phases go on with it). */
+  onReplacedPrompt?: (prompt: string) => void;
 }
 
 /**
@@ -60,6 +69,8 @@ export async function runTurn(
     ...(tags.phase === 'plan' || tags.phase === 'execute' ? { deepPhase: tags.phase } : {}),
     ...(options.admit && ledger ? { admit: true } : {}),
     ...(input.caching !== undefined ? { caching: input.caching } : {}),
+    ...(input.guardrails !== undefined ? { guardrails: input.guardrails } : {}),
+    ...(input.parent ? { parentAgent: input.parent.agent } : {}),
   };
   const control = options.control ?? new RunControl();
   // Each model step carries the line so far, so the answering step can write it.
@@ -98,6 +109,8 @@ export async function runTurn(
   const deadlineAt = turnDeadlineAt(from, input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt);
   if (deadlineAt !== undefined) control.watchDeadline(Math.max(1, deadlineAt - from), from, opened.outOfTime);
   const spec = options.noTools ? undefined : outputSpec(input, plan.output);
+  const guardInput = options.guardInput ?? (options.noTools ? false : { prompt: input.prompt });
+  const checks = plan.guardrails && new TurnGuardrails(plan.guardrails, plan.timeouts, input.tenant);
   const loop = new RunLoop({
     input,
     plan,
@@ -109,6 +122,11 @@ export async function runTurn(
     labelAgent: options.labelAgent,
     runLine: ledger ? line : undefined,
     opened,
+    guardrails: checks && {
+      checks: options.noTools ? checks.withoutOutput() : checks,
+      prompt: guardInput === false ? undefined : guardInput.prompt,
+      prefix: guardInput === false ? undefined : guardInput.prefix,
+    },
   });
   const run = loop.state;
   let outcome: LoopOutcome;
@@ -119,6 +137,7 @@ export async function runTurn(
     if (options.admit && ledger) await releaseSlot(input.agent);
     throw error;
   }
+  if (loop.replacedPrompt !== undefined) options.onReplacedPrompt?.(loop.replacedPrompt);
   // Written by the answering model step (the common end), else here, at the end.
   if (ledger && !run.runRecorded) {
     const record = completeRunLine(
@@ -140,7 +159,8 @@ export async function runTurn(
       }
     : {};
   if (!options.control) control.finish();
-  showEnd(stopReason, iterations, tags);
+  if (outcome.guardrail) showTripped(outcome.guardrail, iterations, tags);
+  else showEnd(stopReason, iterations, tags);
   if (stopReason === 'cancelled' || stopReason === 'deadline') {
     // The last event of a stopped turn: in-flight work was cancelled, its calls answered.
     events.emit('run_cancelled', stopMessage ?? 'Run cancelled', {
@@ -160,6 +180,7 @@ export async function runTurn(
       ...(loop.answer ? { text: outcome.output } : {}),
       ...(outcome.outputFailure ? { output_error: outcome.outputFailure } : {}),
       ...(stopMessage ? { reason: stopMessage } : {}),
+      ...(outcome.guardrail ? { guardrail: outcome.guardrail } : {}),
       ...tags,
     });
   }
@@ -184,6 +205,8 @@ export async function runTurn(
       ...(run.taskPlan ? { plan: run.taskPlan } : {}),
       ...(run.context ? { context: run.context } : {}),
       ...structured,
+      ...(outcome.guardrail ? { guardrail: outcome.guardrail } : {}),
+      ...(loop.guardrailRetries ? { guardrail_retries: loop.guardrailRetries } : {}),
     },
   };
 }

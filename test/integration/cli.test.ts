@@ -289,7 +289,7 @@ describe('toolkit-agent run and runs', () => {
     const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
     expect(info).toMatchObject({
       taskQueue: env.CLI_TASK_QUEUE,
-      agents: ['helper', 'careful', 'offline', 'locked', 'waiting'],
+      agents: ['helper', 'careful', 'offline', 'locked', 'waiting', 'guarded'],
     });
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'add 1 and 1', '--no-worker'], { env });
     expect(result.code, result.stderr).toBe(0);

@@ -228,6 +228,41 @@ describe('a run survives its worker being killed', () => {
     second.child.kill('SIGTERM');
     await second.exited;
   });
+
+  it('asks a model-based guardrail at most once more, and records its verdict once, when the worker is SIGKILLed during it', async () => {
+    const { env, first, agents } = await firstWorker('guardrail-crash-first');
+    const handle = await agents.start('guarded', 'What is the weather?');
+    await first.waitForLine(/^CHECK_ASKED$/);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startNodeProcess('test/fixtures/worker-process.ts', {
+      ...env,
+      MODE: 'guardrail-crash-second',
+    });
+    processes.push(second);
+    const result = await handle.result();
+    expect(result.output).toBe('answered');
+    // Once on the killed worker, once more on the new one.
+    expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(
+      `asked pid=${first.child.pid}\nasked pid=${second.child.pid}\n`,
+    );
+    // One check in history, its verdict recorded once (the attempt that died left no event).
+    const history = await handle.workflow.fetchHistory();
+    const events = history.events ?? [];
+    const scheduled = events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'checkGuardrail',
+    );
+    expect(scheduled).toHaveLength(1);
+    expect(events.filter((e) => e.activityTaskCompletedEventAttributes)).toHaveLength(
+      events.filter((e) => e.activityTaskScheduledEventAttributes).length,
+    );
+    second.child.kill('SIGTERM');
+    await second.exited;
+    expect(await readFile(env.MARKER_FILE, 'utf8')).toBe(
+      `asked pid=${first.child.pid}\nasked pid=${second.child.pid}\n`,
+    );
+  });
 });
 
 describe('a chat session survives its worker being killed mid-turn', () => {

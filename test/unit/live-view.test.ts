@@ -51,4 +51,22 @@ describe('the live view of a run', () => {
     view.stop();
     expect(written.join('')).toContain('store it with `toolkit-agent creds set custom_api`');
   });
+
+  it('prints a guardrail that tripped: which check, and what it said', () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const view = new LiveView('human');
+    view.event({
+      seq: 3,
+      type: 'guardrail_tripped',
+      message: 'Guardrail "pii" tripped: personal data found (card)',
+      payload: { kind: 'output', check: 'pii', reason: 'personal data found (card)' },
+      timestamp: new Date().toISOString(),
+    });
+    view.stop();
+    expect(written.join('')).toMatch(/✗ Guardrail "pii" tripped: personal data found \(card\)/);
+  });
 });

@@ -14,6 +14,7 @@ import type { ModelAdapter } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { collect, historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool, TokenTool } from './tools.ts';
+import { inProcessLiveChannel } from '../../src/live-text/channel.ts';
 
 const CANARY = 'sk-canary-guardrail-7f31ab';
 
@@ -329,8 +330,15 @@ describe('guardrails on the real server', () => {
       sessionId: randomUUID(),
       memoryStore: env.memoryStore,
     });
+    const saidLive: string[] = [];
+    const unsubscribe = inProcessLiveChannel().subscribe(chat.workflowId, (message) => {
+      if (message.kind === 'text') saidLive.push(message.text);
+    });
     const events = await collect(chat.stream('what is the plan?'));
+    unsubscribe();
     replayable.push(chat.workflowId);
+    // Text a streaming check reads is never said live before it passed: only checked batches reach readers.
+    expect(saidLive).toEqual([]);
     // The model was stopped: it never wrote its last pieces.
     expect(written).toContain('SECRET-PLAN is ');
     expect(written).not.toContain('on Monday.');

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import {
   recordCase,
@@ -11,22 +10,11 @@ import {
 } from '../../src/evals/index.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { adder } from './eval-models.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
-import { AddTool, TokenTool } from './tools.ts';
+import { AddTool, SumTool, TokenTool } from './tools.ts';
 
 const CANARY = 'sk-canary-chat-eval-3f9b2d17';
-
-/** The `add` tool under another name, as after a rename. */
-class SumTool extends BaseConnectorTool {
-  readonly name = 'sum';
-  readonly description = 'Adds two numbers';
-  readonly parameters = z.object({ a: z.number(), b: z.number() });
-  async run(_context: ToolContext, args: { a: number; b: number }): Promise<ToolOutput> {
-    return { text: String(args.a + args.b), metadata: {} };
-  }
-}
 
 const TURNS = ['Hello', 'Add 2 and 3', 'Check the token, then ask calc to add 4 and 4'];
 const lastContent = (request: ModelRequest) => String(request.messages.at(-1)?.content);

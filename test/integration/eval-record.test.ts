@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import type { PayloadEncryptionOptions } from '../../src/codec/key-ring.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
@@ -16,22 +15,11 @@ import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { createAgentWorker } from '../../src/worker.ts';
-import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { adder } from './eval-models.ts';
 import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
-import { AddTool, TokenTool } from './tools.ts';
+import { AddTool, SumTool, TokenTool } from './tools.ts';
 
 const CANARY = 'sk-canary-eval-7c41e0a9';
-
-/** The `add` tool under another name, as after a rename. */
-class SumTool extends BaseConnectorTool {
-  readonly name = 'sum';
-  readonly description = 'Adds two numbers';
-  readonly parameters = z.object({ a: z.number(), b: z.number() });
-  async run(_context: ToolContext, args: { a: number; b: number }): Promise<ToolOutput> {
-    return { text: String(args.a + args.b), metadata: {} };
-  }
-}
 
 const PROMPT = 'Add 2 and 3, check the token, then ask calc';
 const lastContent = (request: ModelRequest) => String(request.messages.at(-1)?.content);

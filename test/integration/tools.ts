@@ -15,6 +15,16 @@ export class AddTool extends BaseConnectorTool {
   }
 }
 
+/** The `add` tool under another name, as after a rename. */
+export class SumTool extends BaseConnectorTool {
+  readonly name = 'sum';
+  readonly description = 'Adds two numbers';
+  readonly parameters = z.object({ a: z.number(), b: z.number() });
+  async run(_context: ToolContext, args: { a: number; b: number }): Promise<ToolOutput> {
+    return { text: String(args.a + args.b), metadata: {} };
+  }
+}
+
 /** Reads `mail`, of which there is never a record: a run asks the user to authorize it and waits. */
 export class LockedInboxTool extends BaseConnectorTool {
   readonly name = 'inbox';

@@ -5,22 +5,16 @@ import { InMemoryUsageStore } from '../../src/usage/in-memory.ts';
 import { AnthropicPromptCache, SONNET_PRICES } from '../support/providers/anthropic-cache.ts';
 import { startBedrockConverseServer } from '../support/providers/bedrock-converse-server.ts';
 import { LONG_INSTRUCTIONS } from '../support/providers/long-instructions.ts';
-import type { ProviderServer, ProviderTurn } from '../support/providers/scripted-provider.ts';
+import {
+  addingLoop,
+  type ProviderServer,
+  type ProviderTurn,
+} from '../support/providers/scripted-provider.ts';
 import { AddTool } from './tools.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 
 const MODEL = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
-
-/** `steps - 1` steps that call add, then the answer. */
-function toolLoop(steps: number): ProviderTurn[] {
-  return [
-    ...Array.from({ length: steps - 1 }, (_, i) => ({
-      toolCalls: [{ id: `tooluse_${i + 1}`, name: 'add', args: { a: i, b: 1 } }],
-      usage: { input: 0, output: 20 },
-    })),
-    { text: 'Done adding.', usage: { input: 0, output: 7 } },
-  ];
-}
+const toolLoop = (steps: number) => addingLoop(steps, 'tooluse_');
 
 type Block = Record<string, unknown>;
 /** Where a Converse request put its cache points: after the system prompt, and after which message. */

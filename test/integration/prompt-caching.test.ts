@@ -11,22 +11,17 @@ import { startAnthropicServer } from '../support/providers/anthropic-server.ts';
 import { LONG_INSTRUCTIONS } from '../support/providers/long-instructions.ts';
 import { OpenAIPromptCache } from '../support/providers/openai-cache.ts';
 import { startOpenAIChatServer } from '../support/providers/openai-chat-server.ts';
-import type { ProviderServer, ProviderTurn } from '../support/providers/scripted-provider.ts';
+import {
+  addingLoop,
+  type ProviderServer,
+  type ProviderTurn,
+} from '../support/providers/scripted-provider.ts';
 import { json, startRecordingServer } from '../support/http-server.ts';
 import { AddTool } from './tools.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 
 const MODEL = 'claude-sonnet-4-5';
-/** `steps - 1` steps that call add, then the answer. */
-function toolLoop(steps: number): ProviderTurn[] {
-  return [
-    ...Array.from({ length: steps - 1 }, (_, i) => ({
-      toolCalls: [{ id: `toolu_${i + 1}`, name: 'add', args: { a: i, b: 1 } }],
-      usage: { input: 0, output: 20 },
-    })),
-    { text: 'Done adding.', usage: { input: 0, output: 7 } },
-  ];
-}
+const toolLoop = addingLoop;
 
 describe('prompt caching with Anthropic (the stand-in implements the service caching rules)', () => {
   const servers: ProviderServer[] = [];

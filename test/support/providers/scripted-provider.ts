@@ -128,3 +128,14 @@ export function sse(
   };
   tick();
 }
+
+/** A tool loop for the stand-ins: `steps - 1` steps that each call `add`, then the answer `Done adding.`. */
+export function addingLoop(steps: number, callIdPrefix = 'toolu_'): ProviderTurn[] {
+  return [
+    ...Array.from({ length: steps - 1 }, (_, i) => ({
+      toolCalls: [{ id: `${callIdPrefix}${i + 1}`, name: 'add', args: { a: i, b: 1 } }],
+      usage: { input: 0, output: 20 },
+    })),
+    { text: 'Done adding.', usage: { input: 0, output: 7 } },
+  ];
+}

@@ -15,7 +15,8 @@ export function openSharedSqlite(path: string): DatabaseSync {
     privateFileSync(path);
   }
   const db = new (sqlite().DatabaseSync)(path);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
+  // The wait first: switching to write-ahead logging takes the lock another process may hold.
+  db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;');
   return db;
 }
 

@@ -3,13 +3,19 @@ import { LiveView } from '../../src/cli/live-view.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
+/** What the live view writes on standard error, piece by piece. */
+function captureStderr(): string[] {
+  const written: string[] = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  return written;
+}
+
 describe('the live view of a run', () => {
   it('prints a warning event (MCP servers left out of the run) on standard error', () => {
-    const written: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
+    const written = captureStderr();
     const view = new LiveView('human');
     view.event({
       seq: 2,
@@ -24,11 +30,7 @@ describe('the live view of a run', () => {
   });
 
   it('says a failed tool call whole: the fix at the end of a long message is not cut off', () => {
-    const written: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
+    const written = captureStderr();
     const view = new LiveView('human');
     const error =
       'No credential "custom_api" in the credential store: store it with `toolkit-agent creds set custom_api` ' +
@@ -53,11 +55,7 @@ describe('the live view of a run', () => {
   });
 
   it('prints a guardrail that tripped: which check, and what it said', () => {
-    const written: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
+    const written = captureStderr();
     const view = new LiveView('human');
     view.event({
       seq: 3,

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CallModelInput, ModelStep } from '../common/run.ts';
+import type { CallModelInput, ModelStep } from '../common/model-step.ts';
 
 /** Work around one model step (a span, a metric): given the step's input, runs it and returns its result. */
 export type ModelStepWrapper = (input: CallModelInput, step: () => Promise<ModelStep>) => Promise<ModelStep>;

@@ -71,7 +71,7 @@ export interface TextDeltaSignal {
   partial?: unknown;
   /**
    * The first batch of a step that carried fast calls says what became of them first (their
-   * `CarriedOutcome`s, src/common/run.ts), so their events come before the step's live text.
+   * `CarriedOutcome`s, src/common/model-step.ts), so their events come before the step's live text.
    */
   settled?: unknown[];
   /**

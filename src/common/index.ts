@@ -2,6 +2,7 @@ export type * from './events.ts';
 export { EVENTS_QUERY, WAIT_FOR_EVENTS_UPDATE } from './events.ts';
 export type * from './messages.ts';
 export type * from './run.ts';
+export type * from './model-step.ts';
 export type * from './opening.ts';
 export type * from './control.ts';
 export {

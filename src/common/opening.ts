@@ -1,5 +1,6 @@
 import type { JsonSchemaObject } from '../output/types.ts';
-import type { ModelStep, ResolvedRun, ResolveRunInput, RunLineSoFar } from './run.ts';
+import type { ResolvedRun, ResolveRunInput } from './run.ts';
+import type { ModelStep, RunLineSoFar } from './model-step.ts';
 
 /**
  * A turn's opening step (`openRun`): the run is resolved, then its first model step is taken in the

@@ -1,4 +1,5 @@
-import type { CallModelInput, CarriedCalls, ResolvedRun, RunLineSoFar } from './run.ts';
+import type { ResolvedRun } from './run.ts';
+import type { CallModelInput, CarriedCalls, RunLineSoFar } from './model-step.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
 /** Where a turn's loop stands when it asks for a model step. */

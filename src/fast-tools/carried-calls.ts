@@ -1,7 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toolErrorText, toolResultMessage } from '../common/messages.ts';
-import type { CallModelInput, CarriedCalls, CarriedOutcome } from '../common/run.ts';
+import type { CallModelInput, CarriedCalls, CarriedOutcome } from '../common/model-step.ts';
 import { callWriteAttempt, invokeTool, type ToolCallContext } from '../activities/invoke-tool.ts';
 import type { RegisteredAgent } from '../activities/registered-agent.ts';
 

@@ -1,5 +1,6 @@
 import type { ToolCall } from '../common/messages.ts';
-import type { CarriedCalls, ResolvedRun } from '../common/run.ts';
+import type { ResolvedRun } from '../common/run.ts';
+import type { CarriedCalls } from '../common/model-step.ts';
 import { fastCallBudgetMs } from './workflow-fast-call.ts';
 
 /**

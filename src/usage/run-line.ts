@@ -1,4 +1,4 @@
-import type { RunLineSoFar } from '../common/run.ts';
+import type { RunLineSoFar } from '../common/model-step.ts';
 import type { RecordRunInput } from './run-input.ts';
 
 /** What a turn knows of its ledger line when it starts. */

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { CallModelInput, ModelStep } from '../common/run.ts';
+import type { CallModelInput, ModelStep } from '../common/model-step.ts';
 import type { CompactContextInput, CompactionResult, ContextOverflow } from '../context/types.ts';
 import type { Emit } from './event-log.ts';
 import { waitOutModelRateLimits } from '../rate-limits/workflow-wait.ts';

@@ -1,7 +1,7 @@
 import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
 import type { Emit } from './event-log.ts';
-import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep } from '../common/run.ts';
+import type { CallModelInput, CarriedCalls, CarriedOutcome, ModelStep } from '../common/model-step.ts';
 import { modelStepInput } from '../common/step-input.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 import { runLineSoFar } from '../usage/run-line.ts';

@@ -2,7 +2,8 @@ import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation 
 import type { TextDeltaSignal } from '../common/control.ts';
 import { earliestDeadline } from '../common/deadline.ts';
 import type { OpenedRun, OpenRunInput } from '../common/opening.ts';
-import type { AgentRunInput, RunLineSoFar, UnavailableMcp } from '../common/run.ts';
+import type { AgentRunInput, UnavailableMcp } from '../common/run.ts';
+import type { RunLineSoFar } from '../common/model-step.ts';
 import type { Emit } from './event-log.ts';
 import { showLiveText, showStepStarted } from './model-steps.ts';
 import { openingActivities, resolveRunActivities } from './quick-activities.ts';

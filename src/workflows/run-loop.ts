@@ -1,6 +1,7 @@
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { TextDeltaSignal } from '../common/control.ts';
-import type { AgentRunInput, ModelStep, ResolvedRun, StopReason } from '../common/run.ts';
+import type { AgentRunInput, ResolvedRun, StopReason } from '../common/run.ts';
+import type { ModelStep } from '../common/model-step.ts';
 import type { OpenedRun } from '../common/opening.ts';
 import { carriable, carriedCalls } from '../fast-tools/workflow-carried-calls.ts';
 import { StructuredAnswer } from '../output/structured-answer.ts';
@@ -19,6 +20,7 @@ import { RunState, type TurnSetting } from './run-state.ts';
 import type { StepText } from './step-text.ts';
 import type { GuardrailTrip } from '../guardrails/recorded.ts';
 import { withdrawnText, type TurnGuardrails } from '../guardrails/workflow-checks.ts';
+import { takeBesideInputChecks } from '../guardrails/workflow-parallel.ts';
 import { DEFAULT_OUTPUT_REPAIRS } from '../output/types.ts';
 import { ToolCalls } from './tool-calls.ts';
 
@@ -179,7 +181,10 @@ export class RunLoop implements ControlledLoop {
       let step: ModelStep;
       try {
         if (iteration === 1 && beside) {
-          const taken = await this.#takeBeside(iteration, () => beside.input(prompt!, 'parallel'));
+          const taken = await takeBesideInputChecks(
+            () => this.#steps.take(iteration),
+            () => beside.input(prompt!, 'parallel'),
+          );
           if ('trip' in taken) {
             // The step answered before the check tripped: its stored answer is withdrawn too.
             if (taken.answered) await this.#rewrite(state.seq, 'assistant', withdrawnText(taken.trip));
@@ -295,38 +300,6 @@ export class RunLoop implements ControlledLoop {
       this.#state.lastText = checked.answer.text;
     }
     return done(checked.answer);
-  }
-
-  /**
-   * The first step beside the parallel input checks: a trip cancels the step, and the step's tool
-   * calls (or answer) are returned only once every check has allowed the prompt.
-   */
-  async #takeBeside(
-    iteration: number,
-    checks: () => ReturnType<TurnGuardrails['input']>,
-  ): Promise<ModelStep | { trip: GuardrailTrip; answered: boolean }> {
-    const scope = new CancellationScope();
-    let tripped: GuardrailTrip | undefined;
-    const checked = checks().then((result) => {
-      if ('trip' in result) {
-        tripped = result.trip;
-        scope.cancel();
-      }
-      return result;
-    });
-    // Awaited below, except after a stop from outside: its failure then must not fail the task.
-    checked.catch(() => undefined);
-    try {
-      const step = await scope.run(() => this.#steps.take(iteration));
-      const result = await checked;
-      return 'trip' in result ? { trip: result.trip, answered: true } : step;
-    } catch (error) {
-      if (tripped) return { trip: tripped, answered: false };
-      if (isCancellation(error)) throw error;
-      const result = await checked;
-      if ('trip' in result) return { trip: result.trip, answered: false };
-      throw error;
-    }
   }
 
   /** A guardrail tripped: the run ends, and what it tripped on is withdrawn from the stored conversation. */

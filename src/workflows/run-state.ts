@@ -1,6 +1,7 @@
 import type { RunLimits } from '../common/control.ts';
 import type { ToolCall, Usage } from '../common/messages.ts';
-import type { AgentRunInput, ModelStep, ResolvedRun, SubRunSummary, ToolOutcome } from '../common/run.ts';
+import type { AgentRunInput, ResolvedRun, SubRunSummary, ToolOutcome } from '../common/run.ts';
+import type { ModelStep } from '../common/model-step.ts';
 import type { ContextMetadata } from '../context/types.ts';
 import { addUsage } from '../subagents/workflow-limits.ts';
 import type { RunLineCounts, RunLineStart } from '../usage/run-line.ts';

@@ -122,6 +122,10 @@ describe('runs in the Temporal UI and in listings', () => {
     await expect(failed.result()).rejects.toThrow();
     const details = await failed.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(details.currentDetails).toMatch(/^\*\*Failed\*\* after 1 step: .*refused the request \(400\)/);
+    // Without encryption the operator's CLI reads why it failed (the UI too, with no codec server).
+    const described = await describeWithCli(failed.workflowId);
+    expect(described).toContain('refused the request (400)');
+    expect(described).not.toContain('Encoded failure');
   });
 
   it('lists runs and chat sessions by agent, tenant, kind and status, newest first', async () => {

@@ -20,6 +20,7 @@ export function registerSetup(program: Command): void {
       if (opts.json) return printJson(registered);
       const { namespace, added, present } = registered;
       if (added.length > 0) console.log(`Registered ${added.join(' and ')} on namespace ${namespace}.`);
-      if (present.length > 0) console.log(`Already registered on namespace ${namespace}: ${present.join(', ')}.`);
+      if (present.length > 0)
+        console.log(`Already registered on namespace ${namespace}: ${present.join(', ')}.`);
     });
 }

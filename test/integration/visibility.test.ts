@@ -225,7 +225,10 @@ describe('runs in the Temporal UI and in listings', () => {
 });
 
 /** Our search attributes on a namespace and their types, as the operator service lists them. */
-async function ourSearchAttributes(connection: Connection, namespace: string): Promise<Record<string, string>> {
+async function ourSearchAttributes(
+  connection: Connection,
+  namespace: string,
+): Promise<Record<string, string>> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
   return Object.fromEntries(
     Object.entries(customAttributes ?? {})
@@ -255,7 +258,10 @@ describe('a cluster without the search attributes', () => {
         ToolkitTenant: 'Keyword',
       });
       const again = await runCli(args);
-      expect(JSON.parse(again.stdout)).toMatchObject({ added: [], present: ['ToolkitAgent', 'ToolkitTenant'] });
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        added: [],
+        present: ['ToolkitAgent', 'ToolkitTenant'],
+      });
     } finally {
       await connection.close();
     }
@@ -312,7 +318,9 @@ describe('a cluster without the search attributes', () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]!.message).toContain('toolkit-agent setup');
       // The command the warning prints registers both attributes with the Temporal CLI.
-      const printed = /(temporal operator search-attribute create[^\n]*Keyword)/.exec(warnings[0]!.message)![1]!;
+      const printed = /(temporal operator search-attribute create[^\n]*Keyword)/.exec(
+        warnings[0]!.message,
+      )![1]!;
       expect(printed).toBe(CREATE_SEARCH_ATTRIBUTES_COMMAND);
       const [, ...args] = printed.split(' ');
       await run(cli, [...args, '--address', address, '--namespace', namespace]);

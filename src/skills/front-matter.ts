@@ -62,25 +62,28 @@ export function readFrontMatter(
   if (open > 0)
     warn('blank-before-frontmatter', 1, `${open} blank line(s) before the opening ---; remove them.`);
 
-  let close = lines.findIndex((line, i) => i > open && /^(---|\.\.\.)\s*$/.test(line));
+  const fence = lines.findIndex((line, i) => i > open && /^(---|\.\.\.)\s*$/.test(line));
+  let close = fence;
   let bodyStart = close + 1;
-  if (close < 0) {
-    // A closing fence with text joined to it (`---# Heading`, `------`), before any heading: one
-    // after a heading is a Markdown rule in a body whose frontmatter was never closed.
-    const joined = lines.findIndex((line, i) => i > open && /^(---\S|#{1,6}\s)/.test(line));
-    close = joined >= 0 && lines[joined]!.startsWith('---') ? joined : -1;
-    if (close >= 0) {
-      const rest = lines[close]!.slice(3).replace(/^-+\s*$/, '');
-      warn(
-        'joined-fence',
-        close + 1,
-        rest
-          ? `The closing --- has text joined to it ("${rest.slice(0, 40)}"); it was read as the body's first line. Put the --- on a line of its own.`
-          : 'The closing fence has more than three dashes; it was read as ---. Write it as ---.',
-      );
-      lines[close] = rest;
-      bodyStart = rest ? close : close + 1;
-    }
+  // A closing fence with text joined to it (`---**Base URL:**`, `---# Heading`, `------`) closes the
+  // frontmatter when it comes first, as the reference library (skills-ref) reads it: before the first
+  // fence on a line of its own, or with none, before any heading (one after a heading is a Markdown
+  // rule in a body whose frontmatter was never closed).
+  const joined = lines.findIndex(
+    (line, i) => i > open && (fence < 0 ? /^(---\S|#{1,6}\s)/.test(line) : i < fence && /^---\S/.test(line)),
+  );
+  if (joined >= 0 && lines[joined]!.startsWith('---')) {
+    close = joined;
+    const rest = lines[close]!.slice(3).replace(/^-+\s*$/, '');
+    warn(
+      'joined-fence',
+      close + 1,
+      rest
+        ? `The closing --- has text joined to it ("${rest.slice(0, 40)}"); it was read as the body's first line. Put the --- on a line of its own.`
+        : 'The closing fence has more than three dashes; it was read as ---. Write it as ---.',
+    );
+    lines[close] = rest;
+    bodyStart = rest ? close : close + 1;
   }
   if (close < 0) {
     const heading = lines.findIndex((line, i) => i > open && /^#{1,6}\s/.test(line));
@@ -115,6 +118,7 @@ export function readFrontMatter(
     let repairs: Repair[] = [];
     let retry: ParsedYaml | undefined;
     for (const repair of [
+      joinQuotedLines,
       detab,
       indentContinuations,
       requoteColons,
@@ -368,6 +372,37 @@ function closeQuote(lines: string[]): { lines: string[]; changed: Repair[] } {
     return { lines: out, changed: [{ index, code: 'unclosed-quote', message }] };
   }
   return { lines, changed: [] };
+}
+
+/**
+ * A quoted value left open over several lines that start at column 0 (`description: "Reviews pull
+ * requests.` then `Use when: …"`), which YAML refuses there: read as one value up to the line that
+ * closes the quote, its lines folded with spaces, as the reference library (skills-ref) reads it.
+ * The lines it took are left blank, so that every line keeps its number.
+ */
+function joinQuotedLines(lines: string[]): { lines: string[]; changed: Repair[] } {
+  const changed: Repair[] = [];
+  const out = [...lines];
+  const outside = new Set(outsideBlockScalars(lines));
+  for (let index = 0; index < lines.length; index++) {
+    const match = outside.has(index)
+      ? /^(\s*(?:- )?)([A-Za-z_][\w-]*):[ \t]+(["'])(.*)$/.exec(lines[index]!)
+      : null;
+    if (!match || closes(match[4]!, match[3]!)) continue;
+    let end = index + 1;
+    while (end < lines.length && !closes(lines[end]!, match[3]!)) end++;
+    if (end >= lines.length) continue; // never closes: closeQuote reads it to the end
+    const folded = [match[4]!, ...lines.slice(index + 1, end + 1)].map((line) => line.trim()).filter(Boolean);
+    out[index] = `${match[1]}${match[2]}: ${match[3]}${folded.join(' ')}`;
+    out.fill('', index + 1, end + 1);
+    changed.push({
+      index,
+      code: 'quoted-lines',
+      message: `The quoted value of \`${match[2]}\` runs over ${end - index + 1} lines that start at column 0; they were read as one value, folded with spaces. Indent the lines that continue it.`,
+    });
+    index = end;
+  }
+  return { lines: out, changed };
 }
 
 /** Whether a quoted value that starts with `text` closes: `"` not escaped, or `'` not doubled. */

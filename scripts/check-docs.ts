@@ -6,6 +6,9 @@
  *   imports `toolkit-agent` (strict, nodenext), exactly as shown: a reader who copies a block gets
  *   what was checked. A block whose info string says `ts fragment` is a fragment: it is listed as
  *   skipped, never checked silently or dropped silently;
+ * - every block in another language (`python`, `go`, `java`, ...) is an excerpt of the runnable example
+ *   the page links last before it (under examples/, run in CI): each of its lines, without its
+ *   comment, is a line of that file, in the file's order (`...` elides);
  * - no page hides setup from its reader: a `<!-- prelude ... -->` comment (declarations once checked
  *   with the next block but not shown) is refused, naming its file and line; the imports and setup
  *   lines go in the block itself.
@@ -30,12 +33,16 @@ import ts from 'typescript';
 const ROOT = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..'));
 const BLOCK_DIR = path.join(ROOT, '.cache', 'doc-blocks');
 const TS_LANGS = new Set(['ts', 'typescript']);
+/** Languages whose blocks must be excerpts of a runnable example (see checkExcerpts). */
+const EXAMPLE_LANGS = new Set(['python', 'py', 'go', 'java', 'csharp', 'cs', 'ruby', 'php']);
 
 interface Page {
   file: string;
   anchors: Set<string>;
   links: { href: string; line: number }[];
   blocks: { code: string; line: number; fragment: boolean }[];
+  /** Blocks in another language, with the last example file the page linked before each. */
+  excerpts: { code: string; line: number; source?: string }[];
   /** Lines of `<!-- prelude` comments: setup hidden from the reader, refused. */
   preludes: number[];
 }
@@ -56,7 +63,7 @@ function markdownFiles(): string[] {
 function readPage(file: string): Page {
   const tokens = new MarkdownIt({ html: true }).parse(readFileSync(file, 'utf8'), {});
   const slugger = new GithubSlugger();
-  const page: Page = { file, anchors: new Set(), links: [], blocks: [], preludes: [] };
+  const page: Page = { file, anchors: new Set(), links: [], blocks: [], excerpts: [], preludes: [] };
   let line = 1;
   tokens.forEach((token, i) => {
     if (token.map) line = token.map[0] + 1;
@@ -72,6 +79,10 @@ function readPage(file: string): Page {
       const [lang, ...flags] = token.info.trim().split(/\s+/);
       if (TS_LANGS.has(lang ?? '')) {
         page.blocks.push({ code: token.content, line: line + 1, fragment: flags.includes('fragment') });
+      }
+      if (EXAMPLE_LANGS.has(lang ?? '')) {
+        const source = page.links.findLast(({ href }) => /(^|\/)examples\//.test(href))?.href;
+        page.excerpts.push({ code: token.content, line: line + 1, ...(source ? { source } : {}) });
       }
     }
     for (const child of token.children ?? []) {
@@ -171,6 +182,45 @@ function checkBlocks(pages: Map<string, Page>): { problems: string[]; checked: n
   return { problems: [...hidden, ...typeErrors], checked: origin.size, skipped };
 }
 
+/**
+ * Blocks in other languages are excerpts of the runnable examples CI runs: each line of a block
+ * (without its `#` or `//` comment; `...` elides) is a line of the example the page linked last
+ * before the block, in order, so a snippet cannot drift from code that runs.
+ */
+function checkExcerpts(pages: Map<string, Page>): { problems: string[]; checked: number } {
+  const problems: string[] = [];
+  const bare = (text: string) => text.replace(/\s+(#|\/\/)\s.*$/, '').trim();
+  let checked = 0;
+  for (const page of pages.values()) {
+    for (const { code, line, source } of page.excerpts) {
+      const where = `${path.relative(ROOT, page.file)}:${line}`;
+      const file = source && path.resolve(path.dirname(page.file), source.split('#')[0]!);
+      if (!file || !existsSync(file)) {
+        problems.push(
+          `${where}: a block in another language must follow a link to the example it is taken from`,
+        );
+        continue;
+      }
+      checked += 1;
+      const lines = readFileSync(file, 'utf8').split('\n').map(bare);
+      let at = 0;
+      for (const [offset, text] of code.split('\n').entries()) {
+        const wanted = bare(text);
+        if (!wanted || wanted === '...' || /^(#|\/\/)/.test(wanted)) continue;
+        const found = lines.indexOf(wanted, at);
+        if (found < 0) {
+          problems.push(
+            `${where.replace(/:\d+$/, '')}:${line + offset}: "${wanted}" is not a line of ${path.relative(ROOT, file)} (after the lines before it); copy the example's lines`,
+          );
+          break;
+        }
+        at = found + 1;
+      }
+    }
+  }
+  return { problems, checked };
+}
+
 if (!existsSync(path.join(ROOT, 'dist', 'index.d.ts'))) {
   console.error(
     'check:docs type-checks the code blocks against the built package: run `npm run build` first.',
@@ -179,9 +229,14 @@ if (!existsSync(path.join(ROOT, 'dist', 'index.d.ts'))) {
 }
 const pages = new Map(markdownFiles().map((f) => [f, readPage(f)]));
 const linkProblems = checkLinks(pages);
-const { problems: blockProblems, checked, skipped } = checkBlocks(pages);
+const { problems: tsProblems, checked, skipped } = checkBlocks(pages);
+const excerpts = checkExcerpts(pages);
+const blockProblems = [...tsProblems, ...excerpts.problems];
 const links = [...pages.values()].reduce((n, p) => n + p.links.length, 0);
-console.log(`${pages.size} pages, ${links} links, ${checked} TypeScript blocks type-checked.`);
+console.log(
+  `${pages.size} pages, ${links} links, ${checked} TypeScript blocks type-checked, ` +
+    `${excerpts.checked} blocks in other languages matched to their examples.`,
+);
 for (const where of skipped) console.log(`skipped (marked fragment): ${where}`);
 for (const problem of [...linkProblems, ...blockProblems]) console.error(problem);
 if (linkProblems.length + blockProblems.length > 0) {

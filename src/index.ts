@@ -39,6 +39,10 @@ export {
   TOOLKIT_TENANT,
   CREATE_SEARCH_ATTRIBUTES_COMMAND,
 } from './visibility/search-attributes.ts';
+export {
+  registerSearchAttributes,
+  type RegisteredSearchAttributes,
+} from './visibility/register-search-attributes.ts';
 export type { TelemetryOptions } from './telemetry/options.ts';
 export type { WorkerLogLevel } from './runtime-log.ts';
 export { telemetryClientInterceptors } from './telemetry/temporal-interceptors.ts';

@@ -34,12 +34,13 @@ import { telemetryWorkerOptions } from './telemetry/temporal-interceptors.ts';
 import { usageStoreFollowing } from './usage/default-store.ts';
 import { validateQuotas, type Quotas } from './usage/quotas.ts';
 import type { UsageStore } from './usage/types.ts';
-import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
+import { agentWorkflowBundle, bundleEncodesFailures, FAILURE_CONVERTER_PATH } from './workflow-bundle.ts';
 import { rateLimitedQueues } from './rate-limits/queues.ts';
 import { withInlineSubAgents } from './subagents/definitions.ts';
 import type { RateLimits } from './rate-limits/types.ts';
 import { createRateLimitedWorkers, withRateLimitedWorkers } from './rate-limits/workers.ts';
 import { concurrencyDefaults } from './worker-concurrency.ts';
+import { ConfigurationError } from './errors.ts';
 
 export type { AgentDefinition, SubAgentSpec } from './agent/definition.ts';
 export {
@@ -90,7 +91,10 @@ export interface AgentWorkerOptions {
   usageStore?: UsageStore;
   /** Quotas per tenant for the whole fleet, checked against the usage ledger (docs/tenants.md). */
   quotas?: Quotas;
-  /** A prebuilt workflow bundle (see `buildAgentWorkflowBundle`); default: built or found once per process. */
+  /**
+   * A prebuilt workflow bundle (see `buildAgentWorkflowBundle`; with `encryption`, one built with
+   * `encodeFailures: true`); default: built or found once per process.
+   */
   workflowBundle?: WorkflowBundleOption;
   /**
    * How long `worker.shutdown()` lets running activities (a tool call, a model step) finish before
@@ -180,11 +184,11 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.address === undefined ? {} : { address: options.address }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
   });
-  // Failures encode their message and stack (encrypted too, with encryption), as the workflows do.
-  const dataConverter = {
-    ...encryptionDataConverter(options.encryption),
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-  };
+  // With encryption, failures encode their message and stack (then encrypted), as the workflows do.
+  const encryption = encryptionDataConverter(options.encryption);
+  const dataConverter = encryption && { ...encryption, failureConverterPath: FAILURE_CONVERTER_PATH };
+  const encodeFailures = dataConverter !== undefined;
+  if (options.workflowBundle && encodeFailures) await checkEncodesFailures(options.workflowBundle);
   const connection = options.connection ?? (await connectWorkerConnection(resolved));
   // A connection opened here is closed here: if the worker cannot be made, and when it stops.
   const ownConnection = options.connection ? undefined : connection;
@@ -204,7 +208,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       ...workerOptions,
       // Rate-limited activity workers are versioned too: a pinned run's calls go to its own version.
       ...(deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {}),
-      dataConverter,
+      ...(dataConverter ? { dataConverter } : {}),
       connection,
       namespace: resolved.namespace,
       activities: createActivities(registry),
@@ -217,7 +221,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       // Without telemetry the workflows run without the tracing interceptors: less CPU per workflow task.
       workflowBundle:
         options.workflowBundle ??
-        (await agentWorkflowBundle({ tracing: resolveTelemetry(options.telemetry) !== undefined })),
+        (await agentWorkflowBundle({
+          tracing: resolveTelemetry(options.telemetry) !== undefined,
+          encodeFailures,
+        })),
       ...telemetry,
     });
     // Activity-only workers: the workflow interceptors and sinks stay with the main worker.
@@ -254,4 +261,14 @@ function closingConnectionAfterRun(worker: Worker, connection: NativeConnection)
     }
   };
   return worker;
+}
+
+/** Refuses a prebuilt bundle that would write an encrypted worker's failure text in the clear. */
+async function checkEncodesFailures(bundle: WorkflowBundleOption): Promise<void> {
+  if (await bundleEncodesFailures(bundle)) return;
+  throw new ConfigurationError(
+    'createAgentWorker: `encryption` is configured, but the `workflowBundle` given keeps failure ' +
+      'messages in the clear. Build it with `buildAgentWorkflowBundle({ encodeFailures: true })`, ' +
+      'or leave `workflowBundle` out.',
+  );
 }

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,12 +9,13 @@ import {
   type BundleOptions,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
+import { ENCODED_FAILURES_MARK } from './codec/failure-converter.ts';
 
 /** The workflows module next to this file: `.ts` when running from source, `.js` from `dist/`. */
 export const WORKFLOWS_PATH = fileURLToPath(
   new URL(`./workflows/index${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
 );
-/** The module exporting the failure converter (message and stack encoded), for workflows and activities. */
+/** The module exporting the failure converter of encrypted workers (message and stack encoded). */
 export const FAILURE_CONVERTER_PATH = fileURLToPath(
   new URL(`./codec/failure-converter${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
 );
@@ -24,6 +26,18 @@ export const PREBUILT_UNTRACED_BUNDLE_PATH = fileURLToPath(
   new URL('./workflow-bundle-untraced.cjs', import.meta.url),
 );
 
+/** Where `npm run build` writes the bundle of these options (the four of `prebuiltBundleOptions`). */
+export function prebuiltBundlePath(options: Required<AgentWorkflowBundleOptions>): string {
+  const base = options.tracing ? PREBUILT_BUNDLE_PATH : PREBUILT_UNTRACED_BUNDLE_PATH;
+  return options.encodeFailures ? base.replace(/\.cjs$/, '-encoded.cjs') : base;
+}
+
+/** Every combination of options `npm run build` prebuilds a bundle for. */
+export const PREBUILT_BUNDLE_OPTIONS: ReadonlyArray<Required<AgentWorkflowBundleOptions>> = [
+  true,
+  false,
+].flatMap((tracing) => [false, true].map((encodeFailures) => ({ tracing, encodeFailures })));
+
 /** What a bundle holds besides the workflows. */
 export interface AgentWorkflowBundleOptions {
   /**
@@ -33,27 +47,44 @@ export interface AgentWorkflowBundleOptions {
    * bundle replays the other's histories (tracing adds headers and spans, no commands).
    */
   tracing?: boolean;
+  /**
+   * Encode a failure's message and stack trace into a payload (Temporal's `encodeCommonAttributes`), so
+   * the payload codec encrypts them. Default false: the bundle of workers without encryption, whose
+   * failed runs say why to `temporal workflow describe` and the UI. `createAgentWorker` picks it by its
+   * `encryption`, and refuses a prebuilt bundle without it when encryption is configured.
+   */
+  encodeFailures?: boolean;
 }
 
-const bundling = new Map<boolean, Promise<WorkflowBundleOption>>();
+const bundling = new Map<string, Promise<WorkflowBundleOption>>();
 
 /**
  * The agent workflows as a bundle for `Worker.create`: the prebuilt one when present, else bundled
  * once per process (webpack takes a few seconds; every worker of the process shares the result).
  */
 export function agentWorkflowBundle(options: AgentWorkflowBundleOptions = {}): Promise<WorkflowBundleOption> {
-  const tracing = options.tracing ?? true;
-  const prebuilt = tracing ? PREBUILT_BUNDLE_PATH : PREBUILT_UNTRACED_BUNDLE_PATH;
+  const resolved = { tracing: options.tracing ?? true, encodeFailures: options.encodeFailures ?? false };
+  const prebuilt = prebuiltBundlePath(resolved);
   if (existsSync(prebuilt)) return Promise.resolve({ codePath: prebuilt });
-  let building = bundling.get(tracing);
+  const key = JSON.stringify(resolved);
+  let building = bundling.get(key);
   if (!building) {
-    building = buildAgentWorkflowBundle({ tracing }).catch((error: unknown) => {
-      bundling.delete(tracing);
+    building = buildAgentWorkflowBundle(resolved).catch((error: unknown) => {
+      bundling.delete(key);
       throw error;
     });
-    bundling.set(tracing, building);
+    bundling.set(key, building);
   }
   return building;
+}
+
+/**
+ * Whether a bundle encodes failure text (built with `encodeFailures`): the mark of the encoding
+ * failure converter is in its code.
+ */
+export async function bundleEncodesFailures(bundle: WorkflowBundleOption): Promise<boolean> {
+  const code = 'code' in bundle ? bundle.code : await readFile(bundle.codePath, 'utf8');
+  return code.includes(ENCODED_FAILURES_MARK);
 }
 
 /** Temporal's OpenTelemetry interceptors (outermost) and our `invoke_agent` spans. */
@@ -89,6 +120,10 @@ export const WORKFLOW_INTERCEPTOR_MODULES = [
  */
 const SHARED_MODULES = [WORKFLOWS_PATH, ...VISIBILITY_INTERCEPTOR_MODULES];
 
+/**
+ * Bundles the agent workflows with webpack (Temporal's `bundleWorkflowCode`), for a worker's
+ * `workflowBundle`: traced by default, failure text encoded when `encodeFailures` (for encrypted workers).
+ */
 export async function buildAgentWorkflowBundle(
   options: AgentWorkflowBundleOptions = {},
 ): Promise<{ code: string }> {
@@ -96,7 +131,7 @@ export async function buildAgentWorkflowBundle(
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules:
       (options.tracing ?? true) ? WORKFLOW_INTERCEPTOR_MODULES : VISIBILITY_INTERCEPTOR_MODULES,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
+    ...(options.encodeFailures ? { failureConverterPath: FAILURE_CONVERTER_PATH } : {}),
     preloadModules: SHARED_MODULES,
     logger: new DefaultLogger('WARN'),
     webpackConfigHook: compileTypeScriptFor(SOURCE_TARGET),

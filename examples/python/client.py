@@ -5,8 +5,8 @@ Start the worker first (worker.ts beside this file), then:
     pip install -r examples/python/requirements.txt
     python examples/python/client.py --address 127.0.0.1:7233 --task-queue agents
 
-It starts a run of agent "support" and prints its events as they happen and its answer, then holds a
-two-turn chat session. Every name and payload used here is in docs/calling-from-any-language.md and
+It starts a run of agent "support" and prints its events as they happen and its answer, finds it among
+the agent's runs, then holds a two-turn chat session. Every name and payload used here is in docs/calling-from-any-language.md and
 in the JSON Schema schemas/toolkit-agent.schema.json.
 """
 
@@ -60,6 +60,13 @@ async def run_once(client: Client, task_queue: str, agent: str, prompt: str) -> 
     metadata = result["metadata"]
     print(f"answer: {result['output']}")
     print(f"stop_reason: {metadata['stop_reason']}, steps: {metadata['iterations']}, tokens: {metadata['usage']['total_tokens']}")
+    # The agent's runs, from Temporal visibility (eventually consistent: a new run shows within a moment).
+    for _ in range(50):
+        listed = [execution.id async for execution in client.list_workflows(f'ToolkitAgent = "{agent}"')]
+        if handle.id in listed:
+            print(f"listed {handle.id} among {len(listed)} run(s) of {agent}")
+            break
+        await asyncio.sleep(0.2)
 
 
 async def chat(client: Client, task_queue: str, agent: str, prompts: list[str]) -> None:

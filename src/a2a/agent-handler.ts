@@ -7,6 +7,7 @@ import type {
   GetTaskRequest,
   ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
   ListTasksResponse,
   Message,
   SendMessageRequest,
@@ -22,6 +23,7 @@ import type { CredentialStore } from '../credentials/types.ts';
 import { isTerminal, readMessage, STATE } from './parts.ts';
 import { A2aPushConfigs } from './push-configs.ts';
 import { followTask } from './follow-task.ts';
+import { listAgentTasks } from './list-tasks.ts';
 import { parseTaskId, sessionIdFor } from './task-ids.ts';
 import type { TaskSource } from './task-source.ts';
 import { taskSourceOf } from './task-source-of.ts';
@@ -31,7 +33,8 @@ import type { A2aServerSdk } from './sdk.ts';
 /**
  * The A2A request handler of one agent: `message/send` and `message/stream` start a run (its
  * workflow id derived from the message id, so a message sent twice starts one run) or answer the
- * run's wait for input; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` read and control the run.
+ * run's wait for input; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` read and control the run;
+ * `tasks/list` lists a context's tasks or the agent's (src/a2a/list-tasks.ts).
  * It keeps no task state: every answer is read from the workflow.
  */
 export class A2aAgentHandler implements A2ARequestHandler {
@@ -143,8 +146,14 @@ export class A2aAgentHandler implements A2ARequestHandler {
     await this.#push.delete(params.taskId, params.id, context.tenant);
   }
 
-  async listTasks(): Promise<ListTasksResponse> {
-    throw new this.#sdk.errors.UnsupportedOperationError('tasks/list is not served: fetch a task by its id.');
+  async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    return listAgentTasks(
+      this.#agents.client,
+      this.#agent,
+      params,
+      context.tenant || undefined,
+      (message) => new this.#sdk.errors.RequestMalformedError(message),
+    );
   }
 
   /**

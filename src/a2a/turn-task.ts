@@ -9,6 +9,8 @@ import type { PendingAuthorization } from '../common/authorization.ts';
 import { answerArtifact, STATE } from './parts.ts';
 import { lastSeqOf, workflowExists } from './run-task.ts';
 import { inputRequest, status, task } from './task-messages.ts';
+import { sessionStateQuery } from '../common/workflow-definitions.ts';
+import { earlierTurnEvents } from './earlier-turn.ts';
 import { contextIdOf } from './task-ids.ts';
 import type { TaskSource } from './task-source.ts';
 
@@ -16,14 +18,17 @@ import type { TaskSource } from './task-source.ts';
  * A task in the client's context: one turn (its id the message's) of the chat session of that
  * context, so the tasks of a context share one conversation. Its state is read from the session's
  * events of that turn: none yet (queued) is submitted, its end is completed or canceled, a wait of
- * the session's running turn (one turn runs at a time) is input-required.
+ * the session's running turn (one turn runs at a time) is input-required. A turn that ran before the
+ * session continued as new is read from the earlier run that ran it.
  */
 export class TurnTask implements TaskSource {
   readonly taskId: string;
   readonly turnId: string;
   readonly controls: AgentRunHandle<unknown>;
+  readonly #client: Client;
 
   constructor(client: Client, taskId: string, sessionId: string, turnId: string) {
+    this.#client = client;
     this.taskId = taskId;
     this.turnId = turnId;
     this.controls = new AgentRunHandle(client.workflow.getHandle(chatWorkflowId(sessionId)));
@@ -31,9 +36,7 @@ export class TurnTask implements TaskSource {
 
   async read(): Promise<Task> {
     const ids = { taskId: this.taskId, contextId: contextIdOf(this.taskId) };
-    const events = (await this.controls.listEvents().catch(() => [] as AgentEvent[])).filter((event) =>
-      this.#ours(event),
-    );
+    const events = await this.#turnEvents();
     const end = events.find((event) => event.type === 'run_completed' || event.type === 'run_cancelled');
     if (end?.type === 'run_cancelled')
       return task(ids, STATE.canceled, status(ids, 'The turn was cancelled.'));
@@ -65,6 +68,20 @@ export class TurnTask implements TaskSource {
 
   exists(): Promise<boolean> {
     return workflowExists(this.controls);
+  }
+
+  /**
+   * The turn's events: in the session's current run, or, for a turn the session took before it
+   * continued as new, in the earlier run that ran it (so it reads as it ended, not as submitted).
+   */
+  async #turnEvents(): Promise<AgentEvent[]> {
+    const now = (await this.controls.listEvents().catch(() => [] as AgentEvent[])).filter((event) =>
+      this.#ours(event),
+    );
+    if (now.length > 0) return now;
+    const state = await this.controls.workflow.query(sessionStateQuery).catch(() => undefined);
+    if (!state?.recentTurnIds?.includes(this.turnId) || state.running?.turn_id === this.turnId) return now;
+    return earlierTurnEvents(this.#client, this.controls.workflowId, this.turnId).catch(() => now);
   }
 
   #ours(event: AgentEvent): boolean {

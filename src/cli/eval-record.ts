@@ -1,20 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  recordCase,
-  recordedModel,
-  recordedTools,
-  replayCase,
-  type RecordedCase,
-  type ReplayResult,
-} from '../evals/index.ts';
-import { loadConfig, loadOptionalConfig, pickAgent, taskQueueOf, type LoadedConfig } from './config.ts';
+import { recordCase } from '../evals/index.ts';
+import { loadConfig, loadOptionalConfig, pickAgent } from './config.ts';
 import { memoryStoreOf } from './memory-store.ts';
-import type { AgentDefinition } from '../agent/definition.ts';
 import { connect, type ConnectOptions } from './connect.ts';
+import { printReplay, replayOnConfig } from './eval-replay.ts';
 import { CliError, printJson, UsageError } from './output.ts';
-import { targetOf } from './target.ts';
 
 interface RecordOptions extends ConnectOptions {
   out?: string;
@@ -53,69 +44,9 @@ export function registerEvalRecord(evalCommand: Command): void {
       if (!opts.replay && !opts.live) return;
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const agent = pickAgent(loaded.config, opts.agent ?? evalCase.recorded.agent);
-      const { serve } = await import('./serving.ts');
-      const serving = await serve(opts.replay ? replayConfig(loaded, agent, evalCase) : loaded, {
-        ...targetOf(opts),
-        worker: true,
-        temporary: true,
-      });
-      const result = await replayCase(evalCase, { client: serving.agents, agent }).finally(() =>
-        serving.close(),
-      );
+      const result = await replayOnConfig(loaded, evalCase, agent, { ...opts, live: Boolean(opts.live) });
       if (opts.json) printJson(result);
       else printReplay(workflowId, agent, result);
       if (result.departure) throw new CliError(`The run departs from the record of ${workflowId}.`);
     });
-}
-
-/**
- * The config with `agent` answering from the record (its model steps, its tools' results), and so
- * the sub-agents the record has steps of, served on a task queue of its own so that no other
- * worker takes the replay's tasks.
- */
-function replayConfig(loaded: LoadedConfig, agent: string, evalCase: RecordedCase): LoadedConfig {
-  const definition = loaded.config.agents[agent]!;
-  const subAgents = Object.keys(evalCase.recorded.subAgents ?? {})
-    .filter((name) => name !== agent && loaded.config.agents[name])
-    .map((name): [string, AgentDefinition] => {
-      const sub = loaded.config.agents[name]!;
-      return [
-        name,
-        {
-          ...sub,
-          llm: recordedModel(evalCase, { agent: name }),
-          tools: recordedTools(evalCase, sub.tools ?? [], { agent: name }),
-        },
-      ];
-    });
-  return {
-    path: loaded.path,
-    config: {
-      ...loaded.config,
-      temporal: { ...loaded.config.temporal, taskQueue: `${taskQueueOf(loaded)}-replay-${randomUUID()}` },
-      agents: {
-        ...loaded.config.agents,
-        ...Object.fromEntries(subAgents),
-        [agent]: {
-          ...definition,
-          llm: recordedModel(evalCase),
-          tools: recordedTools(evalCase, definition.tools ?? []),
-        },
-      },
-    },
-  };
-}
-
-function printReplay(workflowId: string, agent: string, { departure, run }: ReplayResult): void {
-  if (!departure) {
-    process.stdout.write(
-      `${agent} follows the record of ${workflowId}: the same tool calls and answer (run ${run.workflowId})\n`,
-    );
-    return;
-  }
-  const what = departure.kind === 'call' ? `tool call ${departure.index + 1}` : 'the answer';
-  const where = departure.turn === undefined ? what : `turn ${departure.turn}, ${what}`;
-  process.stdout.write(
-    `${agent} departs from the record of ${workflowId} at ${where}: ${departure.reason} (run ${run.workflowId})\n`,
-  );
 }

@@ -10,6 +10,7 @@ import {
 } from '../evals/index.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { registerEvalRecord } from './eval-record.ts';
+import { replayCaseFile } from './eval-replay.ts';
 import { CliError, printJson, printTable, UsageError } from './output.ts';
 import { targetOf, withTargetOptions, type TargetOptions } from './target.ts';
 
@@ -22,6 +23,7 @@ interface EvalOptions extends TargetOptions {
   junit?: string;
   compare?: string;
   worker: boolean;
+  replay?: boolean;
 }
 
 export function registerEval(program: Command): void {
@@ -47,8 +49,16 @@ export function registerEval(program: Command): void {
       "show per case what got better or worse than a report saved with --json (cost at the config's pricing)",
     )
     .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
+    .option(
+      '--replay',
+      'replay the recorded cases of the file (eval record -o case.json) on the agent: recorded model steps and tool results played back; exits 1 where one departs',
+    )
     .action(async (path: string | undefined, opts: EvalOptions, cmd: Command) => {
       if (!path) throw new UsageError('Name a dataset: toolkit-agent eval <dataset>.');
+      if (opts.replay) {
+        const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+        return replayCaseFile(path, loaded, opts);
+      }
       const repeat = count(opts.repeat, '--repeat');
       const concurrency = count(opts.concurrency, '--concurrency');
       const threshold = Number(opts.threshold);

@@ -15,6 +15,7 @@ import { registerRun } from './run.ts';
 import { registerRuns } from './runs.ts';
 import { registerSchedules } from './schedules.ts';
 import { registerServer } from './server.ts';
+import { registerSetup } from './setup.ts';
 import { registerSkills } from './skills.ts';
 import { registerTriggers } from './triggers.ts';
 import { registerUsage } from './usage.ts';
@@ -38,6 +39,7 @@ export function createProgram(): Command {
   registerRun(program);
   registerChat(program);
   registerServer(program);
+  registerSetup(program);
   registerCodec(program);
   registerRuns(program);
   registerCreds(program);

@@ -78,8 +78,13 @@ export async function replayHistories(options: ReplayHistoriesOptions): Promise<
   const dataConverter = encryptionDataConverter(options.encryption);
   const results = Worker.runReplayHistories(
     {
-      workflowBundle: options.workflowBundle ?? (await agentWorkflowBundle({ tracing: false })),
-      dataConverter: { ...dataConverter, failureConverterPath: FAILURE_CONVERTER_PATH },
+      // Failures as the workers that wrote the histories convert them: encoded when encrypted.
+      workflowBundle:
+        options.workflowBundle ??
+        (await agentWorkflowBundle({ tracing: false, encodeFailures: dataConverter !== undefined })),
+      ...(dataConverter
+        ? { dataConverter: { ...dataConverter, failureConverterPath: FAILURE_CONVERTER_PATH } }
+        : {}),
       replayName: 'toolkit-agent-replay',
       // A traced bundle's span sink, dropping: a replay exports nothing.
       sinks: workflowSpanSinks(undefined, () => undefined),

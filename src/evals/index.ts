@@ -34,3 +34,4 @@ export { recordedModel, replayCase, type Departure, type ReplayResult } from './
 export { loadDataset } from './dataset.ts';
 export { compareReports, type CaseComparison, type CaseFigures, type EvalComparison } from './compare.ts';
 export { recordedTools } from './recorded-tools.ts';
+export { replayReport } from './replay-report.ts';

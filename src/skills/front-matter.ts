@@ -1,4 +1,16 @@
 import YAML, { isCollection, isMap, isScalar, LineCounter } from 'yaml';
+import {
+  closeQuote,
+  detab,
+  indentContinuations,
+  joinQuotedLines,
+  KEY_VALUE,
+  outsideBlockScalars,
+  requoteColons,
+  requoteFlowText,
+  requoteInnerQuotes,
+  type Repair,
+} from './front-matter-repairs.ts';
 
 /** A problem found while reading a SKILL.md, with the line (1-based, in the file) it concerns. */
 export interface FrontMatterNote {
@@ -21,7 +33,6 @@ export interface FrontMatter {
 
 /** Values YAML reserves at the start of a plain scalar; real files use them as text (`@me`, `*bold*`). */
 const RESERVED_START = /^[@`*&!%]/;
-const KEY_VALUE = /^(\s*(?:- )?)([A-Za-z_][\w-]*):[ \t]+(.*\S)[ \t]*$/;
 
 /**
  * Reads the front matter of a SKILL.md the way real files are written, not only the way the format
@@ -62,25 +73,28 @@ export function readFrontMatter(
   if (open > 0)
     warn('blank-before-frontmatter', 1, `${open} blank line(s) before the opening ---; remove them.`);
 
-  let close = lines.findIndex((line, i) => i > open && /^(---|\.\.\.)\s*$/.test(line));
+  const fence = lines.findIndex((line, i) => i > open && /^(---|\.\.\.)\s*$/.test(line));
+  let close = fence;
   let bodyStart = close + 1;
-  if (close < 0) {
-    // A closing fence with text joined to it (`---# Heading`, `------`), before any heading: one
-    // after a heading is a Markdown rule in a body whose frontmatter was never closed.
-    const joined = lines.findIndex((line, i) => i > open && /^(---\S|#{1,6}\s)/.test(line));
-    close = joined >= 0 && lines[joined]!.startsWith('---') ? joined : -1;
-    if (close >= 0) {
-      const rest = lines[close]!.slice(3).replace(/^-+\s*$/, '');
-      warn(
-        'joined-fence',
-        close + 1,
-        rest
-          ? `The closing --- has text joined to it ("${rest.slice(0, 40)}"); it was read as the body's first line. Put the --- on a line of its own.`
-          : 'The closing fence has more than three dashes; it was read as ---. Write it as ---.',
-      );
-      lines[close] = rest;
-      bodyStart = rest ? close : close + 1;
-    }
+  // A closing fence with text joined to it (`---**Base URL:**`, `---# Heading`, `------`) closes the
+  // frontmatter when it comes first, as the reference library (skills-ref) reads it: before the first
+  // fence on a line of its own, or with none, before any heading (one after a heading is a Markdown
+  // rule in a body whose frontmatter was never closed).
+  const joined = lines.findIndex(
+    (line, i) => i > open && (fence < 0 ? /^(---\S|#{1,6}\s)/.test(line) : i < fence && /^---\S/.test(line)),
+  );
+  if (joined >= 0 && lines[joined]!.startsWith('---')) {
+    close = joined;
+    const rest = lines[close]!.slice(3).replace(/^-+\s*$/, '');
+    warn(
+      'joined-fence',
+      close + 1,
+      rest
+        ? `The closing --- has text joined to it ("${rest.slice(0, 40)}"); it was read as the body's first line. Put the --- on a line of its own.`
+        : 'The closing fence has more than three dashes; it was read as ---. Write it as ---.',
+    );
+    lines[close] = rest;
+    bodyStart = rest ? close : close + 1;
   }
   if (close < 0) {
     const heading = lines.findIndex((line, i) => i > open && /^#{1,6}\s/.test(line));
@@ -115,6 +129,7 @@ export function readFrontMatter(
     let repairs: Repair[] = [];
     let retry: ParsedYaml | undefined;
     for (const repair of [
+      joinQuotedLines,
       detab,
       indentContinuations,
       requoteColons,
@@ -220,172 +235,4 @@ function parseYaml(text: string): ParsedYaml {
 /** `metadata: &meta` followed by an indented block is a real anchor, not text. */
 function isAnchorOnly(value: string, next: string | undefined): boolean {
   return /^[&!][\w!-]*$/.test(value) && /^\s+\S/.test(next ?? '');
-}
-
-/** A repair of the front matter's lines: the line it changed, and the note that says so. */
-interface Repair {
-  index: number;
-  code: string;
-  message: string;
-}
-
-/**
- * Indents the lines that continue a value but start at column 0 (`description: Reviews pull
- * requests,` then `and suggests fixes.`, quoted or not), which YAML refuses: indented, they fold into
- * the value with a space, as a reader that keeps going reads them.
- */
-function indentContinuations(lines: string[]): { lines: string[]; changed: Repair[] } {
-  const changed: Repair[] = [];
-  const out = [...lines];
-  let key: string | undefined;
-  for (const index of outsideBlockScalars(lines)) {
-    const line = lines[index]!;
-    const pair = KEY_VALUE.exec(line);
-    if (pair) {
-      key = pair[1] === '' ? pair[2] : undefined;
-      continue;
-    }
-    if (
-      key === undefined ||
-      line.trim() === '' ||
-      /^[\s#-]/.test(line) ||
-      /^[A-Za-z_][\w-]*:(\s|$)/.test(line)
-    ) {
-      if (line.trim() !== '') key = undefined;
-      continue;
-    }
-    changed.push({
-      index,
-      code: 'continuation-indent',
-      message: `This line continues the value of \`${key}\` but starts at column 0; it was read as part of it. Indent it.`,
-    });
-    out[index] = `  ${line}`;
-  }
-  return { lines: out, changed };
-}
-
-/** Quotes values that contain `: ` (the most common way real files break YAML). */
-function requoteColons(lines: string[]): { lines: string[]; changed: Repair[] } {
-  const changed: Repair[] = [];
-  const out = [...lines];
-  for (const index of outsideBlockScalars(lines)) {
-    const match = KEY_VALUE.exec(lines[index]!);
-    if (!match || !match[3]!.includes(': ') || /^["'[{|>]/.test(match[3]!)) continue;
-    changed.push({
-      index,
-      code: 'unquoted-colon',
-      message: 'This value has an unquoted ": " inside; it was read as text. Quote the value.',
-    });
-    out[index] = `${match[1]}${match[2]}: ${JSON.stringify(match[3])}`;
-  }
-  return { lines: out, changed };
-}
-
-/** Indentation with tabs (YAML allows only spaces): each leading tab becomes two spaces. */
-function detab(lines: string[]): { lines: string[]; changed: Repair[] } {
-  const changed: Repair[] = [];
-  const out = lines.map((line, index) => {
-    const tabs = /^[ \t]*\t[ \t]*/.exec(line);
-    if (!tabs || line.trim() === '') return line;
-    changed.push({
-      index,
-      code: 'tab-indent',
-      message: 'This line is indented with tabs, which YAML does not allow; they were read as spaces.',
-    });
-    return tabs[0].replace(/\t/g, '  ') + line.slice(tabs[0].length);
-  });
-  return { lines: out, changed };
-}
-
-/**
- * Quotes values that start like a flow list or map but are text: `[WIP] Drafts replies`, or a `[`
- * that never closes.
- */
-function requoteFlowText(lines: string[]): { lines: string[]; changed: Repair[] } {
-  const changed: Repair[] = [];
-  const out = [...lines];
-  for (const index of outsideBlockScalars(lines)) {
-    const match = KEY_VALUE.exec(lines[index]!);
-    if (!match || !/^[[{]/.test(match[3]!)) continue;
-    const close = match[3]![0] === '[' ? ']' : '}';
-    const textAfter = /^(\[[^\]]*\]|\{[^}]*\})\s*[^\s#,]/.test(match[3]!);
-    const neverCloses = ![match[3]!, ...lines.slice(index + 1)].join('\n').includes(close);
-    if (!textAfter && !neverCloses) continue;
-    changed.push({
-      index,
-      code: 'flow-text',
-      message: `The value of \`${match[2]}\` starts with "${match[3]![0]}" but is text; it was read as text. Quote the value.`,
-    });
-    out[index] = `${match[1]}${match[2]}: ${JSON.stringify(match[3])}`;
-  }
-  return { lines: out, changed };
-}
-
-/** Re-quotes `'It's done'` and `"a "b" c"`: quoted values with the same quote inside, unescaped. */
-function requoteInnerQuotes(lines: string[]): { lines: string[]; changed: Repair[] } {
-  const changed: Repair[] = [];
-  const out = [...lines];
-  for (const index of outsideBlockScalars(lines)) {
-    const match = /^(\s*(?:- )?)([A-Za-z_][\w-]*):[ \t]+(["'])(.*)\3[ \t]*$/.exec(lines[index]!);
-    if (!match) continue;
-    const [, indent, key, quote, inner] = match as unknown as [string, string, string, string, string];
-    const unescaped = quote === "'" ? /'/.test(inner.replace(/''/g, '')) : /(^|[^\\])(\\\\)*"/.test(inner);
-    // A backslash YAML does not know in double quotes (`"C:\path"`): the text is read as written.
-    const badEscape = quote === '"' && /\\[^0abtnvfre "/\\N_LPxuU\t]/.test(inner.replace(/\\\\/g, ''));
-    if (!unescaped && !badEscape) continue;
-    changed.push({
-      index,
-      code: 'inner-quote',
-      message: unescaped
-        ? `The value of \`${key}\` has its own quote character inside; it was read as the text between the outer quotes. Escape it.`
-        : `The value of \`${key}\` has a backslash YAML does not know in double quotes; it was read as written. Use single quotes.`,
-    });
-    out[index] = `${indent}${key}: ${JSON.stringify(quote === "'" ? inner.replace(/''/g, "'") : inner)}`;
-  }
-  return { lines: out, changed };
-}
-
-/**
- * A value whose opening quote never closes is read to the end of the front matter (its lines folded
- * with spaces, as YAML folds a quoted value), the way a reader that keeps going would.
- */
-function closeQuote(lines: string[]): { lines: string[]; changed: Repair[] } {
-  for (const index of outsideBlockScalars(lines)) {
-    const match = /^(\s*(?:- )?)([A-Za-z_][\w-]*):[ \t]+(["'])(.*)$/.exec(lines[index]!);
-    if (!match) continue;
-    const quote = match[3]!;
-    const rest = [match[4]!, ...lines.slice(index + 1)].join('\n');
-    if (closes(rest, quote)) continue;
-    const text = [match[4]!, ...lines.slice(index + 1)]
-      .map((line) => line.trim())
-      .filter(Boolean)
-      .join(' ')
-      .replace(/\s+$/, '');
-    const out = [...lines.slice(0, index), `${match[1]}${match[2]}: ${JSON.stringify(text)}`];
-    const message =
-      `The ${quote === '"' ? 'double' : 'single'} quote opening \`${match[2]}\` never closes; ` +
-      'the value was read to the end of the frontmatter. Close the quote.';
-    return { lines: out, changed: [{ index, code: 'unclosed-quote', message }] };
-  }
-  return { lines, changed: [] };
-}
-
-/** Whether a quoted value that starts with `text` closes: `"` not escaped, or `'` not doubled. */
-function closes(text: string, quote: string): boolean {
-  if (quote === '"') return /(^|[^\\])(\\\\)*"/.test(text);
-  return /'(?!')/.test(text.replace(/''/g, ''));
-}
-
-/** Indexes of the lines that are not inside a block scalar (`|`, `>-`, ...): only those hold keys. */
-function outsideBlockScalars(lines: readonly string[]): number[] {
-  const indexes: number[] = [];
-  let blockIndent = -1;
-  for (const [index, line] of lines.entries()) {
-    const indent = line.length - line.trimStart().length;
-    if (blockIndent >= 0 && (line.trim() === '' || indent > blockIndent)) continue;
-    blockIndent = -1;
-    indexes.push(index);
-    if (/:[ \t]*[|>][-+0-9]*[ \t]*(#.*)?$/.test(line)) blockIndent = indent;
-  }
-  return indexes;
 }

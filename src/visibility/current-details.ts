@@ -44,9 +44,13 @@ export function showTripped(
   );
 }
 
-/** Shows that a run failed, with the first line of what failed (the activity's own error, not its wrapper). */
+/**
+ * Shows that a run failed, with the first line of what failed (the activity's own error, not its
+ * wrapper): "Failed after 2 steps: …", or "Failed: …" when it failed opening (its first step).
+ */
 export function showFailure(error: unknown, iterations: number, tags: Record<string, unknown>): void {
-  setCurrentDetails(`**Failed** after ${steps(iterations)}${phaseOf(tags)}: ${failureOf(error)}`);
+  const after = iterations > 0 ? ` after ${steps(iterations)}` : '';
+  setCurrentDetails(`**Failed**${after}${phaseOf(tags)}: ${failureOf(error)}`);
 }
 
 /**

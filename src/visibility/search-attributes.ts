@@ -5,9 +5,13 @@ export const TOOLKIT_AGENT = defineSearchAttributeKey('ToolkitAgent', SearchAttr
 /** The Keyword search attribute naming the tenant (end user) of every run and chat session that has one. */
 export const TOOLKIT_TENANT = defineSearchAttributeKey('ToolkitTenant', SearchAttributeType.KEYWORD);
 
-/** The one command that registers both search attributes on a cluster (add `--namespace` for another namespace). */
+/**
+ * The one Temporal CLI command that registers both search attributes on a cluster (add `--namespace`
+ * for another namespace): a `--type` for each `--name`, as the CLI pairs them (with one `--type`, it
+ * registers the first name only). `toolkit-agent setup` does the same through the operator service.
+ */
 export const CREATE_SEARCH_ATTRIBUTES_COMMAND =
-  'temporal operator search-attribute create --name ToolkitAgent --name ToolkitTenant --type Keyword';
+  'temporal operator search-attribute create --name ToolkitAgent --type Keyword --name ToolkitTenant --type Keyword';
 
 /** `temporal server start-dev` arguments that register both search attributes at start. */
 export const DEV_SERVER_SEARCH_ATTRIBUTE_ARGS = [

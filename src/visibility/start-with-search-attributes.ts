@@ -22,7 +22,7 @@ export async function startWithSearchAttributes<T>(
       process.emitWarning(
         'The Temporal namespace does not define the search attributes ToolkitAgent and ToolkitTenant: ' +
           'runs start without them and AgentClient.list cannot filter by agent or tenant. ' +
-          `Register them once with: ${CREATE_SEARCH_ATTRIBUTES_COMMAND}`,
+          `Register them once with \`toolkit-agent setup\`, or: ${CREATE_SEARCH_ATTRIBUTES_COMMAND}`,
         { code: 'TOOLKIT_AGENT_SEARCH_ATTRIBUTES' },
       );
     }

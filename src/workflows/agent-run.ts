@@ -22,7 +22,11 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   const control = new RunControl();
   setControlHandlers(() => control, 'run');
   const { workflowId } = workflowInfo();
-  events.emit('run_started', `Run started: agent "${input.agent}"`, { agent: input.agent });
+  // The first event names the run's workflow: a reader of the stream alone (`run --json`) can follow it.
+  events.emit('run_started', `Run started: agent "${input.agent}"`, {
+    agent: input.agent,
+    workflow_id: workflowId,
+  });
   let result: AgentResult<unknown>;
   try {
     const { messageCount, ...answered } = await runTurn(input, input.conversationId ?? workflowId, events, {

@@ -50,6 +50,7 @@ async function deepRun(
   const { workflowId } = workflowInfo();
   events.emit('run_started', `Deep run started: agent "${input.agent}"`, {
     agent: input.agent,
+    workflow_id: workflowId,
     verify: Boolean(input.verify),
   });
 

@@ -98,6 +98,7 @@ export async function runTurn(
         )
       : { plan: await resolveRunActivities().resolveRun(resolve), started: false };
   } catch (error) {
+    showFailure(error, 0, tags);
     // Admitted, then failed further on (an unknown skill): free the slot. A refused run holds none.
     if (options.admit && ledger && !isQuotaFailure(error)) await releaseSlot(input.agent);
     throw error;

@@ -64,6 +64,10 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     guarded: { llm: guardedLlm, tools: [guardedAdd], autoProjectSkills: false },
     triage: { llm: triageLlm, output: Triage, outputRepairs: 0, autoProjectSkills: false },
     chatty: { llm: chattyLlm, autoProjectSkills: false },
+    echo: {
+      llm: new ScriptedModel(Array.from({ length: 80 }, () => ({ text: 'ok' }))),
+      autoProjectSkills: false,
+    },
   };
   let worker: TestWorker;
   let serving: A2aServing;
@@ -183,6 +187,56 @@ describe('serveA2a: our agents to clients of the A2A SDK', () => {
     );
     expect([again.id, textOf(again)]).toEqual([first.id, ['You said: My name is Ada.']]);
     expect(chattyLlm.calls).toHaveLength(2);
+  });
+
+  it("tasks/list pages through a context's tasks and an agent's; a turn from before the session continued as new reads as it ended", async () => {
+    const client = await a2aClient(serving.agentUrls.echo!);
+    const contextId = randomUUID();
+    const session = worker.agents.client.workflow.getHandle(`chat-a2a.echo.${contextId}`);
+    const first = asTask(await client.sendMessage(message('turn 1', { contextId })));
+    const firstRun = (await session.describe()).runId;
+    const ids = [first.id];
+    // Turns until the session has continued as new (Temporal suggests it past 200 history events).
+    while ((await session.describe()).runId === firstRun && ids.length < 60) {
+      ids.push(asTask(await client.sendMessage(message(`turn ${ids.length + 1}`, { contextId }))).id);
+    }
+    expect((await session.describe()).runId).not.toBe(firstRun);
+    const before = await client.getTask({ tenant: '', id: first.id });
+    expect([before.status?.state, textOf(before)]).toEqual([TaskState.TASK_STATE_COMPLETED, ['ok']]);
+
+    const list = (request: { contextId?: string; pageSize?: number; pageToken?: string }) =>
+      client.listTasks({
+        tenant: '',
+        contextId: '',
+        pageToken: '',
+        statusTimestampAfter: undefined,
+        ...request,
+      } as never);
+    const page = await list({ contextId, pageSize: 2 });
+    expect(page.tasks.map((task) => task.id)).toEqual(ids.slice(-2).reverse());
+    expect(page.totalSize).toBe(ids.length);
+    let listed = page.tasks;
+    for (let token = page.nextPageToken; token;) {
+      const next = await list({ contextId, pageSize: 10, pageToken: token });
+      listed = [...listed, ...next.tasks];
+      token = next.nextPageToken;
+    }
+    expect(listed.map((task) => task.id)).toEqual([...ids].reverse());
+    expect(new Set(listed.map((task) => task.status?.state))).toEqual(
+      new Set([TaskState.TASK_STATE_COMPLETED]),
+    );
+
+    // The agent's tasks in contexts of their own: its runs, from visibility.
+    const own = asTask(await client.sendMessage(message('on its own')));
+    let runs: Task[] = [];
+    for (let attempt = 0; attempt < 50 && !runs.some((task) => task.id === own.id); attempt++) {
+      runs = (await list({ pageSize: 100 })).tasks;
+      if (!runs.some((task) => task.id === own.id)) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(runs.map((task) => [task.id, task.contextId, task.status?.state])).toEqual([
+      [own.id, own.id, TaskState.TASK_STATE_COMPLETED],
+    ]);
+    await expect(list({ pageSize: 500 })).rejects.toThrow(/pageSize must be a whole number from 1 to 100/);
   });
 
   it('message/send with returnImmediately answers at once; tasks/get follows the run to its end', async () => {

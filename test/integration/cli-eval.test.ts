@@ -139,16 +139,32 @@ describe('toolkit-agent eval', () => {
     expect(result.departure).toBeUndefined();
     expect(result.run.output).toBe('The sum is 42.');
     expect(result.toolCalls.map((c) => c.output)).toEqual(['42']);
-    // On an agent without the `add` tool, the first call departs.
-    const departed = await runCli(['-c', CLI_CONFIG, 'eval', 'record', id, '--replay', '-a', 'offline'], {
-      env,
-    });
+    // From the saved file alone (the recorded run is never read: its id here names no workflow), on an
+    // agent without the `add` tool: the first call departs, exit 1, and the JUnit report says where.
+    const saved = join(home, 'saved.json');
+    const gone = `gone-${randomUUID()}`;
+    await writeFile(
+      saved,
+      JSON.stringify({ ...evalCase, recorded: { ...evalCase.recorded, workflowId: gone } }),
+    );
+    const junit = join(home, 'replay.xml');
+    const departed = await runCli(
+      ['-c', CLI_CONFIG, 'eval', saved, '--replay', '-a', 'offline', '--junit', junit],
+      { env },
+    );
     expect(departed.code, departed.stdout + departed.stderr).toBe(1);
     expect(departed.stdout).toMatch(
       new RegExp(
-        `^offline departs from the record of ${id} at tool call 1: add failed where the record's call succeeded`,
+        `^offline departs from the record of ${gone} at tool call 1: add failed where the record's call succeeded`,
       ),
     );
+    const [failure] = getElementsByTagName('failure', parseDocument(await readFile(junit, 'utf8')));
+    expect(failure!.attribs.message).toMatch(/^replay: departs at tool call 1: add failed where the record/);
+    const notRecorded = join(home, 'plain.json');
+    await writeFile(notRecorded, JSON.stringify({ name: 'plain', prompt: 'add 1 and 1' }));
+    const refused = await runCli(['-c', CLI_CONFIG, 'eval', notRecorded, '--replay'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/"plain" of .*plain\.json has no recorded run to replay: save one with/);
 
     const again = await runCli(['-c', CLI_CONFIG, 'eval', file, '--json'], { env });
     expect(again.code, again.stderr).toBe(0);

@@ -44,6 +44,11 @@ describe('toolkit-agent run and runs', () => {
     expect(events.map((e) => e.type)).toEqual(ONE_TOOL_CALL_RUN);
     expect(events.at(-1)!.payload.output).toBe('The sum is 5.');
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    // The first line names the run's workflow, so a script can record or follow it.
+    const workflowId = events[0]!.payload.workflow_id as string;
+    expect(workflowId).toMatch(/^agent-helper-/);
+    const shown = await runCli(['runs', 'show', workflowId, '--json'], { env: clusterEnv() });
+    expect(shown.code, shown.stderr).toBe(0);
   });
 
   it('run --output-schema prints the object as JSON; with --json it is in the last line; a bad file is a usage error', async () => {

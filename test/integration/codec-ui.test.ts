@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { chromium } from 'playwright-core';
 import { Agent, fetch as fetchWithAgent } from 'undici';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCodecServer, type CodecRequest } from '../../src/codec/codec-server.ts';
 import { freePort } from '../../src/embedded/free-port.ts';
 import { makeCertificates } from '../support/tls-gateway.ts';
 import { CLI_CONFIG, runCli, startCli } from '../support/cli.ts';
+import { encodedBundlePath } from '../support/encoded-bundle.ts';
 import { historyText } from './helpers.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -38,7 +39,7 @@ describe.skipIf(noChromium)('encrypted runs in the real Temporal UI', () => {
     const canary = `CANARY-${randomUUID()}`;
     const env = {
       TOOLKIT_AGENT_HOME: home,
-      TOOLKIT_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      TOOLKIT_AGENT_WORKFLOW_BUNDLE: await encodedBundlePath(),
       TOOLKIT_PAYLOAD_KEYS: `k1:${randomBytes(32).toString('base64')}`,
       CLI_TASK_QUEUE: `codec-${randomUUID()}`,
       TEMPORAL_ADDRESS: '',

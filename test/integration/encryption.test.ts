@@ -1,12 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { createCodecServer } from '../../src/codec/codec-server.ts';
+import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
 import type { PayloadEncryptionOptions } from '../../src/codec/key-ring.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
@@ -15,6 +18,7 @@ import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-ba
 import { createAgentWorker } from '../../src/worker.ts';
 import { collect, historyText } from './helpers.ts';
 
+const run = promisify(execFile);
 const K1 = randomBytes(32).toString('base64');
 const K2 = randomBytes(32).toString('base64');
 const FIRST: PayloadEncryptionOptions = { keys: { k1: K1 }, currentKeyId: 'k1' };
@@ -65,6 +69,21 @@ function model(): ScriptedModel {
 }
 
 describe('AES-256-GCM payload encryption', () => {
+  it('refuses a prebuilt bundle that keeps failure text in the clear, and says which to build', async () => {
+    await expect(
+      createAgentWorker({
+        address: '127.0.0.1:1',
+        taskQueue,
+        encryption: FIRST,
+        agents: { keeper: { llm: model() } },
+        memoryStore: new InMemoryMemoryStore(),
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      }),
+    ).rejects.toThrow(
+      /keeps failure messages in the clear.*buildAgentWorkflowBundle\(\{ encodeFailures: true \}\)/,
+    );
+  });
+
   const taskQueue = `enc-${randomUUID()}`;
   const cleanup: Array<() => Promise<void>> = [];
   afterAll(async () => {
@@ -86,7 +105,7 @@ describe('AES-256-GCM payload encryption', () => {
         },
       },
       memoryStore: new InMemoryMemoryStore(),
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      // No bundle given: the worker bundles the workflows that encode failure text, as encryption needs.
     });
     const running = worker.run();
     let stopped: Promise<void> | undefined;
@@ -290,6 +309,20 @@ describe('AES-256-GCM payload encryption', () => {
       // Not vacuous: the failure is there, its text encoded.
       expect(raw.includes('Encoded failure')).toBe(true);
     }
+    // What an operator's CLI shows of the failed run: its failure, its text encoded.
+    const cli = (await findTemporalCli({ install: false }))!.path;
+    const described = await run(cli, [
+      ...[
+        'workflow',
+        'describe',
+        '--address',
+        inject('temporalAddress'),
+        '--workflow-id',
+        runFails.workflowId,
+      ],
+    ]);
+    expect(described.stdout).toContain('Encoded failure');
+    expect(described.stdout).not.toContain(crash);
     // The run's own reader gets the tool's error text back (decoded).
     const failed = (await collect(toolFails.events())).find((e) => e.type === 'tool_failed')!;
     expect(failed.payload.error).toContain(`FAILURE-${code}`);

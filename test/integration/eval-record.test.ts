@@ -18,6 +18,7 @@ import { createAgentWorker } from '../../src/worker.ts';
 import { adder } from './eval-models.ts';
 import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool, SumTool, TokenTool } from './tools.ts';
+import { encodedBundlePath } from '../support/encoded-bundle.ts';
 
 const CANARY = 'sk-canary-eval-7c41e0a9';
 
@@ -222,7 +223,7 @@ describe('recorded runs: a finished run becomes a case and replays against a cha
       encryption,
       agents: { calc: { llm: adder(2), tools: [new AddTool()] } },
       memoryStore: new InMemoryMemoryStore(),
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      workflowBundle: { codePath: await encodedBundlePath() },
     });
     const running = worker.run();
     const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue, encryption });

@@ -86,6 +86,8 @@ describe.skipIf(skipped)('examples/python: a Python client of the wire contract'
     expect(types).toContain('tool_completed:');
     expect(types.at(-1)).toBe('run_completed:');
     expect(lines).toContain('answer: The billing service is up.');
+    // Listed by the visibility query of the docs (`ToolkitAgent = "support"`).
+    expect(output).toMatch(new RegExp(`^listed ${workflowId} among \\d+ run\\(s\\) of support$`, 'm'));
     expect(output).toMatch(/^stop_reason: completed, steps: 2, /m);
     expect(lines).toContain('turn 1: Nice to meet you, Ada.');
     expect(lines).toContain('turn 2: Your name is Ada.');

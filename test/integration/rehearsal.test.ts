@@ -4,6 +4,7 @@ import proto from '@temporalio/proto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PostgresCredentialStore } from '../../src/credentials/postgres.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
+import { encodedBundlePath } from '../support/encoded-bundle.ts';
 
 const url = inject('postgresUrl');
 if (!url) console.warn(`Skipping the multi-host rehearsal: ${inject('postgresSkipped')}`);
@@ -36,11 +37,12 @@ describe.skipIf(!url)('the multi-host rehearsal', () => {
       CREDENTIALS_KEY: credentialsKey,
       TOOLKIT_PAYLOAD_KEYS: `r1:${randomBytes(32).toString('base64')}`,
     };
+    const bundle = await encodedBundlePath();
     const worker = () => {
       const child = startNodeProcess('test/fixtures/worker-process.ts', {
         ...env,
         MODE: 'rehearsal',
-        WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+        WORKFLOW_BUNDLE: bundle,
       });
       processes.push(child);
       return child;

@@ -3,10 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
+import { CREATE_SEARCH_ATTRIBUTES_COMMAND } from '../../src/visibility/search-attributes.ts';
+import { runCli } from '../support/cli.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
 import { ModelError } from '../../src/errors.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
@@ -16,6 +19,7 @@ import { AddTool } from './tools.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 
 const run = promisify(execFile);
+const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 
 /** A model that adds once and then answers, as often as asked. */
 function addingModel(): ScriptedModel {
@@ -122,6 +126,10 @@ describe('runs in the Temporal UI and in listings', () => {
     await expect(failed.result()).rejects.toThrow();
     const details = await failed.workflow.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(details.currentDetails).toMatch(/^\*\*Failed\*\* after 1 step: .*refused the request \(400\)/);
+    // Without encryption the operator's CLI reads why it failed (the UI too, with no codec server).
+    const described = await describeWithCli(failed.workflowId);
+    expect(described).toContain('refused the request (400)');
+    expect(described).not.toContain('Encoded failure');
   });
 
   it('lists runs and chat sessions by agent, tenant, kind and status, newest first', async () => {
@@ -216,7 +224,49 @@ describe('runs in the Temporal UI and in listings', () => {
   });
 });
 
+/** Our search attributes on a namespace and their types, as the operator service lists them. */
+async function ourSearchAttributes(
+  connection: Connection,
+  namespace: string,
+): Promise<Record<string, string>> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  return Object.fromEntries(
+    Object.entries(customAttributes ?? {})
+      .filter(([name]) => name.startsWith('Toolkit'))
+      .map(([name, type]) => [name, type === KEYWORD ? 'Keyword' : String(type)]),
+  );
+}
+
 describe('a cluster without the search attributes', () => {
+  it('`toolkit-agent setup` registers both on a fresh namespace, and is safe to run again', async () => {
+    const address = inject('temporalAddress');
+    const namespace = `setup-${randomUUID().slice(0, 8)}`;
+    await run(cli, ['operator', 'namespace', 'create', '--address', address, '--namespace', namespace]);
+    const connection = await Connection.connect({ address });
+    try {
+      expect(await ourSearchAttributes(connection, namespace)).toEqual({});
+      const args = ['setup', '--address', address, '--namespace', namespace, '--json'];
+      const first = await runCli(args);
+      expect(first.code, first.stderr).toBe(0);
+      expect(JSON.parse(first.stdout)).toEqual({
+        namespace,
+        added: ['ToolkitAgent', 'ToolkitTenant'],
+        present: [],
+      });
+      expect(await ourSearchAttributes(connection, namespace)).toEqual({
+        ToolkitAgent: 'Keyword',
+        ToolkitTenant: 'Keyword',
+      });
+      const again = await runCli(args);
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        added: [],
+        present: ['ToolkitAgent', 'ToolkitTenant'],
+      });
+    } finally {
+      await connection.close();
+    }
+  });
+
   let cli: string;
   beforeAll(async () => {
     cli = (await findTemporalCli({ install: false }))!.path;
@@ -266,9 +316,18 @@ describe('a cluster without the search attributes', () => {
       );
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]!.message).toContain(
-        'temporal operator search-attribute create --name ToolkitAgent --name ToolkitTenant --type Keyword',
-      );
+      expect(warnings[0]!.message).toContain('toolkit-agent setup');
+      // The command the warning prints registers both attributes with the Temporal CLI.
+      const printed = /(temporal operator search-attribute create[^\n]*Keyword)/.exec(
+        warnings[0]!.message,
+      )![1]!;
+      expect(printed).toBe(CREATE_SEARCH_ATTRIBUTES_COMMAND);
+      const [, ...args] = printed.split(' ');
+      await run(cli, [...args, '--address', address, '--namespace', namespace]);
+      expect(await ourSearchAttributes(connection, namespace)).toEqual({
+        ToolkitAgent: 'Keyword',
+        ToolkitTenant: 'Keyword',
+      });
 
       const listed = await listUntil(agents, {}, 3);
       expect(listed.map((r) => [r.agent, r.tenant, r.kind])).toEqual(

@@ -1,10 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import {
-  FAILURE_CONVERTER_PATH,
-  VISIBILITY_INTERCEPTOR_MODULES,
-  WORKFLOWS_PATH,
-} from '../../src/workflow-bundle.ts';
+import { VISIBILITY_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../src/workflow-bundle.ts';
 
 const CHANGE = fileURLToPath(new URL('../fixtures/deploy/timer-before-activities.ts', import.meta.url));
 
@@ -17,7 +13,6 @@ export async function buildChangedWorkflowBundle(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: [...VISIBILITY_INTERCEPTOR_MODULES, CHANGE],
-    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   });
   return { code };

@@ -55,7 +55,9 @@ describe('check:docs', () => {
       'README.md': '# Project\n\nSee [models](docs/models.md#local-models).\n',
       'docs/models.md': GOOD_PAGE,
     });
-    expect(out).toContain('2 pages, 3 links, 1 TypeScript blocks type-checked.');
+    expect(out).toContain(
+      '2 pages, 3 links, 1 TypeScript blocks type-checked, 0 blocks in other languages matched to their examples.',
+    );
     expect(out).toContain('skipped (marked fragment): docs/models.md:14');
     expect(code).toBe(0);
   });
@@ -73,6 +75,38 @@ describe('check:docs', () => {
     expect(out).toContain('README.md: the docs map does not link docs/extra.md');
     expect(out).toMatch(/docs\/models\.md:9: Type 'string' is not assignable to type 'number'/);
     expect(out).toContain('4 link problem(s), 1 code block problem(s).');
+  });
+
+  it('matches a block in another language to the example it follows, line by line, and names a line that drifted', async () => {
+    const { code, out } = await checkDocs({
+      'README.md': '# Project\n\n```python\nprint("no source")\n```\n\nSee [py](docs/py.md).\n',
+      'examples/client.py':
+        'import asyncio\n\nasync def main():\n    await run("a")  # the first\n    await run("b")\n',
+      'docs/py.md': [
+        '# Python',
+        '',
+        'From [the example](../examples/client.py):',
+        '',
+        '```python',
+        'async def main():',
+        '    ...',
+        'await run("b")  # a comment of the page',
+        '```',
+        '',
+        '```python',
+        'await run("b")',
+        'await run("a")',
+        '```',
+        '',
+      ].join('\n'),
+    });
+    expect(code).toBe(1);
+    expect(out).toContain('2 blocks in other languages matched to their examples.');
+    expect(out).toContain('README.md:4: a block in another language must follow a link to the example');
+    expect(out).toContain(
+      'docs/py.md:13: "await run("a")" is not a line of examples/client.py (after the lines before it)',
+    );
+    expect(out).toContain('0 link problem(s), 2 code block problem(s).');
   });
 
   it('refuses a hidden prelude before a block, naming its file and line', async () => {

@@ -93,6 +93,25 @@ describe('SKILL.md files as the most used clients read them (Claude Code rules)'
     );
   });
 
+  it('reads a closing fence with text joined to it, and a quoted value over several lines, as skills-ref does, each with a warning', async () => {
+    const joined = await read('fence-joined-text');
+    expect(joined.skill).toMatchObject({
+      name: 'fence-joined-text',
+      description: 'Calls the billing API for invoices and refunds.',
+    });
+    expect(joined.skill?.prompt_template).toMatch(/^\*\*Base URL:\*\* https:\/\/api\.example\.com\n/);
+    expect(joined.diagnostics).toEqual([
+      expect.objectContaining({ code: 'joined-fence', line: 4, level: 'warning' }),
+    ]);
+    const quoted = await read('quoted-over-lines');
+    expect(quoted.skill?.description).toBe(
+      'Reviews pull requests for style and tests. Use when: the user asks for a review, - or pastes a diff.',
+    );
+    expect(quoted.diagnostics).toEqual([
+      expect.objectContaining({ code: 'quoted-lines', line: 3, level: 'warning' }),
+    ]);
+  });
+
   it('reads quotes inside quotes, unknown escapes, [WIP] values, unclosed lists and tabs as text', async () => {
     expect((await read('inner-apostrophe')).skill?.description).toBe("Use when the user's build fails on CI");
     expect((await read('inner-double')).skill?.description).toBe(

@@ -16,6 +16,7 @@ import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { createAgentWorker } from '../../src/worker.ts';
+import { encodedBundlePath } from '../support/encoded-bundle.ts';
 import { collect, historyText } from './helpers.ts';
 
 const run = promisify(execFile);
@@ -90,7 +91,14 @@ describe('AES-256-GCM payload encryption', () => {
     for (const step of cleanup.reverse()) await step();
   });
 
-  async function startWorker(encryption: PayloadEncryptionOptions): Promise<() => Promise<void>> {
+  /**
+   * A worker with `encryption`. The first bundles the workflows itself (no bundle given: it builds
+   * the one that encodes failure text, as encryption needs); the others take that bundle prebuilt.
+   */
+  async function startWorker(
+    encryption: PayloadEncryptionOptions,
+    bundle: 'own' | 'prebuilt' = 'prebuilt',
+  ): Promise<() => Promise<void>> {
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const worker: Worker = await createAgentWorker({
       connection,
@@ -105,7 +113,7 @@ describe('AES-256-GCM payload encryption', () => {
         },
       },
       memoryStore: new InMemoryMemoryStore(),
-      // No bundle given: the worker bundles the workflows that encode failure text, as encryption needs.
+      ...(bundle === 'prebuilt' ? { workflowBundle: { codePath: await encodedBundlePath() } } : {}),
     });
     const running = worker.run();
     let stopped: Promise<void> | undefined;
@@ -138,7 +146,7 @@ describe('AES-256-GCM payload encryption', () => {
   let firstRun: { workflowId: string; code: string };
 
   beforeAll(async () => {
-    const stopFirst = await startWorker(FIRST);
+    const stopFirst = await startWorker(FIRST, 'own');
     const agents = await client(FIRST);
     const code = `CODE-${randomUUID()}`;
     const handle = await agents.start('keeper', `Please look up ${code} for me`);

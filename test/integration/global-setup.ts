@@ -10,6 +10,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
     workflowBundlePath: string;
+    /** A folder of this test run's own, for what test files build once and share (removed at the end). */
+    testRunDir: string;
     /** A PostgreSQL URL, or '' when no server could start (see postgresSkipped). */
     postgresUrl: string;
     postgresSkipped: string;
@@ -32,6 +34,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await writeFile(workflowBundlePath, bundle.code);
   project.provide('temporalAddress', server.address);
   project.provide('workflowBundlePath', workflowBundlePath);
+  project.provide('testRunDir', dir);
   project.provide('postgresUrl', 'url' in postgres ? postgres.url : '');
   project.provide('postgresSkipped', 'skipped' in postgres ? postgres.skipped : '');
   return async () => {

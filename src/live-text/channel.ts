@@ -1,10 +1,12 @@
 import { ConfigurationError } from '../errors.ts';
+import { OpenSteps } from './open-steps.ts';
 
 /**
  * What a model step says live, outside any workflow: each piece of text the moment the model writes
- * it, and when the step's batches (the `toolkit.textDelta` signals, the durable record) are sent. A
- * reader of the run that hears it delivers the text at once and reads the run's events only when
- * something other than text may have happened; the batches stay the truth (docs/streaming.md).
+ * it, when the step's first batch (what comes before its text) has been sent to the workflow, and
+ * when the step has closed. With a channel, a step's text reaches readers this way only, and the
+ * run records it once, from the step's result; without one, the text goes to the workflow in
+ * batches (`toolkit.textDelta` signals), as `sent` messages say (docs/streaming.md).
  */
 export type LiveTextMessage =
   | (LiveStepKey & {
@@ -24,12 +26,13 @@ export type LiveTextMessage =
       opens?: true;
     })
   | (LiveStepKey & {
+      /** A batch has been sent to the workflow. */
       kind: 'sent';
       /** The batch carried more than text (the step's start, a structured answer so far): read the run. */
       wake?: true;
     })
   | (LiveStepKey & {
-      /** Every batch of the step's text has been sent: its result follows. */
+      /** The step has written all its text (and sent its batches): its result follows. */
       kind: 'closed';
     });
 
@@ -45,25 +48,36 @@ export interface LiveStepKey {
  * Carries live text from the workers' model steps to the readers of the runs (`liveChannel` of
  * `createAgentWorker` and `AgentClient`). The default is in-process: a worker and the readers in
  * the same process (an `Agent`, an embedded server, a chat handler beside its worker). Processes
- * apart can share one by implementing this (a message bus, PostgreSQL LISTEN/NOTIFY); readers that
- * hear nothing read the run's events by polling, as without a channel. Messages are best effort:
- * one lost costs latency, never text.
+ * apart can share one by implementing this (a message bus, PostgreSQL LISTEN/NOTIFY). A reader that
+ * hears nothing gets a step's text when the step answers, from the run's events. Messages are best
+ * effort: one lost costs latency, never text.
  */
 export interface LiveTextChannel {
   /** Called by the worker for every message of every step; must not throw or block. */
   publish(message: LiveTextMessage): void;
-  /** Calls `listener` with each message about runs of `workflowId`, until the returned function is called. */
+  /**
+   * Calls `listener` with each message about runs of `workflowId`, until the returned function is
+   * called. A channel that keeps the text of the steps in flight first gives it (at once or soon
+   * after), so that a reader that joins in the middle of a step gets its text whole; the listener
+   * takes a piece it already has (the same offset) once.
+   */
   subscribe(workflowId: string, listener: (message: LiveTextMessage) => void): () => void;
 }
 
 /** `liveChannel` of a worker or client: a channel, or `false` for none (readers poll). */
 export type LiveChannelOption = LiveTextChannel | false | undefined;
 
-/** Live text within one process: listeners by workflow id, messages handed over synchronously. */
+/**
+ * Live text within one process: listeners by workflow id, messages handed over synchronously. It
+ * keeps the text of each step in flight until the step closes, and gives it to a listener as it
+ * subscribes.
+ */
 export class InProcessLiveChannel implements LiveTextChannel {
   readonly #listeners = new Map<string, Set<(message: LiveTextMessage) => void>>();
+  readonly #open = new OpenSteps();
 
   publish(message: LiveTextMessage): void {
+    this.#open.note(message);
     const listeners = this.#listeners.get(message.workflowId);
     if (!listeners) return;
     for (const listener of [...listeners]) {
@@ -79,6 +93,13 @@ export class InProcessLiveChannel implements LiveTextChannel {
     let listeners = this.#listeners.get(workflowId);
     if (!listeners) this.#listeners.set(workflowId, (listeners = new Set()));
     listeners.add(listener);
+    for (const said of this.#open.of(workflowId)) {
+      try {
+        listener(said);
+      } catch {
+        // As in publish: the listener's failure is its own.
+      }
+    }
     return () => {
       listeners.delete(listener);
       if (listeners.size === 0 && this.#listeners.get(workflowId) === listeners)

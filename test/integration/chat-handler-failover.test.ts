@@ -33,6 +33,8 @@ describe('useChat over createChatHandler while the worker is SIGKILLed mid-turn'
       TASK_QUEUE: `chat-failover-${randomUUID()}`,
       MEMORY_DB: join(dir, 'memory.sqlite'),
       MARKER_FILE: join(dir, 'unused.log'),
+      // No channel reaches this process from the workers': their live text comes in batches.
+      LIVE_CHANNEL: 'batches',
     };
     const first = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'ui-chat-first' });
     processes.push(first);

@@ -148,8 +148,10 @@ export class TextDeltaBatcher {
     // Checked text is said once its batch passed the checks.
     if (!(this.#liveOnly && this.#gate)) this.#sayLive(text);
     if (this.#liveOnly && !this.#gate) {
-      // The text goes out at once; what comes before it in the run's events, right before.
-      if (this.#first) this.#flush();
+      // The text goes out at once; what comes before it in the run's events, right before. A run's
+      // first step that only starts needs no signal: its text says it started, its result the rest.
+      if (this.#first && !this.#opens) this.#flush();
+      else clearTimeout(this.#firstAlone);
       return;
     }
     this.#buffer += text;

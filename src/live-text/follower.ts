@@ -24,8 +24,14 @@ interface HeardStep {
   closed: boolean;
 }
 
-/** What a reader wants after a message: a read of the run's events, or only to deliver text. */
-export type LiveWake = 'read' | 'text';
+/**
+ * What a reader wants after a message: a read of the run, to deliver text, or a read soon: the step
+ * delivered live has closed (its result, or the run's end, follows).
+ */
+export type LiveWake = 'read' | 'closed' | 'text';
+
+/** Which of two wakes asks for more (a read over a read soon over text). */
+const WAKE_RANK: Record<LiveWake, number> = { text: 0, closed: 1, read: 2 };
 
 /**
  * One reader's side of a live channel, for one workflow: it hears the model steps' text as it is
@@ -219,7 +225,7 @@ export class LiveTextFollower {
       case 'closed':
         step.closed = true;
         // The step's result follows: its events (calls, the answer) are read as before.
-        return this.#signal('read');
+        return this.#signal(bound ? 'closed' : 'read');
     }
   }
 
@@ -256,7 +262,7 @@ export class LiveTextFollower {
   }
 
   #signal(why: LiveWake): void {
-    if (this.#pending !== 'read') this.#pending = why;
+    if (!this.#pending || WAKE_RANK[why] > WAKE_RANK[this.#pending]) this.#pending = why;
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();

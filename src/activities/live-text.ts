@@ -247,7 +247,8 @@ export class TextDeltaBatcher {
       .catch(() => undefined)
       .then(() => {
         if (first) this.#held = this.#opens = false;
-        if (!liveOnly) this.#live?.({ kind: 'sent', ...(first || partial !== undefined ? { wake: true } : {}) });
+        if (!liveOnly)
+          this.#live?.({ kind: 'sent', ...(first || partial !== undefined ? { wake: true } : {}) });
         else if (first) this.#live?.({ kind: 'sent', wake: true });
         if (liveOnly && gate && text && passed) this.#sayLive(text);
       });

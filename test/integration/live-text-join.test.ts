@@ -110,24 +110,28 @@ describe('a reader that joins in the middle of a step', () => {
     await check({}, { first: inProcessLiveChannel(), joining: inProcessLiveChannel() });
   }, 60_000);
 
-  it.skipIf(!url)('gets the text so far and the rest once, in another process (PostgreSQL)', async () => {
-    // Three processes' channels: the worker's, the first reader's, and one that starts listening
-    // only when the step is half written (it heard nothing of it).
-    const [workerSide, firstSide] = [1, 2].map(
-      () => new PostgresLiveChannel({ connectionString: url, channel: 'test_live_join' }),
-    );
-    channels.push(workerSide!, firstSide!);
-    await firstSide!.ready();
-    let joiningSide: PostgresLiveChannel | undefined;
-    const joining: LiveTextChannel = {
-      publish: () => undefined,
-      subscribe: (workflowId, listener) => {
-        joiningSide = new PostgresLiveChannel({ connectionString: url, channel: 'test_live_join' });
-        channels.push(joiningSide);
-        return joiningSide.subscribe(workflowId, listener);
-      },
-    };
-    await check({ liveChannel: workerSide! }, { first: firstSide!, joining });
-    expect(joiningSide).toBeDefined();
-  }, 60_000);
+  it.skipIf(!url)(
+    'gets the text so far and the rest once, in another process (PostgreSQL)',
+    async () => {
+      // Three processes' channels: the worker's, the first reader's, and one that starts listening
+      // only when the step is half written (it heard nothing of it).
+      const [workerSide, firstSide] = [1, 2].map(
+        () => new PostgresLiveChannel({ connectionString: url, channel: 'test_live_join' }),
+      );
+      channels.push(workerSide!, firstSide!);
+      await firstSide!.ready();
+      let joiningSide: PostgresLiveChannel | undefined;
+      const joining: LiveTextChannel = {
+        publish: () => undefined,
+        subscribe: (workflowId, listener) => {
+          joiningSide = new PostgresLiveChannel({ connectionString: url, channel: 'test_live_join' });
+          channels.push(joiningSide);
+          return joiningSide.subscribe(workflowId, listener);
+        },
+      };
+      await check({ liveChannel: workerSide! }, { first: firstSide!, joining });
+      expect(joiningSide).toBeDefined();
+    },
+    60_000,
+  );
 });

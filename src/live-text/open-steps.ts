@@ -1,4 +1,4 @@
-import type { LiveTextMessage } from './channel.ts';
+import type { LiveTextMessage } from './message.ts';
 
 /** How long a step nobody says anything about is kept (its worker died before it closed). */
 const FORGOTTEN_AFTER_MS = 10 * 60_000;

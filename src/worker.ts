@@ -138,8 +138,11 @@ export interface AgentWorkerOptions {
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities'>>;
   /**
    * Where model steps say their text the moment the model writes it, for readers of the runs
-   * (docs/streaming.md, "Live text"). Default: within this process (readers in it get each piece
-   * at once); pass a {@link LiveTextChannel} shared with readers in other processes, or `false`.
+   * (docs/streaming.md, "Live text"); the runs record each step's text once, from its result.
+   * Default: within this process (readers in it get each piece at once; readers elsewhere get a
+   * step's text when it answers). Pass a {@link LiveTextChannel} shared with readers in other
+   * processes, or `false` to send the text to the workflow in ~100 ms batches instead (a signal, a
+   * billable action and history, each).
    */
   liveChannel?: LiveTextChannel | false;
 }

@@ -210,15 +210,21 @@ async function askModel(
       await recordRun(agent.usage, completeRunLine(input.runLine, input, Date.now()), context);
       runRecorded = true;
     }
+    const streamed = deltas?.streamed(response.text, context.info.attempt);
     return {
       text: response.text,
       toolCalls: response.toolCalls,
+      ...(streamed ? { streamed } : {}),
       ...(checked ? { output: checked } : {}),
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
       ...(usage ? { usage } : {}),
       ...(runRecorded ? { runRecorded } : {}),
       context: view.report(),
     };
+  } catch (error) {
+    // What readers got of a step that did not answer is kept by the run (a stopped turn's answer).
+    await deltas?.abandon();
+    throw error;
   } finally {
     void deltas?.close();
   }

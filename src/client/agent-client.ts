@@ -170,7 +170,8 @@ export class AgentClient {
      * Where the readers of runs (`events()`, `stream()`, the UI stream) hear the model's text the
      * moment it is written, from workers sharing it (docs/streaming.md, "Live text"). Default: within
      * this process (workers created in it); pass the {@link LiveTextChannel} the workers use, or
-     * `false` (readers then poll the run while the model writes).
+     * `false` (readers then get a step's text when it answers, or from the batches of workers with
+     * `liveChannel: false`).
      */
     liveChannel?: LiveTextChannel | false;
   }): Promise<AgentClient> {

@@ -16,7 +16,9 @@ import { LiveTextFollower } from '../live-text/follower.ts';
 /**
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
  * again {@link FIRST_POLL_MS} after new events, then less and less often while none come, at least
- * once every {@link IDLE_POLL_MS}, and every {@link LIVE_TEXT_POLL_MS} while the model writes. The
+ * once every {@link IDLE_POLL_MS}, and every {@link LIVE_TEXT_POLL_MS} while the model writes; while
+ * the text of a step is heard on the live channel, only once the step has closed or when the channel
+ * has been silent for {@link SILENT_CHANNEL_MS}. The
  * run's end is awaited with the server's long-poll for the result. Each run of a chain (a chat session
  * continues as new) is read by its id until it has closed and its last events are read, then the next;
  * once the last run has closed the stream ends, rethrowing the run's failure if it failed. A query
@@ -125,26 +127,36 @@ export async function* streamRunEvents(
       }
       live?.readDone();
       const last = events.at(-1);
-      // A step whose text is delivered live needs no reading while it writes: its batches wake the
-      // reader when they carry more than text, and its end does.
+      // A step whose text is delivered live needs no reading while it writes: the channel says
+      // when it ends (or a batch carries more than text); the run is read when it has been silent long.
       delay = live?.streaming
-        ? IDLE_POLL_MS
+        ? SILENT_CHANNEL_MS
         : !last
           ? Math.min(delay * 2, IDLE_POLL_MS)
           : last.type === 'text_delta'
             ? LIVE_TEXT_POLL_MS
             : FIRST_POLL_MS;
-      const waits: Array<Promise<unknown>> = [sleep(delay), run.ended, ...(tailKnown ? [] : [tailed])];
-      if (options.abort) waits.push(options.abort);
+      const ends = [run.ended, ...(tailKnown ? [] : [tailed]), ...(options.abort ? [options.abort] : [])];
+      const quiet = timer(delay);
       // A message asked for a read while the last one was under way: read again now.
-      const waited = readAgain ? Promise.resolve() : Promise.race(waits);
+      let waited = readAgain ? Promise.resolve() : Promise.race([quiet.done, ...ends]);
       readAgain = false;
-      for (;;) {
-        const heard = live?.heard(seq);
-        if (heard && include(heard)) yield heard;
-        // Text heard live is delivered as it comes; anything else (a batch with more, the step's end) is read.
-        await Promise.race([waited, ...(live ? [live.changed()] : [])]);
-        if (live?.take() !== 'text') break;
+      try {
+        for (;;) {
+          const heard = live?.heard(seq);
+          if (heard && include(heard)) yield heard;
+          // Text heard live is delivered as it comes; anything else (a batch with more, the step's end) is read.
+          await Promise.race([waited, ...(live ? [live.changed()] : [])]);
+          const why = live?.take();
+          if (why === 'text' && live?.streaming) quiet.restart();
+          else if (why === 'closed') {
+            // The step delivered live has closed: its result is read a moment later, once the
+            // workflow has it, unless the run ends meanwhile (its end carries the last events).
+            waited = Promise.race([sleep(AFTER_CLOSE_MS), ...ends]);
+          } else if (why !== 'text') break;
+        }
+      } finally {
+        quiet.stop();
       }
     }
   } finally {
@@ -162,8 +174,19 @@ const CALL_DEADLINE_MS = 10_000;
 const FIRST_POLL_MS = 50;
 /** The longest a reader waits between reads: the most an event can lag behind the run. */
 const IDLE_POLL_MS = 1000;
-/** How often a reader reads while the model writes. */
+/** How often a reader reads while the model writes (its text not heard live). */
 export const LIVE_TEXT_POLL_MS = 100;
+/** While a step's text is heard live, the run is read only when the channel has been silent this long. */
+const SILENT_CHANNEL_MS = 5_000;
+/** How long after a step heard live has closed its result is read (the workflow takes it meanwhile). */
+const AFTER_CLOSE_MS = 250;
+
+/** A wait of `ms` that can start again (at each piece of text heard) and be stopped. */
+function timer(ms: number): { done: Promise<void>; restart(): void; stop(): void } {
+  let handle: ReturnType<typeof setTimeout> | undefined;
+  const done = new Promise<void>((resolve) => (handle = setTimeout(resolve, ms)));
+  return { done, restart: () => handle?.refresh(), stop: () => clearTimeout(handle) };
+}
 
 /** The last event of a run or chat turn (not of a deep run's phase, nor of a sub-agent run woven in). */
 export function isTerminal(event: AgentEvent): boolean {

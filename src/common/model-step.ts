@@ -101,4 +101,10 @@ export interface ModelStep {
    * settles the calls and takes the step again, as a step of its own.
    */
   notTaken?: true;
+  /**
+   * The step's text went to readers on the live channel only, not to the workflow in batches: the
+   * run records it as one `text_delta` of this `attempt` when the step answers (`text`: what
+   * readers got, when it is not the step's `text`).
+   */
+  streamed?: { attempt: number; text?: string };
 }

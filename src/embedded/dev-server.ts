@@ -23,6 +23,12 @@ export interface EmbeddedServerOptions {
   /** The frontend port on 127.0.0.1. Default: a free port. */
   port?: number;
   /**
+   * The port of the server's Prometheus `/metrics` endpoint on 127.0.0.1 (`--metrics-port`): its
+   * `action` counter, by namespace, counts what Temporal Cloud bills. Default: a free port the CLI
+   * picks and does not tell.
+   */
+  metricsPort?: number;
+  /**
    * Serve the Temporal web UI too (on `port` + 1000 unless given). Default: headless. `codecEndpoint`
    * points the UI at a codec server (`--ui-codec-endpoint`), so it shows encrypted payloads decoded.
    */
@@ -148,6 +154,7 @@ export class EmbeddedTemporalServer {
       args.push('--headless');
     }
     args.push('--log-level', 'error');
+    if (options.metricsPort !== undefined) args.push('--metrics-port', String(options.metricsPort));
     if (options.dbFilename) args.push('--db-filename', options.dbFilename);
     if (namespace !== 'default') args.push('--namespace', namespace);
     // ToolkitAgent and ToolkitTenant, so runs are listable by agent and tenant.

@@ -1,69 +1,43 @@
 import { ConfigurationError } from '../errors.ts';
+import type { LiveTextMessage } from './message.ts';
+import { OpenSteps } from './open-steps.ts';
 
-/**
- * What a model step says live, outside any workflow: each piece of text the moment the model writes
- * it, and when the step's batches (the `toolkit.textDelta` signals, the durable record) are sent. A
- * reader of the run that hears it delivers the text at once and reads the run's events only when
- * something other than text may have happened; the batches stay the truth (docs/streaming.md).
- */
-export type LiveTextMessage =
-  | (LiveStepKey & {
-      kind: 'text';
-      /** Where `text` starts in what this attempt of the step has written. */
-      offset: number;
-      text: string;
-      /**
-       * The step's first batch says something before its text (what became of the calls it carried,
-       * a run's opening): the run shows the step only once that batch arrives.
-       */
-      held?: true;
-      /**
-       * Held text of a run's first step whose first batch only starts the step: a reader that has
-       * read the run from its start may show it at once (the step's start follows it).
-       */
-      opens?: true;
-    })
-  | (LiveStepKey & {
-      kind: 'sent';
-      /** The batch carried more than text (the step's start, a structured answer so far): read the run. */
-      wake?: true;
-    })
-  | (LiveStepKey & {
-      /** Every batch of the step's text has been sent: its result follows. */
-      kind: 'closed';
-    });
-
-/** The model step a message is about: its run, its position in the conversation, its attempt. */
-export interface LiveStepKey {
-  workflowId: string;
-  runId: string;
-  seq: number;
-  attempt: number;
-}
+export type { LiveStepKey, LiveTextMessage } from './message.ts';
 
 /**
  * Carries live text from the workers' model steps to the readers of the runs (`liveChannel` of
  * `createAgentWorker` and `AgentClient`). The default is in-process: a worker and the readers in
  * the same process (an `Agent`, an embedded server, a chat handler beside its worker). Processes
- * apart can share one by implementing this (a message bus, PostgreSQL LISTEN/NOTIFY); readers that
- * hear nothing read the run's events by polling, as without a channel. Messages are best effort:
- * one lost costs latency, never text.
+ * apart can share one by implementing this (a message bus, PostgreSQL LISTEN/NOTIFY). A reader that
+ * hears nothing gets a step's text when the step answers, from the run's events. Messages are best
+ * effort: one lost costs latency, never text.
  */
 export interface LiveTextChannel {
   /** Called by the worker for every message of every step; must not throw or block. */
   publish(message: LiveTextMessage): void;
-  /** Calls `listener` with each message about runs of `workflowId`, until the returned function is called. */
+  /**
+   * Calls `listener` with each message about runs of `workflowId`, until the returned function is
+   * called. A channel that keeps the text of the steps in flight first gives it (at once or soon
+   * after), so that a reader that joins in the middle of a step gets its text whole; the listener
+   * takes a piece it already has (the same offset) once.
+   */
   subscribe(workflowId: string, listener: (message: LiveTextMessage) => void): () => void;
 }
 
 /** `liveChannel` of a worker or client: a channel, or `false` for none (readers poll). */
 export type LiveChannelOption = LiveTextChannel | false | undefined;
 
-/** Live text within one process: listeners by workflow id, messages handed over synchronously. */
+/**
+ * Live text within one process: listeners by workflow id, messages handed over synchronously. It
+ * keeps the text of each step in flight until the step closes, and gives it to a listener as it
+ * subscribes.
+ */
 export class InProcessLiveChannel implements LiveTextChannel {
   readonly #listeners = new Map<string, Set<(message: LiveTextMessage) => void>>();
+  readonly #open = new OpenSteps();
 
   publish(message: LiveTextMessage): void {
+    this.#open.note(message);
     const listeners = this.#listeners.get(message.workflowId);
     if (!listeners) return;
     for (const listener of [...listeners]) {
@@ -79,6 +53,13 @@ export class InProcessLiveChannel implements LiveTextChannel {
     let listeners = this.#listeners.get(workflowId);
     if (!listeners) this.#listeners.set(workflowId, (listeners = new Set()));
     listeners.add(listener);
+    for (const said of this.#open.of(workflowId)) {
+      try {
+        listener(said);
+      } catch {
+        // As in publish: the listener's failure is its own.
+      }
+    }
     return () => {
       listeners.delete(listener);
       if (listeners.size === 0 && this.#listeners.get(workflowId) === listeners)

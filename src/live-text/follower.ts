@@ -24,8 +24,14 @@ interface HeardStep {
   closed: boolean;
 }
 
-/** What a reader wants after a message: a read of the run's events, or only to deliver text. */
-export type LiveWake = 'read' | 'text';
+/**
+ * What a reader wants after a message: a read of the run, to deliver text, or a read soon: the step
+ * delivered live has closed (its result, or the run's end, follows).
+ */
+export type LiveWake = 'read' | 'closed' | 'text';
+
+/** Which of two wakes asks for more (a read over a read soon over text). */
+const WAKE_RANK: Record<LiveWake, number> = { text: 0, closed: 1, read: 2 };
 
 /**
  * One reader's side of a live channel, for one workflow: it hears the model steps' text as it is
@@ -194,17 +200,18 @@ export class LiveTextFollower {
     }
     const bound = this.#bound?.step === step;
     switch (message.kind) {
-      case 'text':
-        step.start ??= message.offset;
-        if (message.offset !== step.start + step.text.length) step.broken = true;
+      case 'text': {
         if (step.broken) return;
-        step.text += message.text;
+        const heard = take(step, message, bound);
+        if (heard === 'gap') step.broken = true;
+        if (heard !== 'more') return;
         if (bound) return this.#signal('text');
         if (step.held) return step.opens ? this.#bind() : undefined; // else shown once its first batch is sent
         // Not delivered yet: a read up to the step's start, then it is (one read, not one per piece).
         if (this.#readsStarted < step.afterRead) return this.#signal('read');
         if (this.#readsDone >= step.afterRead) this.#bind();
         return;
+      }
       case 'sent':
         if (step.held) {
           // The batch that starts the step has been sent: a read from now on shows the step.
@@ -218,16 +225,24 @@ export class LiveTextFollower {
       case 'closed':
         step.closed = true;
         // The step's result follows: its events (calls, the answer) are read as before.
-        return this.#signal('read');
+        return this.#signal(bound ? 'closed' : 'read');
     }
   }
 
   /** Delivers the newest step heard live once the events read reach its start and agree with its text. */
   #bind(): void {
-    if (this.#bound || this.#text === undefined) return;
+    if (this.#text === undefined) return;
     let newest: HeardStep | undefined;
     for (const step of this.#steps.values()) if (step.runId === this.#runId) newest = step;
     if (!newest || newest.broken) return;
+    if (this.#bound) {
+      // A step taken again (its worker died) before the events said any of its text: the new
+      // attempt is delivered from its start, under its attempt (readers drop the old one's text).
+      const old = this.#bound.step;
+      const retried = newest.seq === old.seq && newest.attempt > old.attempt && this.#attempt === 0;
+      if (!retried || this.#bound.early) return;
+      this.#bound = undefined;
+    }
     if (newest.held && newest.opens && newest.start === 0 && this.#text === '' && this.#boundaries === 0) {
       // The run's first step, to a reader that has read the run's start: shown now, its start follows.
       if (this.#readsDone === 0) return;
@@ -247,11 +262,43 @@ export class LiveTextFollower {
   }
 
   #signal(why: LiveWake): void {
-    if (this.#pending !== 'read') this.#pending = why;
+    if (!this.#pending || WAKE_RANK[why] > WAKE_RANK[this.#pending]) this.#pending = why;
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
   }
+}
+
+/**
+ * Adds a piece of text to what was heard of its step: `more` when it adds text, `known` when it
+ * says what was heard already (a channel gave the text so far, then the piece again), `gap` when
+ * text between them was missed. The text so far may start before what was heard (a reader that
+ * heard the step from its middle, then got its text so far), unless it is being delivered.
+ */
+function take(
+  step: HeardStep,
+  { offset, text }: { offset: number; text: string },
+  bound: boolean,
+): 'more' | 'known' | 'gap' {
+  if (step.start === undefined) {
+    step.start = offset;
+    step.text = text;
+    return 'more';
+  }
+  const end = offset + text.length;
+  if (offset > step.start + step.text.length || end < step.start) return 'gap';
+  let more = false;
+  if (offset < step.start && !bound) {
+    step.text = text.slice(0, step.start - offset) + step.text;
+    step.start = offset;
+    more = true;
+  }
+  const heardTo = step.start + step.text.length;
+  if (end > heardTo) {
+    step.text += text.slice(heardTo - offset);
+    more = true;
+  }
+  return more ? 'more' : 'known';
 }
 
 /** The tags of a step's events (`turn_id`, `phase`, ...): its payload without the event's own keys. */

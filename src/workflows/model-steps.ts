@@ -111,7 +111,9 @@ export class ModelSteps {
     }
     this.#start(iteration);
     try {
-      return await (opening?.step || opening?.failure ? this.#takeOpened(opening) : this.#ask());
+      const step = await (opening?.step || opening?.failure ? this.#takeOpened(opening) : this.#ask());
+      this.#recordStreamed(step);
+      return step;
     } finally {
       this.#modelSeq = undefined;
     }
@@ -158,7 +160,16 @@ export class ModelSteps {
     if (retries) await retries;
     if (step.notTaken) return undefined;
     this.#start(iteration);
+    this.#recordStreamed(step);
     return step;
+  }
+
+  /** The text of a step that went to readers on the live channel only: the run records it now, once. */
+  #recordStreamed(step: ModelStep): void {
+    const streamed = step.streamed;
+    const text = streamed?.text ?? step.text;
+    if (streamed && text)
+      this.#setting.emit('text_delta', 'The model is writing', { text, attempt: streamed.attempt });
   }
 
   #start(iteration: number): void {

@@ -6,10 +6,12 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
+import { PostgresLiveChannel } from '../../src/live-text/postgres.ts';
 import { createChatHandler } from '../../src/ui-stream/chat-handler.ts';
 import { serveFetch } from '../support/fetch-server.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
 
+const pgUrl = inject('postgresUrl');
 const ANSWER = Array.from({ length: 20 }, (_, i) => `w${i + 1} `).join('');
 
 describe('useChat over createChatHandler while the worker is SIGKILLed mid-turn', () => {
@@ -26,18 +28,30 @@ describe('useChat over createChatHandler while the worker is SIGKILLed mid-turn'
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('completes the answer on the next worker, and the page shows it once', async () => {
+  async function failover(live: 'batches' | 'postgres') {
+    const notifyChannel = `chat_failover_${randomUUID().replaceAll('-', '')}`;
     const env = {
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       TASK_QUEUE: `chat-failover-${randomUUID()}`,
       MEMORY_DB: join(dir, 'memory.sqlite'),
       MARKER_FILE: join(dir, 'unused.log'),
+      // The workers' live text: in batches (no channel shared with this process), or through PostgreSQL.
+      LIVE_CHANNEL: live,
+      ...(live === 'postgres' ? { LIVE_PG_URL: pgUrl, LIVE_NOTIFY_CHANNEL: notifyChannel } : {}),
     };
     const first = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'ui-chat-first' });
     processes.push(first);
     await first.waitForLine(/^READY$/);
-    const agents = new AgentClient({ client: new Client({ connection }), taskQueue: env.TASK_QUEUE });
+    const liveChannel =
+      live === 'postgres'
+        ? new PostgresLiveChannel({ connectionString: pgUrl, channel: notifyChannel })
+        : false;
+    const agents = new AgentClient({
+      client: new Client({ connection }),
+      taskQueue: env.TASK_QUEUE,
+      liveChannel,
+    });
     const server = await serveFetch(createChatHandler({ client: agents, agent: 'writer' }));
     try {
       const transport = new DefaultChatTransport({ api: `${server.url}/api/chat` });
@@ -72,6 +86,19 @@ describe('useChat over createChatHandler while the worker is SIGKILLed mid-turn'
       expect(message!.parts.map((part) => part.type)).toEqual(['step-start', 'text']);
     } finally {
       await server.close();
+      if (liveChannel) await liveChannel.close();
     }
+  }
+
+  it('completes the answer on the next worker, and the page shows it once (text in batches)', async () => {
+    await failover('batches');
   }, 90_000);
+
+  it.skipIf(!pgUrl)(
+    'completes the answer on the next worker, and the page shows it once (text through PostgresLiveChannel): the retried step’s text replaces the partial one',
+    async () => {
+      await failover('postgres');
+    },
+    90_000,
+  );
 });

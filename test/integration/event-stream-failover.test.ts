@@ -29,6 +29,8 @@ describe('events() while the worker dies', () => {
       TASK_QUEUE: `event-failover-${randomUUID()}`,
       MEMORY_DB: join(dir, 'memory.sqlite'),
       MARKER_FILE: join(dir, 'unused.log'),
+      // No channel reaches this process from the workers': their live text comes in batches.
+      LIVE_CHANNEL: 'batches',
     };
     const first = startNodeProcess('test/fixtures/worker-process.ts', { ...env, MODE: 'text-crash-first' });
     processes.push(first);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { EmbeddedTemporalServer } from '../../src/embedded/dev-server.ts';
+import { freePort } from '../../src/embedded/free-port.ts';
 import { startPostgres } from '../support/postgres-server.ts';
 import { buildAgentWorkflowBundle } from '../../src/workflow-bundle.ts';
 
@@ -12,20 +13,30 @@ declare module 'vitest' {
     workflowBundlePath: string;
     /** A folder of this test run's own, for what test files build once and share (removed at the end). */
     testRunDir: string;
+    /** The dev server's Prometheus endpoint (its `action` counter, by namespace). */
+    temporalMetricsUrl: string;
+    /** A namespace no other test uses, for the tests that count the server's actions. */
+    costNamespace: string;
     /** A PostgreSQL URL, or '' when no server could start (see postgresSkipped). */
     postgresUrl: string;
     postgresSkipped: string;
   }
 }
 
+const COST_NAMESPACE = 'costs';
+
 /** Starts the one dev server of the test run and bundles the workflows once for every test file. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'toolkit-agent-test-'));
+  const metricsPort = await freePort();
   const [server, bundle, postgres] = await Promise.all([
     EmbeddedTemporalServer.start({
       log: (line) => console.log(line),
       // Low limits so tests reach them in seconds rather than megabytes.
       dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 200 },
+      // Created besides `default`, which every other test uses: its actions are a test's own.
+      namespace: COST_NAMESPACE,
+      metricsPort,
     }),
     buildAgentWorkflowBundle(),
     startPostgres(),
@@ -35,6 +46,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('temporalAddress', server.address);
   project.provide('workflowBundlePath', workflowBundlePath);
   project.provide('testRunDir', dir);
+  project.provide('temporalMetricsUrl', `http://127.0.0.1:${metricsPort}/metrics`);
+  project.provide('costNamespace', COST_NAMESPACE);
   project.provide('postgresUrl', 'url' in postgres ? postgres.url : '');
   project.provide('postgresSkipped', 'skipped' in postgres ? postgres.skipped : '');
   return async () => {

@@ -34,6 +34,8 @@ export async function startTestWorker(
     usageStore?: UsageStore;
     quotas?: Quotas;
     liveChannel?: LiveTextChannel | false;
+    /** Default `default`, the namespace of every test but those that count the server's actions. */
+    namespace?: string;
   } = {},
 ): Promise<TestWorker> {
   const address = inject('temporalAddress');
@@ -50,10 +52,15 @@ export async function startTestWorker(
     ...(opts.usageStore ? { usageStore: opts.usageStore } : {}),
     ...(opts.quotas ? { quotas: opts.quotas } : {}),
     ...(opts.liveChannel === undefined ? {} : { liveChannel: opts.liveChannel }),
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, interceptors: telemetryClientInterceptors(opts.telemetry) });
+  const client = new Client({
+    connection,
+    interceptors: telemetryClientInterceptors(opts.telemetry),
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+  });
   return {
     agents: new AgentClient({
       client,

@@ -64,7 +64,7 @@ describe('live text over the in-process channel', () => {
     for (const worker of workers) await worker.stop();
   });
 
-  it('delivers a piece of text to a reader in the process before any batch records it; a reader without a channel polls', async () => {
+  it('delivers a piece of text to a reader in the process, never as a batch; a reader without a channel gets it when the step answers', async () => {
     const written = gate();
     const llm = new ScriptedModel([
       { toolCalls: [{ name: 'add', args: { a: 1, b: 2 }, id: 'add_1' }] },
@@ -75,9 +75,8 @@ describe('live text over the in-process channel', () => {
         return { text: 'Hello world.' };
       },
     ]);
-    // Batches of a minute: the step's text is sent once, when the step ends.
     const env = await startTestWorker({
-      writer: { llm, tools: [new AddTool()], liveText: { batchMs: 60_000 } },
+      writer: { llm, tools: [new AddTool()] },
     });
     workers.push(env);
     const handle = await env.agents.startRun('writer', 'Add, then greet');
@@ -119,7 +118,7 @@ describe('live text over the in-process channel', () => {
     const cursors = events.map((e) => e.cursor!);
     expect(cursors.some((cursor) => cursor.includes('.'))).toBe(true);
     for (let i = 1; i < cursors.length; i++) expect(before(cursors[i - 1]!, cursors[i]!)).toBe(true);
-    // The reader without a channel got the same, from the one batch, by reading the run.
+    // The reader without a channel got the same, from the step's result, by reading the run.
     expect(text(polled)).toBe('Hello world.');
     expect(polled.every((e) => !e.cursor!.includes('.'))).toBe(true);
     expect(polled.map((e) => e.type)).toEqual(
@@ -128,8 +127,8 @@ describe('live text over the in-process channel', () => {
         .map((e) => e.type)
         .toSpliced(-1, 0, 'text_delta'),
     );
-    // The history is what it was: the step's text is one batch.
-    expect(await textSignals(handle.workflow)).toBe(1);
+    // The text never went to the workflow in batches: the run recorded it from the step's result.
+    expect(await textSignals(handle.workflow)).toBe(0);
     expect((await handle.result()).output).toBe('Hello world.');
   }, 60_000);
 

@@ -22,8 +22,7 @@ function event(seq: number, type: AgentEvent['type'], payload: Record<string, un
 }
 
 /** A follower of `wf` from the run's start, and what it delivers: events read, then text heard. */
-function follower() {
-  const channel = new InProcessLiveChannel();
+function follower(channel = new InProcessLiveChannel()) {
   const live = new LiveTextFollower(channel, 'wf');
   live.follow('run-1');
   live.fromStart();
@@ -72,9 +71,9 @@ describe('LiveTextFollower', () => {
     f.deliver();
     expect(f.text()).toBe('Hello world.');
     expect(f.out.map((e) => e.cursor ?? String(e.seq))).toEqual(['1', '2', '2.3', '2.6', '4', '4.1']);
-    // The step's end asks for a read; the next step starts afresh.
+    // The end of the step delivered live asks for a read soon (its result follows); the next step starts afresh.
     f.say({ kind: 'closed', seq: 3, attempt: 1 });
-    expect(f.live.take()).toBe('read');
+    expect(f.live.take()).toBe('closed');
     expect(f.live.streaming).toBe(false);
   });
 
@@ -105,6 +104,67 @@ describe('LiveTextFollower', () => {
     expect(f.out.slice(-2).map((e) => e.payload)).toEqual([
       { turn_id: 't1', text: 'f', attempt: 1 },
       { turn_id: 't1', text: 'gh', attempt: 1 },
+    ]);
+  });
+
+  it('gets the text so far of a step in flight as it subscribes, takes a piece it has once, and trims the step’s recorded text', () => {
+    const channel = new InProcessLiveChannel();
+    // A step that closed is forgotten: a reader that subscribes later gets nothing of it.
+    channel.publish({
+      ...RUN,
+      workflowId: 'other',
+      kind: 'text',
+      seq: 1,
+      attempt: 1,
+      offset: 0,
+      text: 'Old',
+    });
+    channel.publish({ ...RUN, workflowId: 'other', kind: 'closed', seq: 1, attempt: 1 });
+    channel.publish({ ...RUN, kind: 'text', seq: 3, attempt: 1, offset: 0, text: 'Hel' });
+    channel.publish({ ...RUN, kind: 'text', seq: 3, attempt: 1, offset: 3, text: 'lo ' });
+    const other: string[] = [];
+    channel.subscribe('other', (message) => other.push(message.kind));
+    expect(other).toEqual([]);
+    const f = follower(channel);
+    f.read(event(1, 'run_started'), event(2, 'step_started', { iteration: 1 }));
+    expect(f.text()).toBe('Hello ');
+    // The same piece again (a channel gave it with the text so far, then as said), then the rest.
+    f.say({ kind: 'text', seq: 3, attempt: 1, offset: 3, text: 'lo ' });
+    f.say({ kind: 'text', seq: 3, attempt: 1, offset: 6, text: 'world.' });
+    f.deliver();
+    // The step answers: the run records its text once, from the step's result.
+    f.say({ kind: 'closed', seq: 3, attempt: 1 });
+    f.read(event(3, 'text_delta', { text: 'Hello world.', attempt: 1 }), event(4, 'run_completed'));
+    expect(f.text()).toBe('Hello world.');
+    expect(f.out.map((e) => e.type)).toEqual([
+      'run_started',
+      'step_started',
+      'text_delta',
+      'text_delta',
+      'run_completed',
+    ]);
+  });
+
+  it('delivers a retried attempt from its start when the worker died before the run recorded any of the step’s text', () => {
+    const f = follower();
+    f.read(event(1, 'run_started'), event(2, 'step_started', { iteration: 1 }));
+    f.say({ kind: 'text', seq: 3, attempt: 1, offset: 0, text: 'Half an ' });
+    f.read();
+    expect(f.text()).toBe('Half an ');
+    // The worker died; attempt 2 writes again from nothing, under its attempt.
+    f.say({ kind: 'text', seq: 3, attempt: 2, offset: 0, text: 'A whole ' });
+    expect(f.live.take()).toBe('read');
+    f.read();
+    f.say({ kind: 'text', seq: 3, attempt: 2, offset: 8, text: 'answer.' });
+    f.deliver();
+    f.read(event(3, 'text_delta', { text: 'A whole answer.', attempt: 2 }));
+    const texts = f.out
+      .filter((e) => e.type === 'text_delta')
+      .map((e) => [e.payload.attempt, e.payload.text]);
+    expect(texts).toEqual([
+      [1, 'Half an '],
+      [2, 'A whole '],
+      [2, 'answer.'],
     ]);
   });
 

@@ -39,7 +39,7 @@ import { rateLimitedQueues } from './rate-limits/queues.ts';
 import { withInlineSubAgents } from './subagents/definitions.ts';
 import type { RateLimits } from './rate-limits/types.ts';
 import { createRateLimitedWorkers, withRateLimitedWorkers } from './rate-limits/workers.ts';
-import { concurrencyDefaults } from './worker-concurrency.ts';
+import { concurrencyDefaults, DEFAULT_MAX_CACHED_WORKFLOWS } from './worker-concurrency.ts';
 import { ConfigurationError } from './errors.ts';
 
 export type { AgentDefinition, SubAgentSpec } from './agent/definition.ts';
@@ -132,6 +132,13 @@ export interface AgentWorkerOptions {
    */
   deployment?: WorkerDeployment | false;
   /**
+   * How many workflows (runs, chat sessions) the worker keeps in memory between their tasks; the
+   * others replay their history when their next task comes (a message to an idle session). Default
+   * 1,000 (about 300 MB of idle sessions); `workerOptions.maxCachedWorkflows`, when set, wins. See
+   * docs/production.md, "Many open sessions".
+   */
+  maxCachedWorkflows?: number;
+  /**
    * Further Temporal worker options (concurrency, sticky queue timeout, identity, ...). Default
    * slots: 500 activities and 500 local activities at once (unless a `tuner` is given).
    */
@@ -208,6 +215,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       maxHeartbeatThrottleInterval: '2 seconds',
       defaultHeartbeatThrottleInterval: '2 seconds',
       ...concurrencyDefaults(options.workerOptions),
+      maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
       ...workerOptions,
       // Rate-limited activity workers are versioned too: a pinned run's calls go to its own version.
       ...(deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {}),

@@ -1,0 +1,35 @@
+/**
+ * The worker of bench/open-sessions.ts, in a process of its own (so its resident memory is its own):
+ * a `chat` agent whose model answers at once, its conversations in a SQLite file. Configured by
+ * environment: TEMPORAL_ADDRESS, TASK_QUEUE, MEMORY_DB, and MAX_CACHED_WORKFLOWS (default: the
+ * worker's own). Prints `READY` when polling; stops on SIGTERM.
+ */
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
+import type { ModelAdapter, ModelResponse } from '../../src/models/model-adapter.ts';
+import { createAgentWorker } from '../../src/worker.ts';
+
+const env = process.env as Record<string, string>;
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+
+const instant: ModelAdapter = {
+  specificationVersion: 'toolkit-agent.model.v1',
+  modelId: 'instant',
+  async generate(): Promise<ModelResponse> {
+    return { text: 'ok', toolCalls: [] };
+  },
+};
+
+const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS! });
+const worker = await createAgentWorker({
+  connection,
+  taskQueue: env.TASK_QUEUE!,
+  agents: { chat: { llm: instant } },
+  memoryStore: new SqliteMemoryStore({ path: env.MEMORY_DB! }),
+  ...(env.MAX_CACHED_WORKFLOWS ? { maxCachedWorkflows: Number(env.MAX_CACHED_WORKFLOWS) } : {}),
+});
+process.on('SIGTERM', () => worker.shutdown());
+const running = worker.run();
+console.log('READY');
+await running;
+await connection.close();

@@ -36,6 +36,8 @@ export async function startTestWorker(
     liveChannel?: LiveTextChannel | false;
     /** Default `default`, the namespace of every test but those that count the server's actions. */
     namespace?: string;
+    /** The worker's workflow cache; default createAgentWorker's. */
+    maxCachedWorkflows?: number;
   } = {},
 ): Promise<TestWorker> {
   const address = inject('temporalAddress');
@@ -53,6 +55,7 @@ export async function startTestWorker(
     ...(opts.quotas ? { quotas: opts.quotas } : {}),
     ...(opts.liveChannel === undefined ? {} : { liveChannel: opts.liveChannel }),
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(opts.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: opts.maxCachedWorkflows }),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

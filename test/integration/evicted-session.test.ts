@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelRequest } from '../../src/models/model-adapter.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import { startTestWorker, type TestWorker } from './helpers.ts';
+
+/** Answers every turn with its prompt and how many user messages came before. */
+const echo = new ScriptedModel(
+  Array.from({ length: 12 }, () => (request: ModelRequest) => {
+    const users = request.messages.filter((m) => m.role === 'user');
+    return { text: `${String(users.at(-1)!.content)} after ${users.length - 1}` };
+  }),
+);
+
+describe('a chat session evicted from the workflow cache', () => {
+  let env: TestWorker;
+  // Two cached workflows (Temporal's least besides none) and three sessions taking turns: each
+  // session's next message finds it evicted, so its workflow replays from its history.
+  beforeAll(async () => {
+    env = await startTestWorker({ chat: { llm: echo } }, { maxCachedWorkflows: 2 });
+  });
+  afterAll(() => env?.stop());
+
+  it('answers its next message with the whole conversation, turn after turn', async () => {
+    const sessions = ['a', 'b', 'c'].map((name) => ({
+      name,
+      chat: env.agents.chatSession('chat', {
+        sessionId: `${name}-${randomUUID()}`,
+        memoryStore: env.memoryStore,
+      }),
+    }));
+    for (let turn = 1; turn <= 4; turn++) {
+      for (const { name, chat } of sessions) {
+        expect(await chat.send(`${name}${turn}`)).toMatchObject({
+          turn,
+          output: `${name}${turn} after ${turn - 1}`,
+        });
+      }
+    }
+    for (const { chat } of sessions) expect(await chat.history()).toHaveLength(8);
+  });
+});

@@ -59,7 +59,7 @@ async function startWorker(address: string, taskQueue: string, memoryDb: string)
     },
   );
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('READY')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`The bench worker exited (${code}) before it was ready.`)));

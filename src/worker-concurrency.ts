@@ -15,11 +15,11 @@ export const AGENT_WORKER_SLOTS = {
  * How many workflows (runs, chat sessions) an agent worker keeps in its workflow cache, where
  * neither `maxCachedWorkflows` nor `workerOptions.maxCachedWorkflows` says. Temporal's own default
  * grows with the heap (about 2,400 on a 4 GB heap), and each cached chat session holds about
- * 320–450 KB of resident memory: 3,000 idle sessions held 1.3 GB. A session evicted from the cache
+ * 320–460 KB of resident memory: 3,000 idle sessions held 1.3 GB. A session evicted from the cache
  * replays its history since it last continued as new (it keeps only counters) on its next message: see
  * bench/open-sessions.ts and docs/production.md, "Many open sessions".
  */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
 /** {@link AGENT_WORKER_SLOTS} unless the options bring a tuner (which cannot be combined with slot counts). */
 export function concurrencyDefaults(options: Partial<WorkerOptions> | undefined): Partial<WorkerOptions> {

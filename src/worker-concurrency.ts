@@ -19,7 +19,7 @@ export const AGENT_WORKER_SLOTS = {
  * replays its history since it last continued as new (it keeps only counters) on its next message: see
  * bench/open-sessions.ts and docs/production.md, "Many open sessions".
  */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
 
 /** {@link AGENT_WORKER_SLOTS} unless the options bring a tuner (which cannot be combined with slot counts). */
 export function concurrencyDefaults(options: Partial<WorkerOptions> | undefined): Partial<WorkerOptions> {

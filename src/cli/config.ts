@@ -64,8 +64,18 @@ export async function loadConfig(explicit?: string): Promise<LoadedConfig> {
  * line itself and a caret under the fault), not only its last line.
  */
 function loadFailure(error: unknown): string {
+  const missing = missingPackage(error);
+  if (missing) {
+    return `it imports the package ${missing}, which is not installed in this project: npm install ${missing}`;
+  }
   if (!(error instanceof SyntaxError) || !error.stack) return (error as Error).message;
   return `\n${error.stack.split('\n    at ')[0]!.trim()}`;
+}
+
+/** The package an import could not find (`ERR_MODULE_NOT_FOUND` of a bare name), if that is the failure. */
+function missingPackage(error: unknown): string | undefined {
+  if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  return /Cannot find package '((?:@[^/']+\/)?[^/']+)/.exec((error as Error).message)?.[1];
 }
 
 /** The config's agent `name`, or its default agent. */

@@ -1,9 +1,10 @@
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { updatePackageJson } from '../../src/cli/init-package.ts';
+import { gpuOverrides, updatePackageJson } from '../../src/cli/init-package.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { ROOT, runCli } from '../support/cli.ts';
 
 let home: string;
 let env: Record<string, string>;
@@ -156,6 +157,7 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       expect(init.stdout).toContain(`updated ${join(dir, 'package.json')}`);
       expect(init.stdout).toContain('"type": "module" (was "commonjs")');
       expect(init.stdout).toContain('dependencies: node-llama-cpp');
+      expect(init.stdout).toContain("overrides: node-llama-cpp's GPU builds point at ./no-gpu");
       expect(init.stderr).toMatch(/^ {2}npm install +# /m);
       expect(init.stderr).not.toContain('add "type"');
     } finally {
@@ -194,6 +196,7 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
     const own = {
       type: 'module',
       dependencies: { 'toolkit-agent': '^0.1.0', 'node-llama-cpp': '^3.0.0', zod: '^4.0.0' },
+      overrides: gpuOverrides(),
     };
     const { text, changes } = updatePackageJson(JSON.stringify(own), {
       env: { ANTHROPIC_API_KEY: 'sk-test' },
@@ -217,7 +220,11 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
         dependencies: Record<string, string>;
       };
       expect(manifest).toMatchObject({ private: true, type: 'module' });
-      expect(manifest.dependencies['toolkit-agent']).toMatch(/^\^\d/);
+      // Run from this clone: the project depends on the clone (a registry install would give ^version).
+      expect(manifest.dependencies['toolkit-agent']).toBe(`file:${realpathSync(ROOT)}`);
+      expect(JSON.parse(await readFile(join(dir, 'no-gpu', 'package.json'), 'utf8'))).toMatchObject({
+        name: 'no-gpu',
+      });
       expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent', 'zod']);
       const config = await readFile(join(dir, 'toolkit-agent.config.ts'), 'utf8');
       expect(config).toContain("from 'toolkit-agent'");
@@ -245,7 +252,8 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       const show = await runCli(['skills', 'show', 'example', '--project', dir], { env });
       expect(show.stdout).toContain('## Skill: example');
       const clean = await runCli(['skills', 'lint', join(dir, '.agents', 'skills')], { env });
-      expect(clean, clean.stderr).toMatchObject({ code: 0, stdout: '' });
+      expect(clean, clean.stderr).toMatchObject({ code: 0 });
+      expect(clean.stdout).toMatch(/^✓ no errors in the skills under \S+\n$/);
       expect((await runCli(['skills', 'show', 'no-such-skill', '--project', dir], { env })).code).toBe(1);
 
       expect((await runCli(['skills', 'new', 'Release Notes', '--project', dir], { env })).code).toBe(0);

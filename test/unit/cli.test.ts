@@ -289,3 +289,22 @@ describe('skills lint', () => {
     expect(missing.line).toBeGreaterThan(0);
   });
 });
+
+describe('a config with a syntax error', () => {
+  it('numbers the lines around the caret and says the mistake may be earlier', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-syntax-'));
+    try {
+      const config = join(dir, 'toolkit-agent.config.ts');
+      // The bracket left open on line 2 is noticed on line 3.
+      await writeFile(config, 'export default {\n  agents: { tools: [1,\n  },\n};\n');
+      const run = await runCli(['run', 'Hello!', '--config', config], { env: { NO_COLOR: '1' } });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^error: Could not load /m);
+      expect(run.stderr).toContain(`${config}:3`);
+      expect(run.stderr).toMatch(/^2 \| {3}agents: \{ tools: \[1,\n3 \| {3}\},\n {6}\^\n4 \| \};$/m);
+      expect(run.stderr).toContain('left open on an earlier line');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

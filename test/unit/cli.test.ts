@@ -287,7 +287,7 @@ describe('skills lint', () => {
     const missing = diagnostics.find((d) => d.code === 'missing-file')!;
     expect(missing.file.startsWith(fixture)).toBe(true);
     expect(missing.line).toBeGreaterThan(0);
-  });
+  }, 30_000); // two CLI processes: over vitest's 5 s default on a loaded machine
 });
 
 describe('a config with a syntax error', () => {

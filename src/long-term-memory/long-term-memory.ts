@@ -49,7 +49,7 @@ export interface ForgetInput {
 
 /** Options of {@link LongTermMemory}. */
 export interface LongTermMemoryOptions {
-  /** Where memory lives: {@link InMemoryLongTermStore} or {@link SqliteLongTermStore}. */
+  /** Where memory lives: an `InMemoryLongTermStore` or a `SqliteLongTermStore`. */
   store: LongTermMemoryStore;
 }
 

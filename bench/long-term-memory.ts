@@ -10,6 +10,7 @@
  * The data is not in the repository: LOCOMO_DIR names a folder of LoCoMo conversation files
  * (`conv-*.json`, the `locomo10` release of snap-research/locomo).
  *   LOCOMO_DIR=/path/to/locomo node bench/long-term-memory.ts
+ * With LTM_POSTGRES_URL (a database it may make a table in), PostgreSQL is measured too.
  * Writes bench/results/long-term-memory.json and .md.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryLongTermStore } from '../src/long-term-memory/in-memory.ts';
 import { LongTermMemory } from '../src/long-term-memory/long-term-memory.ts';
+import { PostgresLongTermStore } from '../src/long-term-memory/postgres.ts';
 import { SqliteLongTermStore } from '../src/long-term-memory/sqlite.ts';
 import type { LongTermMemoryStore } from '../src/long-term-memory/types.ts';
 import { writeResults } from './write-results.ts';
@@ -171,6 +173,12 @@ try {
       conversations,
     ),
   ];
+  const postgresUrl = process.env.LTM_POSTGRES_URL;
+  if (postgresUrl) {
+    const table = `bench_ltm_${Date.now()}`;
+    const store = new PostgresLongTermStore({ connectionString: postgresUrl, table });
+    results.push(await measure('PostgreSQL (full text, ts_rank)', store, conversations));
+  }
   const columns = Object.keys(results[0]!) as Array<keyof (typeof results)[0]>;
   const table =
     `# Long-term memory on LoCoMo (${conversations.length} conversations, ${results[0]!.questions} questions, ` +

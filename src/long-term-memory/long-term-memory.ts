@@ -49,7 +49,7 @@ export interface ForgetInput {
 
 /** Options of {@link LongTermMemory}. */
 export interface LongTermMemoryOptions {
-  /** Where memory lives: an `InMemoryLongTermStore` or a `SqliteLongTermStore`. */
+  /** Where memory lives: an `InMemoryLongTermStore`, a `SqliteLongTermStore` or a `PostgresLongTermStore`. */
   store: LongTermMemoryStore;
 }
 

@@ -13,6 +13,7 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
   readonly #db: DatabaseSync;
   readonly #upsert: StatementSync;
   readonly #search: StatementSync;
+  readonly #delete: StatementSync;
 
   /** `path`: the file (made if missing, readable by its owner only), or `':memory:'`. */
   constructor(opts: { path: string }) {
@@ -57,6 +58,10 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
         WHERE ltm_text MATCH ? AND m.resource = ? AND m.at BETWEEN ? AND ?
         ORDER BY bm25(ltm_text) LIMIT ?`,
     );
+    this.#delete = this.#db.prepare(
+      `DELETE FROM ltm_messages WHERE resource = ?
+         AND (? IS NULL OR session_id = ?) AND (? IS NULL OR message_id = ?)`,
+    );
   }
 
   async upsert(entries: MemoryEntry[]): Promise<void> {
@@ -84,18 +89,8 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
   }
 
   async delete(target: MemoryForget): Promise<number> {
-    const { changes } = this.#db
-      .prepare(
-        `DELETE FROM ltm_messages WHERE resource = ?
-           AND (? IS NULL OR session_id = ?) AND (? IS NULL OR message_id = ?)`,
-      )
-      .run(
-        target.resource,
-        target.sessionId ?? null,
-        target.sessionId ?? null,
-        target.messageId ?? null,
-        target.messageId ?? null,
-      );
+    const { sessionId = null, messageId = null } = target;
+    const { changes } = this.#delete.run(target.resource, sessionId, sessionId, messageId, messageId);
     return Number(changes);
   }
 

@@ -19,6 +19,7 @@ import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
 import type { ModelRequest } from '../src/models/model-adapter.ts';
 import { ScriptedModel } from '../src/models/scripted.ts';
 import { createAgentWorker } from '../src/worker.ts';
+import { ActionCounter, type ActionCost } from '../test/support/action-count.ts';
 import { NoopTool } from './loop-agent.ts';
 import { streamingProvider } from './turn-cost/streaming-provider.ts';
 import { writeResults } from './write-results.ts';
@@ -35,47 +36,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const metricsPort = await freePort();
 const server = await EmbeddedTemporalServer.start({ namespace: NAMESPACE, metricsPort });
-const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-
-/** The server's actions in the bench's namespace, by operation. */
-async function actions(): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const line of (await (await fetch(metricsUrl)).text()).split('\n')) {
-    if (!line.startsWith('action{') || !line.includes(`namespace="${NAMESPACE}"`)) continue;
-    const operation = /operation="([^"]*)"/.exec(line)?.[1] ?? '?';
-    counts.set(operation, (counts.get(operation) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return counts;
-}
-
-/** The counts once two reads a second apart agree (the server reports some a moment late). */
-async function settled(): Promise<Map<string, number>> {
-  let last = await actions();
-  for (let read = 0; read < 15; read++) {
-    await sleep(1_000);
-    const now = await actions();
-    if (JSON.stringify([...now].sort()) === JSON.stringify([...last].sort())) return now;
-    last = now;
-  }
-  throw new Error(`The action counts at ${metricsUrl} did not settle in 15 s.`);
-}
-
-interface Cost {
-  total: number;
-  by: Record<string, number>;
-}
-
-async function costOf(work: () => Promise<unknown>): Promise<Cost> {
-  const before = await settled();
-  await work();
-  const after = await settled();
-  const by: Record<string, number> = {};
-  for (const [operation, count] of after) {
-    const added = count - (before.get(operation) ?? 0);
-    if (added) by[operation] = added;
-  }
-  return { total: Object.values(by).reduce((sum, n) => sum + n, 0), by };
-}
+const counter = new ActionCounter(`http://127.0.0.1:${metricsPort}/metrics`, NAMESPACE);
+const costOf = (work: () => Promise<unknown>): Promise<ActionCost> => counter.costOf(work);
 
 async function writeThousand(request: ModelRequest) {
   for (let i = 0; i < TOKENS.length; i++) {
@@ -139,7 +101,7 @@ try {
     if (text !== TEXT)
       throw new Error(`The reader got ${text.length} characters, not the ${TEXT.length} written.`);
   };
-  const samples: Record<'plain' | 'streamedRun' | 'chatTurn' | 'aiSdk', Cost[]> = {
+  const samples: Record<'plain' | 'streamedRun' | 'chatTurn' | 'aiSdk', ActionCost[]> = {
     plain: [],
     streamedRun: [],
     chatTurn: [],
@@ -178,12 +140,12 @@ try {
       }),
     );
   }
-  const median = (costs: Cost[]) => {
+  const median = (costs: ActionCost[]) => {
     const sorted = [...costs].sort((a, b) => a.total - b.total);
     return sorted[Math.floor(sorted.length / 2)]!;
   };
   const results = Object.fromEntries(Object.entries(samples).map(([name, costs]) => [name, median(costs)]));
-  const row = (what: string, cost: Cost) =>
+  const row = (what: string, cost: ActionCost) =>
     `| ${what} | ${cost.total} | ${Object.entries(cost.by)
       .map(([operation, n]) => `${operation} ${n}`)
       .join(', ')} |`;

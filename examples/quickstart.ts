@@ -88,7 +88,11 @@ const agent = new Agent({ llm, tools: [serviceStatus], credentialStore });
 
 try {
   console.log('Starting an embedded Temporal server and a worker ...');
+  let writing = false;
   for await (const event of agent.stream('Is the billing service up?')) {
+    // The answer comes as many text deltas: one line says the model is writing, the answer follows whole.
+    if (event.type === 'text_delta' && writing) continue;
+    writing = event.type === 'text_delta';
     console.log(`#${event.seq} ${event.type.padEnd(15)} ${event.message}`);
     if (event.type === 'run_completed') console.log(`\nAnswer: ${String(event.payload.output)}\n`);
   }

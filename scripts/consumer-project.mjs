@@ -2,7 +2,7 @@
 // then `npm install <tarball>` (and any `extra` packages) in an empty folder with "type": "module".
 // Shared by check-consumer.mjs and the tests of a first run from the tarball.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,8 +14,17 @@ export function run(command, args, cwd, env = process.env) {
   return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
-/** `npm pack` of this repository into `dir` (a new temporary folder by default): the tarball's path. */
+/**
+ * `npm pack` of this repository into `dir` (a new temporary folder by default): the tarball's path.
+ * When TOOLKIT_AGENT_TARBALL names a tarball packed from this build (CI packs once after building),
+ * that one is used instead: packing builds the package again.
+ */
 export function pack(dir = mkdtempSync(join(tmpdir(), 'toolkit-agent-pack-'))) {
+  const packed = process.env.TOOLKIT_AGENT_TARBALL;
+  if (packed) {
+    if (!existsSync(packed)) throw new Error(`TOOLKIT_AGENT_TARBALL names ${packed}, which does not exist.`);
+    return packed;
+  }
   return join(
     dir,
     run('npm', ['pack', '--silent', '--pack-destination', dir], root).trim().split('\n').pop(),

@@ -14,7 +14,7 @@ export function unsupportedNode(version: string): string | undefined {
   const ok = (major === 22 && atLeast(22, 2)) || (major === 24 && atLeast(15, 0)) || major >= 26;
   return ok
     ? undefined
-    : `toolkit-agent needs Node.js ${SUPPORTED_NODE}; this is Node.js ${version.replace(/^v/, '')}. Install a supported Node.js (for example the current 24 LTS).`;
+    : `toolkit-agent needs Node.js ${SUPPORTED_NODE}; this is Node.js ${version.replace(/^v/, '')}. Install Node.js 24 (for example \`nvm install 24\`), or give this project its own: \`npm install --save-dev node@24\`, then run through npm (\`npx toolkit-agent ...\`, \`npm start\`), which puts that Node first on PATH.`;
 }
 
 /** The error an unsupported Node.js gets: one line, no stack (nothing of ours is at fault). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FileCredentialStore } from '../credentials/file-store.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import { dataDir } from '../paths.ts';
@@ -64,8 +64,46 @@ export async function loadConfig(explicit?: string): Promise<LoadedConfig> {
  * line itself and a caret under the fault), not only its last line.
  */
 function loadFailure(error: unknown): string {
+  const missing = missingPackage(error);
+  if (missing) {
+    return `it imports the package ${missing}, which is not installed in this project: npm install ${missing}`;
+  }
   if (!(error instanceof SyntaxError) || !error.stack) return (error as Error).message;
-  return `\n${error.stack.split('\n    at ')[0]!.trim()}`;
+  const report = error.stack.split('\n    at ')[0]!.trim();
+  return `\n${numberedFrame(report) ?? report}`;
+}
+
+/**
+ * Node's report of a syntax error with each source line numbered, so the caret's line is plain (Node
+ * prints the line after the caret too), and a word on where the mistake may really be: a bracket,
+ * comma or quote left open is noticed lines later. Undefined when the report has another shape.
+ */
+function numberedFrame(report: string): string | undefined {
+  const parts = /^((?:file:\/\/)?\/\S+?):(\d+)\n\n?([\s\S]*?)\n\n(SyntaxError[\s\S]*)$/.exec(report);
+  if (!parts) return undefined;
+  const [, url, lineText, frame, message] = parts as unknown as [string, string, string, string, string];
+  const lines = frame.split('\n');
+  const caret = lines.findIndex((text) => /^\s*\^+\s*$/.test(text));
+  if (caret < 1) return undefined;
+  const line = Number(lineText);
+  const width = String(line + lines.length).length;
+  const numbered = lines.map((text, i) =>
+    i === caret
+      ? `${' '.repeat(width + 3)}${text}`
+      : `${String(i < caret ? line - (caret - 1 - i) : line + (i - caret)).padStart(width)} | ${text}`,
+  );
+  return [
+    `${url.startsWith('file:') ? fileURLToPath(url) : url}:${line}`,
+    ...numbered,
+    message,
+    `(Found at line ${line}; a bracket, comma or quote left open on an earlier line is found only where the code stops making sense.)`,
+  ].join('\n');
+}
+
+/** The package an import could not find (`ERR_MODULE_NOT_FOUND` of a bare name), if that is the failure. */
+function missingPackage(error: unknown): string | undefined {
+  if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  return /Cannot find package '((?:@[^/']+\/)?[^/']+)/.exec((error as Error).message)?.[1];
 }
 
 /** The config's agent `name`, or its default agent. */

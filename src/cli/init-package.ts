@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+import { installedSpec } from './installed-from.ts';
 
 interface Manifest {
   name?: string;
@@ -8,6 +9,7 @@ interface Manifest {
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  overrides?: Record<string, unknown>;
 }
 
 /** toolkit-agent's own package.json (next to dist/ and src/). */
@@ -22,9 +24,38 @@ function ours(): Manifest {
 export function projectDependencies(): Record<string, string> {
   const manifest = ours();
   return {
-    'toolkit-agent': `^${manifest.version}`,
+    'toolkit-agent': installedSpec(manifest.version ?? '0.0.0'),
     'node-llama-cpp': manifest.peerDependencies?.['node-llama-cpp'] ?? 'latest',
     zod: manifest.dependencies?.zod ?? 'latest',
+  };
+}
+
+/** The empty package that stands in for node-llama-cpp's GPU builds, in the project folder. */
+export const NO_GPU_FOLDER = 'no-gpu';
+
+/**
+ * node-llama-cpp's prebuilt GPU builds (about 600 MB of CUDA and Vulkan on Linux x64), which the
+ * offline model never loads (it runs on the CPU): npm's `overrides` point them at an empty package.
+ */
+const GPU_BUILDS = [
+  'linux-x64-cuda',
+  'linux-x64-cuda-ext',
+  'linux-x64-vulkan',
+  'win-x64-cuda',
+  'win-x64-cuda-ext',
+  'win-x64-vulkan',
+];
+
+/** The `overrides` that leave node-llama-cpp's GPU builds out of `npm install`. */
+export function gpuOverrides(): Record<string, string> {
+  return Object.fromEntries(GPU_BUILDS.map((name) => [`@node-llama-cpp/${name}`, `file:./${NO_GPU_FOLDER}`]));
+}
+
+/** The empty package the {@link gpuOverrides} point at: its package.json, in `dir`. */
+export function noGpuPackage(dir: string): { path: string; text: string } {
+  return {
+    path: join(dir, NO_GPU_FOLDER, 'package.json'),
+    text: `${JSON.stringify({ name: NO_GPU_FOLDER, version: '1.0.0', private: true, description: "Stands in for node-llama-cpp's GPU builds (see overrides in ../package.json)." }, null, 2)}\n`,
   };
 }
 
@@ -70,12 +101,14 @@ export function packageJsonFor(dir: string, extras?: ProjectManifestExtras): str
         scripts: { ...extras.scripts, typecheck: 'tsc' },
         dependencies: { ...projectDependencies(), ...templateDependencies().dependencies },
         devDependencies: templateDependencies().devDependencies,
+        overrides: gpuOverrides(),
       }
     : {
         name,
         private: true,
         type: 'module',
         dependencies: { ...projectDependencies(), ...providerDependencies() },
+        overrides: gpuOverrides(),
       };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
@@ -134,6 +167,13 @@ export function updatePackageJson(
   if (added.length) {
     manifest.dependencies = { ...manifest.dependencies, ...Object.fromEntries(added) };
     changes.push(`dependencies: ${added.map(([name]) => name).join(', ')}`);
+  }
+  const overrides = Object.entries(gpuOverrides()).filter(([name]) => !(name in (manifest.overrides ?? {})));
+  if (overrides.length && 'node-llama-cpp' in { ...have, ...manifest.dependencies }) {
+    manifest.overrides = { ...manifest.overrides, ...Object.fromEntries(overrides) };
+    changes.push(
+      `overrides: node-llama-cpp's GPU builds point at ./${NO_GPU_FOLDER} (the offline model runs on the CPU)`,
+    );
   }
   if (options.template) {
     const dev = Object.entries(templateDependencies().devDependencies).filter(([name]) => !(name in have));

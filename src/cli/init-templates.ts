@@ -33,12 +33,19 @@ const clock = defineTool({
   run: () => ({ text: new Date().toISOString(), metadata: {} }),
 });
 
+const llm = await model();
+
 export default defineConfig({
   agents: {
     assistant: {
-      llm: await model(),
-      systemPrompt: 'You are a helpful assistant. Answer briefly.',
+      llm,
+      systemPrompt:
+        'You are a helpful assistant. Answer briefly. When your tools do not tell you the answer, say that you do not know.',
       tools: [clock],
+      // Skills (.agents/skills): a skill joins a run whose prompt says one of its triggers; a provider's
+      // model also loads them itself by their descriptions, which the small offline model cannot judge.
+      autoUseSkills: true,
+      skillActivation: llm instanceof LocalLlamaModel ? 'triggers' : 'both',
       // An HTTP API with a stored credential: \`import { CustomAPITool } from 'toolkit-agent'\`, add
       // \`new CustomAPITool()\` here, and store its credential:
       //   toolkit-agent creds set custom_api --meta base_url=https://api.example.com

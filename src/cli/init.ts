@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { packageJsonFor, updatePackageJson } from './init-package.ts';
+import { NO_GPU_FOLDER, noGpuPackage, packageJsonFor, updatePackageJson } from './init-package.ts';
 import { PROJECT_TEMPLATES, projectTemplate, projectTemplateFiles } from './init-project.ts';
 import { CONFIG_TEMPLATE, SKILL_TEMPLATE } from './init-templates.ts';
 import { CliError, note, paint, printJson } from './output.ts';
@@ -46,6 +46,10 @@ export function registerInit(program: Command): void {
       } else {
         files.push({ path: manifestPath, text: packageJsonFor(dir, extras) });
       }
+      // The overrides that leave node-llama-cpp's GPU builds out point at an empty package: written once.
+      const manifestText = files.find((file) => file.path === manifestPath)?.text ?? '';
+      const noGpu = noGpuPackage(dir);
+      if (manifestText.includes(`file:./${NO_GPU_FOLDER}`) && !existsSync(noGpu.path)) files.push(noGpu);
       const install = files.some((file) => file.path === manifestPath) ? ['npm install'] : [];
       if (existing.length && !opts.force) {
         throw new CliError(

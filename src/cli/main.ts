@@ -8,7 +8,7 @@ import './node-version-check.ts'; // first: an unsupported Node.js stops here, w
 import './color-env.ts';
 import { CommanderError } from 'commander';
 import { createProgram } from './program.ts';
-import { CliError, EXIT, paint } from './output.ts';
+import { CliError, EXIT, printError } from './output.ts';
 
 async function main(argv: string[]): Promise<number> {
   const program = createProgram();
@@ -26,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`${paint('red', 'error:', process.stderr)} ${message}\n`);
+    printError(message);
     if (process.env.TOOLKIT_AGENT_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     return error instanceof CliError ? error.exitCode : EXIT.failure;
   }

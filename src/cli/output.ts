@@ -55,6 +55,14 @@ export function note(text: string): void {
   process.stderr.write(`${paint('dim', text, process.stderr)}\n`);
 }
 
+/**
+ * A failure for people, on standard error, in the one style every command uses: `error: ` (red on a
+ * terminal), then what went wrong and what to do.
+ */
+export function printError(message: string): void {
+  process.stderr.write(`${paint('red', 'error:', process.stderr)} ${message}\n`);
+}
+
 /** A payload value as text: strings as they are, anything else as JSON. */
 export function asText(value: unknown): string {
   if (value === undefined || value === null) return '';

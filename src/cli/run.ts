@@ -4,7 +4,7 @@ import { loadConfig, pickAgent } from './config.ts';
 import { targetOf, withTargetOptions } from './target.ts';
 import { decideApproval } from './approvals.ts';
 import { LiveView } from './live-view.ts';
-import { CliError, EXIT, note, UsageError } from './output.ts';
+import { CliError, EXIT, note, printError, UsageError } from './output.ts';
 import { OutputValidationError } from '../errors.ts';
 
 interface RunOptions {
@@ -90,7 +90,7 @@ export function registerRun(program: Command): void {
     .option('--no-worker', 'do not serve the agents in this process (a `toolkit-agent worker` does)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 the run answered (completed or max_iterations), 1 it failed, was cancelled (Ctrl-C),\npassed its deadline or budget, or gave no answer matching --output-schema, 2 usage. Tool calls that need approval are asked y/n on a terminal.',
+      '\nExit codes: 0 the run answered (completed or max_iterations), 1 it failed, was cancelled (Ctrl-C),\npassed its deadline or budget, gave no answer matching --output-schema, or every tool call it made failed, 2 usage. Tool calls that need approval are asked y/n on a terminal.',
     )
     .action(async (prompt: string, opts: RunOptions, cmd: Command) => {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
@@ -109,9 +109,12 @@ export function registerRun(program: Command): void {
           ...(output ? { output } : {}),
         });
         release = cancelOnInterrupt(() => handle.cancel('cancelled at the terminal (Ctrl-C)'));
+        const calls = { completed: 0, failed: 0 };
         const follow = async () => {
           for await (const event of handle.events()) {
             view.event(event);
+            if (event.type === 'tool_completed') calls.completed += 1;
+            if (event.type === 'tool_failed') calls.failed += 1;
             if (event.type === 'approval_requested') {
               await decideApproval(event, handle, {
                 approveAll: opts.approveAll,
@@ -126,6 +129,13 @@ export function registerRun(program: Command): void {
         const result = await Promise.race([follow(), serving.running.then(() => never())]);
         view.finish(result);
         if (FAILED_STOPS.has(result.metadata.stop_reason)) process.exitCode = EXIT.failure;
+        if (calls.failed > 0 && calls.completed === 0) {
+          // The answer was written without a single tool result: said, and not a success for scripts.
+          printError(
+            `every tool call of this run failed (${calls.failed}), so its answer is not backed by any tool; the reasons are above.`,
+          );
+          process.exitCode = EXIT.failure;
+        }
       } catch (error) {
         view.stop();
         if (error instanceof OutputValidationError && !opts.json) {

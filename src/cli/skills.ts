@@ -114,6 +114,13 @@ export function registerSkills(program: Command): void {
         }
       const errors = diagnostics.filter((d) => d.severity === 'error').length;
       if (errors) throw new CliError(`${errors} error(s) in the skills checked.`);
+      if (!opts.json) {
+        const warnings = diagnostics.length;
+        const where = paths.length ? paths.join(', ') : 'this folder';
+        process.stdout.write(
+          `${paint('green', '✓')} no errors in the skills under ${where}${warnings ? ` (${warnings} warning(s) above)` : ''}\n`,
+        );
+      }
     });
 
   skills

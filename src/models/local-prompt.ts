@@ -11,7 +11,8 @@ import type { ModelResponse } from './model-adapter.ts';
 const INTRO = [
   'A conversation between a user and an assistant that can call tools. The assistant replies with one JSON ' +
     'object: {"tool": name, "arguments": {...}} to call a tool, or {"answer": text} to reply to the user. ' +
-    'A tool result follows each call; once it has what it needs, the assistant answers in its own words.',
+    'A tool result follows each call; the assistant answers in its own words from what the results say. ' +
+    'When they do not say it, the assistant answers that it does not know; it never makes up a fact.',
   '',
   'Example 1:',
   'User: Hello!',
@@ -22,10 +23,16 @@ const INTRO = [
   'Assistant: {"answer": "I am an AI assistant. I answer questions and use tools for you."}',
   '',
   'Example 3:',
-  'User: Is it snowing in Oslo?',
-  'Assistant: {"tool": "weather", "arguments": {"city": "Oslo"}}',
-  'Tool result (weather): {"sky": "snow", "celsius": -3}',
-  'Assistant: {"answer": "Yes, it is snowing in Oslo, at -3 °C."}',
+  'User: How many files are in the inbox folder?',
+  'Assistant: {"tool": "count_files", "arguments": {"folder": "inbox"}}',
+  'Tool result (count_files): {"folder": "inbox", "files": 12}',
+  'Assistant: {"answer": "There are 12 files in the inbox folder."}',
+  '',
+  'Example 4:',
+  'User: Is the office open today?',
+  'Assistant: {"tool": "count_files", "arguments": {"folder": "office"}}',
+  'Tool result (count_files): {"folder": "office", "files": 4}',
+  'Assistant: {"answer": "I don\'t know: my tools do not say whether the office is open."}',
   '',
   'Now the real conversation.',
 ].join('\n');

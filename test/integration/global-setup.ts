@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { EmbeddedTemporalServer } from '../../src/embedded/dev-server.ts';
 import { freePort } from '../../src/embedded/free-port.ts';
 import { startPostgres } from '../support/postgres-server.ts';
+import { cleanUpAfter, stopTmuxServers, tmuxSocketPrefix } from '../support/orphan-watchdog.ts';
 import { buildAgentWorkflowBundle } from '../../src/workflow-bundle.ts';
 
 declare module 'vitest' {
@@ -25,8 +27,14 @@ declare module 'vitest' {
 
 const COST_NAMESPACE = 'costs';
 
-/** Starts the one dev server of the test run and bundles the workflows once for every test file. */
+/**
+ * Starts the one dev server of the test run and bundles the workflows once for every test file.
+ * What outlives a killed run (PostgreSQL and tmux run as daemons) is stopped by a watchdog once this
+ * process ends, however it ends; the teardown below stops it all on a normal end.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The tmux terminals of the test files name their sockets after this run (test/support/tmux.ts).
+  process.env.TOOLKIT_AGENT_TEST_RUN ??= randomUUID().slice(0, 8);
   const dir = await mkdtemp(join(tmpdir(), 'toolkit-agent-test-'));
   const metricsPort = await freePort();
   const [server, bundle, postgres] = await Promise.all([
@@ -41,6 +49,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     buildAgentWorkflowBundle(),
     startPostgres(),
   ]);
+  cleanUpAfter(
+    process.pid,
+    [
+      'stop' in postgres ? postgres.orphanCleanup : 'true',
+      stopTmuxServers(tmuxSocketPrefix(process.env.TOOLKIT_AGENT_TEST_RUN)),
+      `rm -rf '${dir}'`,
+    ].join('; '),
+  );
   const workflowBundlePath = join(dir, 'workflow-bundle.cjs');
   await writeFile(workflowBundlePath, bundle.code);
   project.provide('temporalAddress', server.address);

@@ -3,52 +3,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
+import { ActionCounter } from '../support/action-count.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
 
 const namespace = inject('costNamespace');
-const metricsUrl = inject('temporalMetricsUrl');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The server's billable actions in this test's namespace so far, by operation (Temporal's own count). */
-async function actions(): Promise<Map<string, number>> {
-  const text = await (await fetch(metricsUrl)).text();
-  const counts = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('action{') || !line.includes(`namespace="${namespace}"`)) continue;
-    const operation = /operation="([^"]*)"/.exec(line)?.[1] ?? '?';
-    counts.set(operation, (counts.get(operation) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return counts;
-}
-
-/**
- * The counts once the server has reported everything done so far: it adds some a moment after it
- * answered, so they are read until two reads a second apart agree (at most 15 reads).
- */
-async function settledActions(): Promise<Map<string, number>> {
-  let last = await actions();
-  for (let read = 0; read < 15; read++) {
-    await sleep(1_000);
-    const now = await actions();
-    if (JSON.stringify([...now].sort()) === JSON.stringify([...last].sort())) return now;
-    last = now;
-  }
-  throw new Error(`The server's action counts at ${metricsUrl} did not settle in 15 s.`);
-}
-
-/** The actions `work` cost, in all and by operation. */
-async function costOf(work: () => Promise<unknown>): Promise<{ total: number; by: Record<string, number> }> {
-  const before = await settledActions();
-  await work();
-  const after = await settledActions();
-  const by: Record<string, number> = {};
-  for (const [operation, count] of after) {
-    const added = count - (before.get(operation) ?? 0);
-    if (added) by[operation] = added;
-  }
-  return { total: Object.values(by).reduce((sum, n) => sum + n, 0), by };
-}
+const counter = new ActionCounter(inject('temporalMetricsUrl'), namespace);
+const costOf = (work: () => Promise<unknown>) => counter.costOf(work);
 
 const TOKENS = Array.from({ length: 1_000 }, (_, i) => `t${i} `);
 const TEXT = TOKENS.join('');

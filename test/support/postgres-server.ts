@@ -7,7 +7,14 @@ import { freePort } from '../../src/embedded/free-port.ts';
 
 const run = promisify(execFile);
 
-export type PostgresServer = { url: string; stop(): Promise<void> } | { skipped: string };
+export type PostgresServer =
+  | {
+      url: string;
+      stop(): Promise<void>;
+      /** A shell command that stops the server and removes its folder, for a watchdog to run (see orphan-watchdog.ts). */
+      orphanCleanup: string;
+    }
+  | { skipped: string };
 
 /**
  * A throwaway PostgreSQL server from the machine's packages (Debian: `apt-get install postgresql`),
@@ -42,8 +49,13 @@ export async function startPostgres(): Promise<PostgresServer> {
     await rm(dir, { recursive: true, force: true });
     return { skipped: `PostgreSQL did not start: ${(error as Error).message.split('\n')[0]}` };
   }
+  const pidFile = join(data, 'postmaster.pid');
   return {
     url: `postgres://toolkit@127.0.0.1:${port}/postgres`,
+    // SIGINT is PostgreSQL's fast shutdown; the postmaster's pid is the first line of its pid file.
+    orphanCleanup:
+      `if [ -f '${pidFile}' ]; then kill -INT "$(head -n 1 '${pidFile}')" 2>/dev/null; ` +
+      `for i in 1 2 3 4 5 6 7 8 9 10; do [ -f '${pidFile}' ] || break; sleep 1; done; fi; rm -rf '${dir}'`,
     async stop() {
       await run(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w'], { ...as, cwd: dir }).catch(
         () => undefined,

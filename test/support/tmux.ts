@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { CLI, ROOT } from './cli.ts';
+import { tmuxSocketPrefix } from './orphan-watchdog.ts';
 
 const exec = promisify(execFile);
 
@@ -22,7 +23,8 @@ const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
  * command exits and shows `[exit N]`.
  */
 export class TmuxTerminal {
-  readonly #socket = `toolkit-agent-test-${randomUUID().slice(0, 8)}`;
+  /** Named after the test run, whose watchdog stops it if the run is killed (global-setup.ts). */
+  readonly socket = `${tmuxSocketPrefix(process.env.TOOLKIT_AGENT_TEST_RUN ?? 'solo')}${randomUUID().slice(0, 8)}`;
 
   private constructor() {}
 
@@ -110,7 +112,7 @@ export class TmuxTerminal {
   }
 
   async #tmux(...args: string[]): Promise<string> {
-    const { stdout } = await exec('tmux', ['-L', this.#socket, ...args]);
+    const { stdout } = await exec('tmux', ['-L', this.socket, ...args]);
     return stdout;
   }
 }

@@ -1,9 +1,10 @@
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { updatePackageJson } from '../../src/cli/init-package.ts';
+import { gpuOverrides, updatePackageJson } from '../../src/cli/init-package.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { ROOT, runCli } from '../support/cli.ts';
 
 let home: string;
 let env: Record<string, string>;
@@ -156,6 +157,7 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       expect(init.stdout).toContain(`updated ${join(dir, 'package.json')}`);
       expect(init.stdout).toContain('"type": "module" (was "commonjs")');
       expect(init.stdout).toContain('dependencies: node-llama-cpp');
+      expect(init.stdout).toContain("overrides: node-llama-cpp's GPU builds point at ./no-gpu");
       expect(init.stderr).toMatch(/^ {2}npm install +# /m);
       expect(init.stderr).not.toContain('add "type"');
     } finally {
@@ -194,6 +196,7 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
     const own = {
       type: 'module',
       dependencies: { 'toolkit-agent': '^0.1.0', 'node-llama-cpp': '^3.0.0', zod: '^4.0.0' },
+      overrides: gpuOverrides(),
     };
     const { text, changes } = updatePackageJson(JSON.stringify(own), {
       env: { ANTHROPIC_API_KEY: 'sk-test' },
@@ -217,7 +220,11 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
         dependencies: Record<string, string>;
       };
       expect(manifest).toMatchObject({ private: true, type: 'module' });
-      expect(manifest.dependencies['toolkit-agent']).toMatch(/^\^\d/);
+      // Run from this clone: the project depends on the clone (a registry install would give ^version).
+      expect(manifest.dependencies['toolkit-agent']).toBe(`file:${realpathSync(ROOT)}`);
+      expect(JSON.parse(await readFile(join(dir, 'no-gpu', 'package.json'), 'utf8'))).toMatchObject({
+        name: 'no-gpu',
+      });
       expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent', 'zod']);
       const config = await readFile(join(dir, 'toolkit-agent.config.ts'), 'utf8');
       expect(config).toContain("from 'toolkit-agent'");
@@ -245,7 +252,8 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       const show = await runCli(['skills', 'show', 'example', '--project', dir], { env });
       expect(show.stdout).toContain('## Skill: example');
       const clean = await runCli(['skills', 'lint', join(dir, '.agents', 'skills')], { env });
-      expect(clean, clean.stderr).toMatchObject({ code: 0, stdout: '' });
+      expect(clean, clean.stderr).toMatchObject({ code: 0 });
+      expect(clean.stdout).toMatch(/^✓ no errors in the skills under \S+\n$/);
       expect((await runCli(['skills', 'show', 'no-such-skill', '--project', dir], { env })).code).toBe(1);
 
       expect((await runCli(['skills', 'new', 'Release Notes', '--project', dir], { env })).code).toBe(0);
@@ -279,5 +287,24 @@ describe('skills lint', () => {
     const missing = diagnostics.find((d) => d.code === 'missing-file')!;
     expect(missing.file.startsWith(fixture)).toBe(true);
     expect(missing.line).toBeGreaterThan(0);
+  }, 30_000); // two CLI processes: over vitest's 5 s default on a loaded machine
+});
+
+describe('a config with a syntax error', () => {
+  it('numbers the lines around the caret and says the mistake may be earlier', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cli-syntax-'));
+    try {
+      const config = join(dir, 'toolkit-agent.config.ts');
+      // The bracket left open on line 2 is noticed on line 3.
+      await writeFile(config, 'export default {\n  agents: { tools: [1,\n  },\n};\n');
+      const run = await runCli(['run', 'Hello!', '--config', config], { env: { NO_COLOR: '1' } });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^error: Could not load /m);
+      expect(run.stderr).toContain(`${config}:3`);
+      expect(run.stderr).toMatch(/^2 \| {3}agents: \{ tools: \[1,\n3 \| {3}\},\n {6}\^\n4 \| \};$/m);
+      expect(run.stderr).toContain('left open on an earlier line');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

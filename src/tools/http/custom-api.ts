@@ -61,6 +61,7 @@ export class CustomAPITool extends BaseConnectorTool<typeof parameters> {
     'query params, JSON body and headers. Returns the status and the response body.';
   readonly parameters = parameters;
   protected override readonly defaultCredentialKey = 'custom_api';
+  protected override readonly credentialMetadataExample = 'base_url=https://api.example.com';
   protected override readonly credentialTypes = ['bearer', 'basic', 'api_key', 'none'] as const;
   readonly #timeouts: HttpTimeouts | undefined;
   readonly #maxResponseBytes: number;

@@ -1,0 +1,99 @@
+import { PostgresTable, type PostgresConnectionOptions } from '../postgres/table.ts';
+import { queryWords } from './query-words.ts';
+import type { LongTermMemoryStore, MemoryEntry, MemoryForget, MemoryMatch, MemorySearch } from './types.ts';
+
+/** `table` default: `toolkit_long_term_memory`. */
+export type PostgresLongTermStoreOptions = PostgresConnectionOptions;
+
+/**
+ * Long-term memory in PostgreSQL, for workers on several machines, searched with its full-text
+ * search (https://www.postgresql.org/docs/current/textsearch.html): each message's words are a
+ * generated `tsvector` column (English configuration) under a GIN index, ranked by `ts_rank`.
+ * Needs the optional package `pg`.
+ */
+export class PostgresLongTermStore implements LongTermMemoryStore {
+  readonly #db: PostgresTable;
+
+  constructor(options: PostgresLongTermStoreOptions) {
+    this.#db = new PostgresTable('PostgresLongTermStore', options, {
+      table: 'toolkit_long_term_memory',
+      max: 5,
+      columns:
+        'resource text NOT NULL, message_id text NOT NULL, session_id text NOT NULL, role text NOT NULL, ' +
+        'text text NOT NULL, at bigint NOT NULL, ' +
+        "words tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED, " +
+        'PRIMARY KEY (resource, message_id)',
+      migrations: [
+        'CREATE INDEX IF NOT EXISTS {table}_words ON {table} USING gin (words)',
+        'CREATE INDEX IF NOT EXISTS {table}_session ON {table} (resource, session_id)',
+      ],
+    });
+  }
+
+  async upsert(entries: MemoryEntry[]): Promise<void> {
+    // One row per (resource, messageId), the last given: a statement may not touch a row twice.
+    const rows = [...new Map(entries.map((e) => [`${e.resource}\u0000${e.messageId}`, e])).values()];
+    if (rows.length === 0) return;
+    await this.#db.ready();
+    const values: unknown[] = [];
+    const tuples = rows.map((e, i) => {
+      values.push(e.resource, e.messageId, e.sessionId, e.role, e.text, e.at);
+      const at = i * 6;
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}::bigint)`;
+    });
+    await this.#db.pool.query(
+      `INSERT INTO ${this.#db.name} (resource, message_id, session_id, role, text, at) VALUES ${tuples.join(', ')}
+       ON CONFLICT (resource, message_id) DO UPDATE
+         SET session_id = EXCLUDED.session_id, role = EXCLUDED.role, text = EXCLUDED.text, at = EXCLUDED.at`,
+      values,
+    );
+  }
+
+  async search(search: MemorySearch): Promise<MemoryMatch[]> {
+    // Words of letters and digits only, so none is read as tsquery syntax; any of them may match.
+    const words = queryWords(search.query);
+    if (words.length === 0) return [];
+    await this.#db.ready();
+    const { rows } = await this.#db.pool.query<{
+      message_id: string;
+      session_id: string;
+      text: string;
+      at: string;
+      score: number;
+    }>(
+      `SELECT message_id, session_id, text, at, ts_rank(words, query) AS score
+         FROM ${this.#db.name}, to_tsquery('english', $2) AS query
+        WHERE resource = $1 AND words @@ query AND at BETWEEN $3 AND $4
+        ORDER BY score DESC, at DESC LIMIT $5`,
+      [
+        search.resource,
+        words.join(' | '),
+        search.since ?? Number.MIN_SAFE_INTEGER,
+        search.until ?? Number.MAX_SAFE_INTEGER,
+        search.limit,
+      ],
+    );
+    return rows.map((row) => ({
+      messageId: row.message_id,
+      sessionId: row.session_id,
+      text: row.text,
+      at: Number(row.at),
+      score: row.score,
+    }));
+  }
+
+  async delete(target: MemoryForget): Promise<number> {
+    await this.#db.ready();
+    const { rowCount } = await this.#db.pool.query(
+      `DELETE FROM ${this.#db.name} WHERE resource = $1
+         AND ($2::text IS NULL OR session_id = $2) AND ($3::text IS NULL OR message_id = $3)`,
+      [target.resource, target.sessionId ?? null, target.messageId ?? null],
+    );
+    return rowCount ?? 0;
+  }
+
+  /** Ends the pool this store opened (a pool given in the options is yours to end). */
+  async close(): Promise<void> {
+    await this.#db.close();
+  }
+}

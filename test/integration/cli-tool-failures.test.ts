@@ -24,8 +24,10 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 describe('tool calls refused and answered to the model (an unknown tool, bad arguments)', () => {
   it('are no activity failures in the log: nothing at the default level, the run goes on', async () => {
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'misuse the tools'], { env: env() });
-    expect(result.code, result.stderr).toBe(0);
+    // The run answered, but on no tool result: every call it made failed, so the command says so (exit 1).
+    expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toBe('Both calls were refused.\n');
+    expect(result.stderr).toMatch(/^error: every tool call of this run failed \(2\)/m);
     expect(result.stderr).toMatch(/✗ weather/);
     expect(result.stderr).toMatch(/✗ add/);
     expect(result.stderr).not.toMatch(/Activity failed|taskToken|WARN|INFO/);
@@ -35,7 +37,7 @@ describe('tool calls refused and answered to the model (an unknown tool, bad arg
     const result = await runCli(['-c', CLI_CONFIG, 'run', 'misuse the tools'], {
       env: env({ TOOLKIT_AGENT_LOG_LEVEL: 'info' }),
     });
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(1); // every call failed (see above)
     const lines = result.stderr.split('\n');
     const toolLines = lines.filter((line) => /^INFO Tool \w+ failed; the model is told/.test(line));
     expect(toolLines).toHaveLength(2);

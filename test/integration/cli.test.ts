@@ -281,7 +281,9 @@ describe('toolkit-agent run and runs', () => {
     expect(types.at(-1)).toBe('run_cancelled');
 
     const human = await runCli(['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'locked'], { env });
-    expect(human.code, human.stderr).toBe(0);
+    // Its one call was never authorized: the answer rests on no tool result, so the run exits 1, saying so.
+    expect(human.code, human.stderr).toBe(1);
+    expect(human.stderr).toMatch(/^error: every tool call of this run failed \(1\)/m);
     expect(human.stderr).toMatch(
       /inbox needs authorization of mail: open https:\/\/auth\.example\/authorize\?/,
     );

@@ -8,8 +8,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          // Some unit tests start the CLI or a linter as a process: seconds each on a loaded machine.
-          testTimeout: 30_000,
+          // Some unit tests start the CLI, tsc or a linter as a process: tens of seconds on a loaded machine.
+          testTimeout: 120_000,
         },
       },
       {

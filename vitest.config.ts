@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],
+    // Two test files at a time, whatever the cores: most integration tests wait on Temporal (timers,
+    // heartbeats, a worker's death), so a second file uses the time the first spends waiting.
+    maxWorkers: 2,
     projects: [
       {
         test: {

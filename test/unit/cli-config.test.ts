@@ -58,9 +58,9 @@ describe('toolkit-agent.config.ts as the CLI loads it', () => {
     const loader = new URL('../../src/cli/config.ts', import.meta.url).href;
     const script = `import { loadConfig } from '${loader}'; await loadConfig(${JSON.stringify(path)}).catch((e) => console.log(e.message));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
-    // The file and line, the faulty line (with Node's context around it) and the caret under the fault.
+    // The file and line, the faulty line numbered among its neighbours, and the caret under the fault.
     expect(stdout.startsWith(`Could not load ${path}: \n${path}:3\n`)).toBe(true);
-    expect(stdout).toMatch(/\n {4}a: \{ llm: 1 ,, \}\n {17}\^\n/);
+    expect(stdout).toMatch(/\n2 \| {3}agents: \{\n3 \| {5}a: \{ llm: 1 ,, \}\n {21}\^\n4 \| /);
     expect(stdout).toMatch(/SyntaxError.*Unexpected token `,`/);
   });
 });

@@ -5,7 +5,7 @@
  * Writes bench/results/chat-session.json and .md.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { ModelAdapter, ModelResponse } from '../src/models/model-adapter.ts';
+import { instantModel as instant } from './loop-agent.ts';
 import { startBenchWorker } from './embedded-worker.ts';
 import { writeResults } from './write-results.ts';
 
@@ -14,14 +14,6 @@ const WINDOW = 5;
 const MARKS = [10, 100, 1_000];
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-
-const instant: ModelAdapter = {
-  specificationVersion: 'toolkit-agent.model.v1',
-  modelId: 'instant',
-  async generate(): Promise<ModelResponse> {
-    return { text: 'ok', toolCalls: [] };
-  },
-};
 
 const bench = await startBenchWorker({ chat: { llm: instant } });
 const { client, memoryStore } = bench;

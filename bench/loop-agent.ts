@@ -20,6 +20,15 @@ export class LoopModel implements ModelAdapter {
   }
 }
 
+/** A model that answers `ok` at once, with no tool call: a chat turn at the floor of its cost. */
+export const instantModel: ModelAdapter = {
+  specificationVersion: 'toolkit-agent.model.v1',
+  modelId: 'instant',
+  async generate(): Promise<ModelResponse> {
+    return { text: 'ok', toolCalls: [] };
+  },
+};
+
 /** The tool the loop model asks for: does nothing. */
 export class NoopTool extends BaseConnectorTool {
   readonly name = 'noop';

@@ -6,19 +6,11 @@
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
-import type { ModelAdapter, ModelResponse } from '../../src/models/model-adapter.ts';
+import { instantModel as instant } from '../loop-agent.ts';
 import { createAgentWorker } from '../../src/worker.ts';
 
 const env = process.env as Record<string, string>;
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-
-const instant: ModelAdapter = {
-  specificationVersion: 'toolkit-agent.model.v1',
-  modelId: 'instant',
-  async generate(): Promise<ModelResponse> {
-    return { text: 'ok', toolCalls: [] };
-  },
-};
 
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS! });
 const worker = await createAgentWorker({

@@ -112,13 +112,13 @@ describe('a remote A2A agent as a sub-agent, in another process', () => {
     const id = remoteTaskId(child!, 'a2a-send');
     await expect
       .poll(async () => (await client.getTask({ tenant: '', id }).catch(() => undefined))?.status?.state, {
-        timeout: 20_000,
+        timeout: 45_000,
       })
       .toBe(TaskState.TASK_STATE_WORKING);
     await handle.cancel('the user left');
     expect((await handle.result()).metadata.stop_reason).toBe('cancelled');
     await expect
-      .poll(async () => (await client.getTask({ tenant: '', id })).status?.state, { timeout: 20_000 })
+      .poll(async () => (await client.getTask({ tenant: '', id })).status?.state, { timeout: 45_000 })
       .toBe(TaskState.TASK_STATE_CANCELED);
-  });
+  }, 120_000);
 });

@@ -18,6 +18,7 @@ import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolContext, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { createAgentWorker } from '../../src/worker.ts';
+import { runChildWorker } from '../../test/support/child-worker.ts';
 
 const env = process.env as Record<string, string>;
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -93,8 +94,4 @@ const worker = await createAgentWorker({
     },
   },
 });
-process.on('SIGTERM', () => worker.shutdown());
-const running = worker.run();
-console.log('READY');
-await running;
-await connection.close();
+await runChildWorker(worker, connection);

@@ -1,4 +1,5 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, ProviderV4 } from '@ai-sdk/provider';
+import { languageModelProvider } from '../language-model-provider.ts';
 
 /** The plain baselines' activities. */
 export interface FloorActivities {
@@ -64,14 +65,5 @@ export function loopProvider(slowMs: number): ProviderV4 {
       },
     };
   };
-  return {
-    specificationVersion: 'v4',
-    languageModel,
-    embeddingModel: () => {
-      throw new Error('The bench provider has no embedding model.');
-    },
-    imageModel: () => {
-      throw new Error('The bench provider has no image model.');
-    },
-  };
+  return languageModelProvider(languageModel);
 }

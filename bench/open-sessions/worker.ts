@@ -8,6 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
 import { instantModel as instant } from '../loop-agent.ts';
 import { createAgentWorker } from '../../src/worker.ts';
+import { runChildWorker } from '../../test/support/child-worker.ts';
 
 const env = process.env as Record<string, string>;
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -20,8 +21,4 @@ const worker = await createAgentWorker({
   memoryStore: new SqliteMemoryStore({ path: env.MEMORY_DB! }),
   ...(env.MAX_CACHED_WORKFLOWS ? { maxCachedWorkflows: Number(env.MAX_CACHED_WORKFLOWS) } : {}),
 });
-process.on('SIGTERM', () => worker.shutdown());
-const running = worker.run();
-console.log('READY');
-await running;
-await connection.close();
+await runChildWorker(worker, connection);

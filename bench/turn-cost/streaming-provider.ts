@@ -1,4 +1,5 @@
 import type { LanguageModelV4, LanguageModelV4StreamPart, ProviderV4 } from '@ai-sdk/provider';
+import { languageModelProvider } from '../language-model-provider.ts';
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -35,14 +36,5 @@ export function streamingProvider(tokens: string[], perTick: number, tickMs: num
       return { stream };
     },
   });
-  return {
-    specificationVersion: 'v4',
-    languageModel,
-    embeddingModel: () => {
-      throw new Error('The bench provider has no embedding model.');
-    },
-    imageModel: () => {
-      throw new Error('The bench provider has no image model.');
-    },
-  };
+  return languageModelProvider(languageModel);
 }

@@ -77,6 +77,9 @@ export function templateDependencies(): {
       '@ai-sdk/openai': manifest.devDependencies?.['@ai-sdk/openai'] ?? 'latest',
     },
     devDependencies: {
+      // The project's own Node (24): npm scripts put node_modules/.bin first on PATH, so `npm start`
+      // runs the TypeScript sources on it even where an older Node is the system's.
+      node: manifest.devDependencies?.node ?? '^24.15.0',
       '@types/node': manifest.devDependencies?.['@types/node'] ?? 'latest',
       typescript: manifest.devDependencies?.typescript ?? 'latest',
     },

@@ -8,7 +8,7 @@ import { exists } from '../../src/fs/probe.ts';
 import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
 import { findLocalModel } from '../../src/models/local-model-file.ts';
 import { ROOT } from '../support/cli.ts';
-import { startProgram } from '../support/node-program.ts';
+import { startCommand, startProgram } from '../support/node-program.ts';
 
 const model = await findLocalModel();
 const temporal = await findTemporalCli({ install: false });
@@ -29,8 +29,28 @@ function sensible(answer: unknown): boolean {
   );
 }
 
+/**
+ * Descriptions of the backend template's `Triage` fields, its own and those it once had: a summary
+ * that repeats one says nothing about the ticket.
+ */
+const FIELD_DESCRIPTIONS = [
+  'what the ticket says',
+  'How urgent the ticket is',
+  'The team that should handle it',
+  'One sentence for the team',
+];
+
 /** A template's dependencies beyond toolkit-agent's own: linked from ours when missing, not downloaded again. */
-const LINKED = ['node-llama-cpp', 'typescript', '@types/node', '@ai-sdk/anthropic', '@ai-sdk/openai'];
+const LINKED = ['node', 'node-llama-cpp', 'typescript', '@types/node', '@ai-sdk/anthropic', '@ai-sdk/openai'];
+
+/**
+ * This machine's PATH without the repository's own Node (node_modules/.bin): the system's Node comes
+ * first, as on a user's machine (Node 20 here), and the templates' npm scripts must still run.
+ */
+const SYSTEM_PATH = (process.env.PATH ?? '')
+  .split(':')
+  .filter((folder) => !folder.includes('node_modules'))
+  .join(':');
 
 /**
  * Each template as a user gets it: `toolkit-agent init --template <name>` from the packed package
@@ -54,13 +74,22 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
       const link = join(dir, 'node_modules', name);
       if (!(await exists(link))) await symlink(join(ROOT, 'node_modules', name), link);
     }
+    // What `npm install` makes of the templates' `node` devDependency: the project's Node on npm's PATH.
+    await symlink('../node/bin/node', join(dir, 'node_modules', '.bin', 'node'));
+    const systemNode = spawnSync('node', ['--version'], { encoding: 'utf8', env: { PATH: SYSTEM_PATH } });
+    console.log(
+      `The templates' npm scripts run with ${systemNode.stdout.trim() || 'no Node'} first on PATH.`,
+    );
     env = { TOOLKIT_AGENT_HOME: join(dir, 'home'), ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', PORT: '0' };
   }, 300_000);
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** `toolkit-agent init` of the installed package, then `tsc` in the project it wrote. */
+  /**
+   * `toolkit-agent init` of the installed package, then `tsc` in the project it wrote; answers the
+   * program its `npm start` runs.
+   */
   async function init(template: string): Promise<string> {
     const project = join(dir, template);
     const cli = join(dir, 'node_modules', 'toolkit-agent', 'dist', 'cli', 'main.js');
@@ -73,7 +102,12 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
     expect(written.output).toMatch(/npm install[\s\S]*npm start/);
     const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
+      devDependencies: Record<string, string>;
     };
+    // The project brings its own Node: npm runs its scripts on Node 24 whatever the system's is.
+    expect(manifest.devDependencies.node).toMatch(/^\^24\./);
+    const version = await npm(template, ['exec', '--', 'node', '--version']).exit(30_000);
+    expect(version.output.trim()).toMatch(/^v24\./);
     const checked = await startProgram(
       [join(dir, 'node_modules', 'typescript', 'bin', 'tsc')],
       env,
@@ -83,7 +117,15 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
     return manifest.scripts.start!.replace(/^node /, '');
   }
 
-  /** Starts the project's `npm start` program; answers it and the first match of `pattern`. */
+  /** `npm <args>` in a template's project, with the system's Node first on PATH. */
+  function npm(template: string, args: string[]) {
+    return startCommand('npm', args, { ...env, PATH: SYSTEM_PATH }, join(dir, template));
+  }
+
+  /**
+   * Starts the project's `npm start` program (itself, so Ctrl-C reaches it as it would in a
+   * terminal); answers it and the first match of `pattern`.
+   */
   async function start(template: string, main: string, pattern: RegExp) {
     const program = startProgram([main], env, join(dir, template));
     await program.waitFor(pattern, 120_000);
@@ -109,7 +151,12 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
     expect(result.status, JSON.stringify(body)).toBe(200);
     expect(body.priority).toMatch(/^(low|medium|high)$/);
     expect(body.team).toMatch(/^(billing|search|accounts)$/);
-    expect(sensible(body.summary)).toBe(true);
+    expect(sensible(body.summary), String(body.summary)).toBe(true);
+    // A sentence about the ticket, not the schema's description of a field.
+    for (const description of FIELD_DESCRIPTIONS)
+      expect(String(body.summary).toLowerCase()).not.toContain(description.toLowerCase());
+    expect(body.summary).not.toMatch(/no (such )?ticket/i);
+    console.log(`backend summary: ${String(body.summary)}`);
     await stop(program);
   }, 300_000);
 
@@ -134,7 +181,7 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
   it('triggers: a signed event (npm run send-event) starts a run that calls its tool', async () => {
     const main = await init('triggers');
     const { program, url } = await start('triggers', main, /Webhooks at (http:\S+?);/);
-    const sent = await startProgram(['src/send-event.ts', url], env, join(dir, 'triggers')).exit(30_000);
+    const sent = await npm('triggers', ['run', '--silent', 'send-event', '--', url]).exit(30_000);
     expect(sent.code, sent.output).toBe(0);
     expect(sent.output).toMatch(/^200 \{"started":"trigger-events-/);
     await program.waitFor(/\[notify\]/, 120_000);
@@ -142,6 +189,7 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
     const told = /\[notify\] (.*)/.exec(program.output)![1]!;
     expect(sensible(told), told).toBe(true);
     expect(told).not.toMatch(/^An event arrived/);
+    console.log(`triggers notice: ${told}`);
     await stop(program);
   }, 300_000);
 

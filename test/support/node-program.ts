@@ -14,7 +14,12 @@ export interface ProgramEnd {
  * kills it at the limit (then `hung` is true); `waitFor` waits for a pattern in its output.
  */
 export function startProgram(args: string[], env: Record<string, string>, cwd = ROOT) {
-  const child = spawn(process.execPath, args, {
+  return startCommand(process.execPath, args, env, cwd);
+}
+
+/** Starts `command <args>` (found on the PATH of `env`, else of this process), as {@link startProgram} does. */
+export function startCommand(command: string, args: string[], env: Record<string, string>, cwd = ROOT) {
+  const child = spawn(command, args, {
     cwd,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

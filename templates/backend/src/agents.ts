@@ -6,11 +6,14 @@ import { chooseModel } from './model.ts';
 /** The task queue the worker serves and the service starts runs on. */
 export const TASK_QUEUE = 'backend';
 
-/** What a triage run answers: `result.output` is typed from this schema. */
+/**
+ * What a triage run answers: `result.output` is typed from this schema. Names and choices that say
+ * what they mean need no description; a small model tends to copy a description into the answer.
+ */
 export const Triage = z.object({
-  priority: z.enum(['low', 'medium', 'high']).describe('How urgent the ticket is'),
-  team: z.enum(['billing', 'search', 'accounts']).describe('The team that should handle it'),
-  summary: z.string().describe('One sentence for the team'),
+  priority: z.enum(['low', 'medium', 'high']),
+  team: z.enum(['billing', 'search', 'accounts']),
+  summary: z.string().describe('what the ticket says'),
 });
 export type Triage = z.infer<typeof Triage>;
 
@@ -21,7 +24,9 @@ class TicketTool extends BaseConnectorTool {
   readonly parameters = z.object({ id: z.string() });
   async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
     const tickets: Record<string, string> = { '7': 'Every invoice export fails with a 500 since 09:00.' };
-    return { text: tickets[String(args.id)] ?? 'No such ticket.', metadata: {} };
+    // Models write an id as "7", "#7" or "ticket 7": the number is the id.
+    const id = /\d+/.exec(String(args.id))?.[0] ?? String(args.id);
+    return { text: tickets[id] ?? `There is no ticket ${String(args.id)}.`, metadata: {} };
   }
 }
 

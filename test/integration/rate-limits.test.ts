@@ -82,8 +82,9 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
     provider = await startRecordingServer((request, response) => {
       if (request.path === '/api/slow') {
         slowCalls += 1;
-        // The first call is told to come back in 30 s; the next one is answered.
-        if (slowCalls === 1) return json(response, 429, { error: 'slow down' }, { 'retry-after': '30' });
+        // The first call is told to come back in 12 s (past the 10 s a call waits in its activity);
+        // the next one is answered.
+        if (slowCalls === 1) return json(response, 429, { error: 'slow down' }, { 'retry-after': '12' });
         return json(response, 200, { ok: true });
       }
       if (request.path === '/api/deadline') {
@@ -216,7 +217,7 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
     expect([...queues]).toEqual([`${taskQueue}@rate-limit:provider`]);
   });
 
-  it('waits out a 30 s Retry-After on a durable timer, holding no activity, across a fleet restart; the model never hears of it', async () => {
+  it('waits out a 12 s Retry-After on a durable timer, holding no activity, across a fleet restart; the model never hears of it', async () => {
     const handle = await agents.start('slow', 'Fetch the slow thing');
     const eventsDone = collect(handle.events());
     // While it waits: a timer is pending and no activity attempt is.
@@ -240,15 +241,15 @@ describe('provider rate limits: enforced by Temporal across workers; long Retry-
     const history = await handle.workflow.fetchHistory();
     const timers = history.events?.filter((event) => event.timerStartedEventAttributes) ?? [];
     expect(timers).toHaveLength(1);
-    expect(Number(timers[0]!.timerStartedEventAttributes!.startToFireTimeout!.seconds)).toBe(30);
+    expect(Number(timers[0]!.timerStartedEventAttributes!.startToFireTimeout!.seconds)).toBe(12);
     expect(history.events?.some((event) => event.timerFiredEventAttributes)).toBe(true);
-    // The call's first attempt completed (no attempt was held open for 30 s, and no retry was spent).
+    // The call's first attempt completed (no attempt was held open for 12 s, and no retry was spent).
     const events = await eventsDone;
     const waiting = events.find((event) => event.type === 'tool_waiting');
     expect(waiting?.payload).toMatchObject({
       tool: 'custom_api',
       reason: 'rate_limit',
-      retry_after_ms: 30_000,
+      retry_after_ms: 12_000,
     });
     expect(events.map((event) => event.type)).not.toContain('tool_failed');
     // The model saw the answer of the second call only.

@@ -26,6 +26,8 @@ export async function startBenchWorker(
   const running = worker.run();
   const client = new Client({ connection });
   return {
+    /** The embedded server's address, for workers in other processes. */
+    address: server.address,
     client,
     taskQueue,
     memoryStore,

@@ -1,0 +1,60 @@
+import type * as Core from '@ag-ui/core';
+
+/**
+ * A place in a turn's AG-UI stream, the same for every reader of the turn: `events` counts the
+ * events before it other than text, `chars` the characters of text written since the last of them.
+ * An event's SSE id is the place after it (`12`, or `12.40` inside a text message).
+ */
+export interface StreamPosition {
+  events: number;
+  chars: number;
+}
+
+/** Where an event starts and ends. */
+export interface EventPlace {
+  start: StreamPosition;
+  end: StreamPosition;
+}
+
+/** The place after `event`, which starts at `position` (updated). */
+export function place(position: StreamPosition, event: Core.Event): EventPlace {
+  const start = { ...position };
+  if (isTextContent(event)) {
+    position.chars += event.delta.length;
+  } else {
+    position.events += 1;
+    position.chars = 0;
+  }
+  return { start, end: { ...position } };
+}
+
+/** The SSE id of a place: `12` or `12.40`. */
+export function positionId(position: StreamPosition): string {
+  return position.chars > 0 ? `${position.events}.${position.chars}` : String(position.events);
+}
+
+/** The place an SSE id names; `undefined` for an id that is not one of ours (read from the start). */
+export function parsePosition(id: string | null | undefined): StreamPosition | undefined {
+  const match = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(id?.trim() ?? '');
+  if (!match) return undefined;
+  return { events: Number(match[1]), chars: Number(match[2] ?? 0) };
+}
+
+/** Whether place `a` comes before `b`. */
+export function isBefore(a: StreamPosition, b: StreamPosition): boolean {
+  return a.events < b.events || (a.events === b.events && a.chars < b.chars);
+}
+
+/**
+ * What a reader that has had everything up to `after` has not had of `event`: all of it, none of
+ * it, or the end of its text when `after` falls inside it.
+ */
+export function unsent(event: Core.Event, at: EventPlace, after?: StreamPosition): Core.Event | undefined {
+  if (!after || !isBefore(at.start, after)) return event;
+  if (!isBefore(after, at.end) || !isTextContent(event)) return undefined;
+  return { ...event, delta: event.delta.slice(after.chars - at.start.chars) };
+}
+
+function isTextContent(event: Core.Event): event is Core.TextMessageContentEvent {
+  return (event.type as string) === 'TEXT_MESSAGE_CONTENT';
+}

@@ -4,7 +4,8 @@ import { ChatRequestError } from '../ui-stream/chat-request.ts';
 
 /**
  * The `RunAgentInput` a POST carries, checked with `@ag-ui/core`'s own schema.
- * @throws ChatRequestError (400) naming what is wrong.
+ * @throws ChatRequestError (400) naming what is wrong, or the frontend tools it offers (the agent's
+ * tools are its own, on the worker).
  */
 export async function readRunInput(
   request: Request,
@@ -26,6 +27,13 @@ export async function readRunInput(
       .map((issue) => `${issue.path.join('.') || 'the body'}: ${issue.message}`)
       .join('; ');
     throw new ChatRequestError(400, `The body is not a RunAgentInput (${issues}).`);
+  }
+  const { tools } = parsed.data;
+  if (tools.length > 0) {
+    throw new ChatRequestError(
+      400,
+      `The run offers frontend tools (${tools.map((tool) => tool.name).join(', ')}), which this server does not run yet: give the agent its tools on the worker, and send \`tools: []\`.`,
+    );
   }
   return parsed.data;
 }

@@ -238,5 +238,12 @@ describe('createAgUiHandler: the official AG-UI client over a durable chat sessi
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toMatch(/RunAgentInput.*runId/);
+
+    const agent = agentOf('calc');
+    agent.addMessage(user('Where am I?'));
+    const offered = agent.runAgent({
+      tools: [{ name: 'location', description: 'Where the user is', parameters: { type: 'object' } }],
+    });
+    await expect(offered).rejects.toThrow(/HTTP 400.*frontend tools \(location\)/);
   });
 });

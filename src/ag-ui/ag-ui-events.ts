@@ -43,6 +43,10 @@ export class AgUiEvents {
   #step: string | undefined;
   #texts = 0;
   #text: string | undefined;
+  /** The text sent in the open text message. */
+  #sent = '';
+  /** A step written anew: its new text so far, while it repeats what the open message holds. */
+  #rewrite: string | undefined;
   #reasonings = 0;
   #reasoning: string | undefined;
   readonly #subAgents = new Set<string>();
@@ -77,23 +81,20 @@ export class AgUiEvents {
         this.#step = undefined;
         return;
       case 'text-start':
-        this.#text = `${this.#turnId}.text.${++this.#texts}`;
-        out.push({ type: E.TEXT_MESSAGE_START, messageId: this.#text, role: 'assistant' });
+        if (this.#rewrite !== undefined && this.#text) return;
+        this.#open(out);
         return;
       case 'text-delta':
-        if (this.#text && chunk.delta) {
-          out.push({ type: E.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta: chunk.delta });
-        }
+        if (this.#text && chunk.delta) this.#write(chunk.delta, out);
         return;
       case 'text-end':
-        if (this.#text) out.push({ type: E.TEXT_MESSAGE_END, messageId: this.#text });
-        this.#text = undefined;
+        this.#rewrite = undefined;
+        this.#close(out);
         return;
       case 'reset-step':
-        // The step is written anew (taken again, or withdrawn by a guardrail): AG-UI cannot take back
-        // text, so the text so far ends here and what follows is a message of its own.
-        if (this.#text) out.push({ type: E.TEXT_MESSAGE_END, messageId: this.#text });
-        this.#text = undefined;
+        // The step is written anew (taken again after its worker died): AG-UI cannot take back text,
+        // so the new text goes on in the same message while it repeats what was sent.
+        if (this.#text) this.#rewrite = '';
         return;
       case 'reasoning-start': {
         this.#reasoning = `${this.#turnId}.reasoning.${++this.#reasonings}`;
@@ -152,6 +153,41 @@ export class AgUiEvents {
           out.push({ type: E.CUSTOM, name: `toolkit.${event.type}`, value: chunk.data });
         }
     }
+  }
+
+  #open(out: Core.Event[]): void {
+    this.#text = `${this.#turnId}.text.${++this.#texts}`;
+    this.#sent = '';
+    out.push({ type: this.#type.TEXT_MESSAGE_START, messageId: this.#text, role: 'assistant' });
+  }
+
+  #close(out: Core.Event[]): void {
+    if (this.#text) out.push({ type: this.#type.TEXT_MESSAGE_END, messageId: this.#text });
+    this.#text = undefined;
+  }
+
+  /**
+   * Text of the open message. A step written anew says nothing while it repeats the text sent, then
+   * the rest; when it says something else, the message so far ends and its text is a message of its own.
+   */
+  #write(delta: string, out: Core.Event[]): void {
+    let text = delta;
+    if (this.#rewrite !== undefined) {
+      const heard = this.#rewrite + delta;
+      if (this.#sent.startsWith(heard)) {
+        this.#rewrite = heard;
+        return;
+      }
+      this.#rewrite = undefined;
+      if (heard.startsWith(this.#sent)) text = heard.slice(this.#sent.length);
+      else {
+        this.#close(out);
+        this.#open(out);
+        text = heard;
+      }
+    }
+    this.#sent += text;
+    out.push({ type: this.#type.TEXT_MESSAGE_CONTENT, messageId: this.#text!, delta: text });
   }
 
   #toolResult(toolCallId: string, output: unknown): Core.Event {

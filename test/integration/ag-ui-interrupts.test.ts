@@ -2,18 +2,38 @@ import { randomUUID } from 'node:crypto';
 import { HttpAgent, type BaseEvent, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgUiHandler } from '../../src/ag-ui/handler.ts';
+import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
+import { DriveSuiteOAuthHelper } from '../../src/oauth/drive-suite.ts';
+import { InMemoryOAuthStateStore } from '../../src/oauth/state-store.ts';
 import { serveFetch } from '../support/fetch-server.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
-import { AddTool } from './tools.ts';
+import { AddTool, LockedInboxTool } from './tools.ts';
 
 const user = (content: string): Message => ({ id: randomUUID(), role: 'user', content });
 
-describe('createAgUiHandler: approvals as AG-UI interrupts', () => {
+describe('createAgUiHandler: approvals and authorization waits as AG-UI interrupts', () => {
   let env: TestWorker;
   let server: { url: string; close(): Promise<void> };
   const add = new AddTool();
+  const credentialStore = new InMemoryCredentialStore();
   beforeAll(async () => {
+    const mailHelper = new DriveSuiteOAuthHelper({
+      config: {
+        client_id: 'ag-ui-app',
+        client_secret: 'ag-ui-secret',
+        redirect_uri: 'http://127.0.0.1:1/oauth/callback',
+        scopes: ['gmail.readonly'],
+      },
+      services: ['mail'],
+      credentialStore,
+      stateStore: new InMemoryOAuthStateStore(),
+      // Only the URL is made: nobody answers there (the test stores the grant itself).
+      endpoints: {
+        authorization_endpoint: 'http://127.0.0.1:1/authorize',
+        token_endpoint: 'http://127.0.0.1:1/token',
+      },
+    });
     env = await startTestWorker({
       calc: {
         llm: new ScriptedModel([
@@ -25,8 +45,25 @@ describe('createAgUiHandler: approvals as AG-UI interrupts', () => {
         tools: [add],
         approval: { tools: ['add'] },
       },
+      mail: {
+        llm: new ScriptedModel([
+          { toolCalls: [{ name: 'inbox', args: {}, id: 'm1' }] },
+          (request) => ({ text: `The inbox says: ${String(request.messages.at(-1)!.content)}` }),
+        ]),
+        tools: [new LockedInboxTool()],
+        credentialStore,
+        // The wait looks in the store every second: the grant the test stores is found there.
+        authorization: { helpers: { mail: mailHelper }, checkEveryMs: 1000 },
+      },
     });
-    server = await serveFetch(createAgUiHandler({ client: env.agents, agent: 'calc' }));
+    const handlers = {
+      calc: createAgUiHandler({ client: env.agents, agent: 'calc' }),
+      mail: createAgUiHandler({ client: env.agents, agent: 'mail' }),
+    };
+    server = await serveFetch((request) => {
+      const agent = new URL(request.url).pathname.split('/')[2] as keyof typeof handlers;
+      return handlers[agent](request);
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -98,5 +135,36 @@ describe('createAgUiHandler: approvals as AG-UI interrupts', () => {
       expect.objectContaining({ role: 'assistant', content: 'Not adding then.' }),
     ]);
     expect(add.ran).toEqual([{ a: 2, b: 3 }]);
+  });
+
+  it('ends the run with an authorization interrupt naming the URL; resumed once granted, the call runs', async () => {
+    const agent = new HttpAgent({ url: `${server.url}/ag-ui/mail` });
+    agent.addMessage(user('Any mail?'));
+    await agent.runAgent();
+    expect(agent.pendingInterrupts).toEqual([
+      expect.objectContaining({
+        id: 'authorization:m1',
+        reason: 'authorization',
+        toolCallId: 'm1',
+      }),
+    ]);
+    const [{ metadata }] = agent.pendingInterrupts as [Interrupt];
+    expect(metadata?.tool).toBe('inbox');
+    expect(String(metadata?.url)).toMatch(/^http:\/\/127\.0\.0\.1:1\/authorize\?/);
+    const cancelled = await post('mail', agent.threadId, [
+      { interruptId: 'authorization:m1', status: 'cancelled' },
+    ]);
+    expect(cancelled.status).toBe(400);
+    expect(((await cancelled.json()) as { error: string }).error).toMatch(/grant access at its URL/);
+
+    // The user grants access (here: the token is stored), and the client resumes the interrupt.
+    await credentialStore.put({ name: 'mail', type: 'bearer', token: 'granted-token' });
+    const { newMessages } = await agent.runAgent({
+      resume: [{ interruptId: 'authorization:m1', status: 'resolved' }],
+    });
+    expect(newMessages).toEqual([
+      expect.objectContaining({ role: 'tool', toolCallId: 'm1', content: 'no new mail' }),
+      expect.objectContaining({ role: 'assistant', content: 'The inbox says: no new mail' }),
+    ]);
   });
 });

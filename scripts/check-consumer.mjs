@@ -47,7 +47,7 @@ try {
     const { createAgUiHandler } = await import('toolkit-agent/ag-ui');
     let agUi;
     try { agUi = createAgUiHandler({ client: {}, agent: 'probe' }); } catch (caught) { agUi = caught; }
-    if (!(agUi instanceof MissingDependencyError) || !/npm install @ag-ui\/core@/.test(agUi.message)) throw new Error('createAgUiHandler was made without @ag-ui/core: ' + agUi);
+    if (!(agUi instanceof MissingDependencyError) || !agUi.message.includes('npm install @ag-ui/core@')) throw new Error('createAgUiHandler was made without @ag-ui/core: ' + agUi);
     console.log(agUi.message);
     // The offline model without node-llama-cpp: said when the model is made, not at a run's first step.
     const { LocalLlamaModel } = await import('toolkit-agent');

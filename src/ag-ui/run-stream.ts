@@ -52,8 +52,10 @@ export async function* agUiRun(
   const position: StreamPosition = { events: 0, chars: 0 };
   // Whether this reader is past what it had: until then events are read, not sent.
   let sending = awaited.size === 0 && !after;
+  let read = false;
   try {
     for await (const source of events) {
+      read = true;
       const step = mapper.next(source);
       for (const event of step.events) {
         const at = place(position, event);
@@ -98,7 +100,10 @@ export async function* agUiRun(
         return;
       }
     }
-    yield { event: { type: E.RUN_ERROR, message: 'The turn ended without its last event: run it again.' } };
+    const message = read
+      ? 'The turn ended without its last event: read the thread again (GET) for what it did.'
+      : `This thread has run ${runId} already (a run is run once): a new run needs a new runId.`;
+    yield { event: { type: E.RUN_ERROR, message } };
   } catch (error) {
     yield { event: { type: E.RUN_ERROR, message: error instanceof Error ? error.message : String(error) } };
   }

@@ -76,6 +76,7 @@ describe('createAgUiHandler: the official AG-UI client over a durable chat sessi
     { toolCalls: [{ name: 'add', args: { a: 2, b: 3 }, id: 'a1' }] },
     { text: 'It is 5.' },
     (request) => ({ text: `You said: ${String(request.messages.at(-1)!.content)}` }),
+    (request) => ({ text: `You said: ${String(request.messages.at(-1)!.content)}` }),
   ]);
   const storyModel = new ScriptedModel([writes(40, 60), writes(40, 60)]);
   const tokenModel = new ScriptedModel([
@@ -210,20 +211,51 @@ describe('createAgUiHandler: the official AG-UI client over a durable chat sessi
     expect(rest.at(-1)!.type).toBe('RUN_FINISHED');
   });
 
+  it('runs a run posted twice (a client that retried) once', async () => {
+    const input = {
+      threadId: randomUUID(),
+      runId: randomUUID(),
+      messages: [user('Echo this')],
+      tools: [],
+      context: [],
+    };
+    const post = () =>
+      verified(
+        transformHttpEventStream(
+          runHttpRequest(() =>
+            fetch(`${server.url}/ag-ui/calc`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+              body: JSON.stringify(input),
+            }),
+          ),
+        ),
+      );
+    const first = await post();
+    const calls = calcModel.calls.length;
+    const again = await post();
+    expect(calcModel.calls.length).toBe(calls);
+    expect(first.at(-1)!.type).toBe('RUN_FINISHED');
+    expect(again.at(-1)).toMatchObject({
+      type: 'RUN_ERROR',
+      message: expect.stringMatching(/new runId/) as unknown,
+    });
+  });
+
   it('keeps a secret a tool reads out of the stream and the history', async () => {
     const agent = agentOf('keeper');
-    const raw: string[] = [];
+    const raw: Array<Promise<string>> = [];
     agent.fetch = async (url, init) => {
       const response = await fetch(url, init);
       const [mine, theirs] = response.body!.tee();
-      void new Response(mine).text().then((text) => raw.push(text));
+      raw.push(new Response(mine).text());
       return new Response(theirs, response);
     };
     agent.addMessage(user('Read the token'));
     await agent.runAgent();
-    await sleep(50);
-    expect(raw.join('')).toContain('TOOL_CALL_RESULT');
-    expect(raw.join('')).not.toContain(CANARY);
+    const stream = (await Promise.all(raw)).join('');
+    expect(stream).toContain('the token is [REDACTED]');
+    expect(stream).not.toContain(CANARY);
     const workflow = env.client.workflow.getHandle(`chat-${agent.threadId}`);
     const history = await historyText(workflow);
     expect(history).toContain('token');

@@ -8,7 +8,7 @@ import { agUiPackages } from './ag-ui-packages.ts';
 import { interruptsOf, resumeInterrupts } from './interrupts.ts';
 import { agUiRun, type AgUiRunOptions } from './run-stream.ts';
 import { readRunInput, nextTurnText } from './run-input.ts';
-import { parsePosition } from './stream-position.ts';
+import { parseEventId } from './stream-position.ts';
 
 export interface AgUiHandlerOptions {
   /** The client that reaches the workers serving `agent`. */
@@ -42,7 +42,8 @@ const FEATURE = 'createAgUiHandler (AG-UI over durable chat sessions)';
  *   calls in the waiting turn, which goes on in the new run (no new turn). An interrupt id that
  *   waits on nothing (forged, decided already, expired) is refused with 409.
  * - `GET <base>/<threadId>`: the thread's running turn (what `connectAgent` reads): from its start,
- *   or after the SSE id in `Last-Event-ID`; a thread with nothing running ends at once (no events).
+ *   or after the SSE id in `Last-Event-ID` (an id of another turn reads from the start); a thread
+ *   with nothing running ends at once (no events).
  * Refusals are JSON `{ error }` with 400 (bad input), 403 (`authorize` said no), 404, 409.
  * @throws MissingDependencyError when `@ag-ui/core` or `@ag-ui/encoder` is not installed.
  * @see https://docs.ag-ui.com/concepts/events
@@ -112,7 +113,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
     const turn = await session.runningTurn();
     // Nothing runs: the stream ends at once, with no run in it.
     if (!turn) return new Response('', { headers: { 'content-type': 'text/event-stream' } });
-    const after = parsePosition(request.headers.get('last-event-id'));
+    const after = parseEventId(request.headers.get('last-event-id'), turn.turnId);
     return respond(session, turn.events, {
       threadId,
       runId: turn.turnId,

@@ -2,7 +2,7 @@ import type * as Core from '@ag-ui/core';
 import type { AgentEvent } from '../common/events.ts';
 import { AgUiEvents, type RunWait } from './ag-ui-events.ts';
 import { OpenSpans } from './open-spans.ts';
-import { isBefore, place, positionId, unsent, type StreamPosition } from './stream-position.ts';
+import { eventId, isBefore, place, unsent, type StreamPosition } from './stream-position.ts';
 
 /** One AG-UI event of a run's stream, and the SSE id a reader resumes after (`Last-Event-ID`). */
 export interface IdentifiedEvent {
@@ -62,10 +62,10 @@ export async function* agUiRun(
         const rest = awaited.size > 0 ? undefined : unsent(event, at, after);
         if (rest && !sending) {
           sending = true;
-          for (const again of spans.open()) yield { event: again, id: positionId(at.start) };
+          for (const again of spans.open()) yield { event: again, id: eventId(at.start, options.turnId) };
         }
         spans.track(event);
-        if (rest) yield { event: rest, id: positionId(at.end) };
+        if (rest) yield { event: rest, id: eventId(at.end, options.turnId) };
       }
       if (awaited.size > 0) {
         for (const wait of step.waits) awaited.delete(wait.key);
@@ -74,7 +74,7 @@ export async function* agUiRun(
       if (!sending && after && isBefore(position, after)) continue;
       if (!sending) {
         sending = true;
-        for (const again of spans.open()) yield { event: again, id: positionId(position) };
+        for (const again of spans.open()) yield { event: again, id: eventId(position, options.turnId) };
       }
       if (step.waits.length > 0) {
         const interrupts = await options.interrupts(step.waits);

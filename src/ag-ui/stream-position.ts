@@ -3,7 +3,8 @@ import type * as Core from '@ag-ui/core';
 /**
  * A place in a turn's AG-UI stream, the same for every reader of the turn: `events` counts the
  * events before it other than text, `chars` the characters of text written since the last of them.
- * An event's SSE id is the place after it (`12`, or `12.40` inside a text message).
+ * An event's SSE id is the place after it in its turn (`12@<turnId>`, or `12.40@<turnId>` inside a
+ * text message).
  */
 export interface StreamPosition {
   events: number;
@@ -28,15 +29,18 @@ export function place(position: StreamPosition, event: Core.Event): EventPlace {
   return { start, end: { ...position } };
 }
 
-/** The SSE id of a place: `12` or `12.40`. */
-export function positionId(position: StreamPosition): string {
-  return position.chars > 0 ? `${position.events}.${position.chars}` : String(position.events);
+/** The SSE id of a place of turn `turnId`: `12@<turnId>` or `12.40@<turnId>`. */
+export function eventId(position: StreamPosition, turnId: string): string {
+  return `${position.chars > 0 ? `${position.events}.${position.chars}` : position.events}@${turnId}`;
 }
 
-/** The place an SSE id names; `undefined` for an id that is not one of ours (read from the start). */
-export function parsePosition(id: string | null | undefined): StreamPosition | undefined {
-  const match = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(id?.trim() ?? '');
-  if (!match) return undefined;
+/**
+ * The place an SSE id names in turn `turnId`; `undefined` for an id that is not one of ours or names
+ * another turn (the reader reads the turn from its start).
+ */
+export function parseEventId(id: string | null | undefined, turnId: string): StreamPosition | undefined {
+  const match = /^(\d{1,9})(?:\.(\d{1,9}))?@(.+)$/.exec(id?.trim() ?? '');
+  if (!match || match[3] !== turnId) return undefined;
   return { events: Number(match[1]), chars: Number(match[2] ?? 0) };
 }
 

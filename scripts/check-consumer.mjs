@@ -44,6 +44,11 @@ try {
     const a2a = await serveA2a({ agents: {}, transport: { port: 0, bearerToken: 'a2a-consumer-probe-token' } }).then(() => undefined, (caught) => caught);
     if (!(a2a instanceof MissingDependencyError) || !a2a.message.includes('npm install @a2a-js/sdk@')) throw a2a ?? new Error('no error');
     console.log(a2a.message);
+    const { createAgUiHandler } = await import('toolkit-agent/ag-ui');
+    let agUi;
+    try { agUi = createAgUiHandler({ client: {}, agent: 'probe' }); } catch (caught) { agUi = caught; }
+    if (!(agUi instanceof MissingDependencyError) || !agUi.message.includes('npm install @ag-ui/core@')) throw new Error('createAgUiHandler was made without @ag-ui/core: ' + agUi);
+    console.log(agUi.message);
     // The offline model without node-llama-cpp: said when the model is made, not at a run's first step.
     const { LocalLlamaModel } = await import('toolkit-agent');
     let made;

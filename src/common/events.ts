@@ -28,7 +28,7 @@ export type AgentEventType =
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
  * `tool_*.tool` and `.call_id`; `run_completed.output` (the parsed object in a structured run, with
- * `.text` its JSON as written); `run_cancelled.reason`, `.stop_reason` and `.output`;
+ * `.text` its JSON as written), `.usage` (the turn's tokens) and `.model`; `run_cancelled.reason`, `.stop_reason` and `.output`;
  * `approval_*.call_id` and `.tool` (`approval_requested.args`, `approval_granted.note`,
  * `approval_rejected.reason`); `text_delta.text` (and `.attempt`); `partial_output.output` (a
  * structured answer parsed so far, and `.attempt`); `context_compacted.before_tokens`,

@@ -176,6 +176,8 @@ export async function runTurn(
       output,
       stop_reason: stopReason,
       iterations,
+      usage: run.usage,
+      model: run.plan.model,
       used_skills: run.skills.metadata.used_skills,
       used_skill_tools: run.skills.metadata.used_skill_tools,
       ...(loop.answer ? { text: outcome.output } : {}),

@@ -1,6 +1,6 @@
 import type * as Core from '@ag-ui/core';
 import type { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { ChatRequestError } from '../ui-stream/chat-request.ts';
+import { ChatRequestError, readJsonBody } from '../ui-stream/chat-request.ts';
 
 /**
  * The `RunAgentInput` a POST carries, checked with `@ag-ui/core`'s own schema.
@@ -11,15 +11,10 @@ export async function readRunInput(
   request: Request,
   schema: typeof RunAgentInputSchema,
 ): Promise<Core.RunAgentInput> {
-  let body: unknown;
-  try {
-    body = await request.json();
-  } catch {
-    throw new ChatRequestError(
-      400,
-      'An AG-UI run needs a JSON body: a RunAgentInput, as HttpAgent sends it.',
-    );
-  }
+  const body = await readJsonBody(
+    request,
+    'An AG-UI run needs a JSON body: a RunAgentInput, as HttpAgent sends it.',
+  );
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues

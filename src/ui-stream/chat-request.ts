@@ -29,17 +29,21 @@ export class ChatRequestError extends Error {
   }
 }
 
+/** A request's JSON body. @throws ChatRequestError (400) with `needs` when it is not JSON. */
+export async function readJsonBody(request: Request, needs: string): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch {
+    throw new ChatRequestError(400, needs);
+  }
+}
+
 /** The body as `useChat` sends it, checked. @throws ChatRequestError (400) naming what is wrong. */
 export async function readChatBody(request: Request): Promise<ChatRequestBody> {
-  let body: unknown;
-  try {
-    body = await request.json();
-  } catch {
-    throw new ChatRequestError(
-      400,
-      'The chat request needs a JSON body: { id, messages } as useChat sends it.',
-    );
-  }
+  const body = await readJsonBody(
+    request,
+    'The chat request needs a JSON body: { id, messages } as useChat sends it.',
+  );
   const { id, messages } = (body ?? {}) as Partial<ChatRequestBody>;
   if (typeof id !== 'string' || id === '') {
     throw new ChatRequestError(400, 'The chat request has no `id` (the chat id useChat sends).');

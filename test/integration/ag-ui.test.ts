@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   HttpAgent,
   runHttpRequest,
@@ -12,27 +11,14 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgUiHandler } from '../../src/ag-ui/handler.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
-import type { ModelRequest } from '../../src/models/model-adapter.ts';
-import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
 import { serveFetch } from '../support/fetch-server.ts';
 import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool, TokenTool } from './tools.ts';
+import { writes } from '../support/writing-model.ts';
 
 const CANARY = 'sk-canary-ag-ui-41c9d7';
 
-/** A step that writes `words` words, one every `ms`, like a streaming model. */
-const writes =
-  (words: number, ms: number) =>
-  async (request: ModelRequest): Promise<ScriptedStep> => {
-    const text: string[] = [];
-    for (let i = 1; i <= words; i++) {
-      if (request.signal?.aborted) throw new Error('The model call was cancelled.');
-      request.onTextDelta?.(`w${i} `);
-      text.push(`w${i} `);
-      await sleep(ms);
-    }
-    return { text: text.join('') };
-  };
 const STORY = Array.from({ length: 40 }, (_, i) => `w${i + 1} `).join('');
 
 /** `HttpAgent` with `connectAgent`: a GET of the thread's running turn (the handler's route). */

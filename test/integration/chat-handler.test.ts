@@ -1,26 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../../src/models/model-adapter.ts';
-import { ScriptedModel, type ScriptedStep } from '../../src/models/scripted.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
 import { createChatHandler } from '../../src/ui-stream/chat-handler.ts';
 import { serveFetch } from '../support/fetch-server.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
+import { writes } from '../support/writing-model.ts';
 
-/** A step that writes `words` words, one every `ms` (honours cancellation), like a streaming model. */
-const writes =
-  (words: number, ms: number) =>
-  async (request: ModelRequest): Promise<ScriptedStep> => {
-    const text: string[] = [];
-    for (let i = 1; i <= words; i++) {
-      if (request.signal?.aborted) throw new Error('The model call was cancelled.');
-      request.onTextDelta?.(`w${i} `);
-      text.push(`w${i} `);
-      await sleep(ms);
-    }
-    return { text: text.join('') };
-  };
 const STORY = Array.from({ length: 30 }, (_, i) => `w${i + 1} `).join('');
 
 const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });

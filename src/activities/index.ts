@@ -35,6 +35,7 @@ import { checkGuardrail } from '../guardrails/check-activity.ts';
 import { guardrailsOwner } from '../guardrails/registered.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
+import { rememberTurn, type RememberTurnInput } from '../agent-memory/remember-turn.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -156,6 +157,14 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(() =>
         checkGuardrail(input.agent, lookupAgent(registry, input.agent).guardrails, input, Context.current()),
       ),
+
+    /** Remembers an answered turn in the agent's long-term memory (docs/memory.md); answers the ids written. */
+    rememberTurn: (input: RememberTurnInput): Promise<string[]> =>
+      atBoundary(async () => {
+        const agent = lookupAgent(registry, input.agent);
+        if (!agent.memory) return [];
+        return rememberTurn(agent.memory, agent.memoryStore, input);
+      }),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>

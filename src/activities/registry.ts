@@ -32,6 +32,9 @@ import type { LiveTextChannel } from '../live-text/channel.ts';
 import { mcpServerQueues, toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 import { resolveFastTools } from '../fast-tools/resolve.ts';
 import { registerGuardrails } from '../guardrails/registered.ts';
+import { registerMemory } from '../agent-memory/registered.ts';
+import { RecallMemoryTool } from '../agent-memory/recall-tool.ts';
+import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
@@ -41,6 +44,7 @@ export function buildAgentRegistry(
   rateLimited?: ReadonlyMap<string, RateLimitedQueue>,
   usage?: { store: UsageStore; fleet?: Quotas },
   liveChannel?: LiveTextChannel,
+  longTermMemory?: LongTermMemory,
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(withInlineSubAgents(agents))) {
@@ -91,6 +95,8 @@ export function buildAgentRegistry(
     const delegation = delegationTools(name, definition, schemas);
     for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
       initialTools.push(tool);
+    const memory = registerMemory(name, definition.memory, longTermMemory);
+    if (memory?.mode === 'tool') addTool(name, new RecallMemoryTool(memory), tools, schemas, initialTools);
     const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
     const mcpQueues = mcpServerQueues(mcp?.servers, rateLimited);
     const guardrails = registerGuardrails(name, definition.guardrails);
@@ -138,6 +144,7 @@ export function buildAgentRegistry(
       ...(queues ? { toolQueues: queues } : {}),
       ...(mcpQueues ? { mcpQueues } : {}),
       ...(guardrails ? { guardrails } : {}),
+      ...(memory ? { memory } : {}),
     });
   }
   checkHandoffStores(registry);
@@ -157,6 +164,23 @@ function checkHandoffStores(registry: Map<string, RegisteredAgent>): void {
       }
     }
   }
+}
+
+/** Adds a tool the runtime gives the agent (`recall_memory`), refusing one of the agent's own by that name. */
+function addTool(
+  agent: string,
+  tool: BaseConnectorTool,
+  tools: Map<string, BaseConnectorTool>,
+  schemas: Map<string, ToolSchema>,
+  initialTools: string[],
+): void {
+  if (tools.has(tool.name))
+    throw new ConfigurationError(
+      `Agent "${agent}" has its own tool named "${tool.name}", which its memory option adds; rename it.`,
+    );
+  tools.set(tool.name, tool);
+  schemas.set(tool.name, tool.schema());
+  initialTools.push(tool.name);
 }
 
 /** The agent's MCP servers, checked now so that a bad entry fails at start-up. */

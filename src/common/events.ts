@@ -23,7 +23,9 @@ export type AgentEventType =
   | 'authorization_timed_out'
   | 'tool_waiting'
   | 'model_waiting'
-  | 'guardrail_tripped';
+  | 'guardrail_tripped'
+  | 'memory_recalled'
+  | 'memory_written';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -42,7 +44,9 @@ export type AgentEventType =
  * rate-limited, waiting on a timer) with `.reason`, `.retry_after_ms`, `.resume_at` and `.wait`;
  * `guardrail_tripped` (a guardrail ended the run or chat turn) with `.kind` (`input`, `output`,
  * `tool`), `.check` (its name), `.reason` (what it said), and `.tool` and `.phase` for a tool
- * check, `.withdrawn` when text already streamed is taken back. A sub-agent call's
+ * check, `.withdrawn` when text already streamed is taken back; `memory_recalled` (long-term memory put
+ * remembered messages into the turn's prompt) with `.mode` (`'auto'`) and `.message_ids`;
+ * `memory_written` (a turn remembered after it answered) with `.message_ids`. A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
  * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
  * `.sub_run` and `.depth`. No event ever carries a secret.

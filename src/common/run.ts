@@ -245,6 +245,12 @@ export interface ResolvedRun {
    * older workers, whose histories replay their fast calls as the local activities they recorded.
    */
   carryFastCalls?: true;
+  /**
+   * The agent's long-term memory in this run (docs/memory.md): the resource it reads and writes (its
+   * tenant's scope included), and the ids of the messages recalled into the turn's prompt. Absent
+   * when the agent has no `memory` or its `resource` answered none.
+   */
+  memory?: { resource: string; recalled: string[] };
 }
 
 export interface InvokeToolInput {

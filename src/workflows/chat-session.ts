@@ -31,6 +31,7 @@ import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 import { showSessionIdle } from '../visibility/current-details.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
+import { rememberAnsweredTurn } from '../agent-memory/workflow-memory.ts';
 
 /**
  * A chat session (docs/chat.md): one long-running workflow per session id. Each `send` update
@@ -55,6 +56,9 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   setControlHandlers(() => current, 'turn');
   // The turn that runs now, for readers that join it from its start (a page that reloads).
   let running: RunningTurn | undefined;
+  // Turns being remembered in long-term memory: the session waits for them before it continues as new or ends.
+  let remembering = 0;
+  const remembered = (): boolean => remembering === 0;
 
   setHandler(
     sessionStateQuery,
@@ -103,8 +107,25 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       state.turns = turn;
       // After a handoff the next turns go to the agent that now holds the conversation.
       if (result.metadata.agent !== undefined) state.agent = result.metadata.agent;
+      const fromSeq = state.messageCount;
       state.messageCount = result.messageCount;
-      const { messageCount, ...answer } = result;
+      const { messageCount, memoryResource, ...answer } = result;
+      // Off the answer's path: the answer goes back now, the turn is remembered beside it.
+      if (memoryResource !== undefined && answer.metadata.stop_reason !== 'guardrail') {
+        remembering += 1;
+        void rememberAnsweredTurn(
+          {
+            agent: state.agent ?? input.agent,
+            conversationId: input.sessionId,
+            resource: memoryResource,
+            fromSeq,
+            toSeq: messageCount,
+            turnKey: `${input.sessionId}/${turnId}`,
+            at: Date.now(),
+          },
+          (type, message, payload) => events.emit(type, message, { ...payload, turn_id: turnId }),
+        ).finally(() => (remembering -= 1));
+      }
       showSessionIdle(turn, {
         stopReason: answer.metadata.stop_reason,
         iterations: answer.metadata.iterations,
@@ -209,8 +230,9 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   for (;;) {
     const woke = await condition(() => busy() || continueAsNewDue(), idleTimeout);
     if (continueAsNewDue() && !busy()) {
+      await condition(remembered);
       events.release();
-      await condition(allHandlersFinished);
+      await condition(() => allHandlersFinished() && remembered());
       if (!busy()) {
         return continueAsNewOnTargetVersion<typeof chatSession>({
           ...input,
@@ -221,7 +243,8 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     if (!woke && !busy() && allHandlersFinished()) break;
     await condition(() => !busy());
   }
+  await condition(remembered);
   events.finish();
-  await condition(allHandlersFinished);
+  await condition(() => allHandlersFinished() && remembered());
   return { ...state, lastEventSeq: events.lastSeq };
 }

@@ -1,0 +1,58 @@
+import type { Context } from '@temporalio/activity';
+import type { MemoryResourceContext } from './options.ts';
+import { recallForTurn } from './recall.ts';
+import { resourceOf, type RegisteredMemory } from './registered.ts';
+
+/** What an activity knows of the run or turn it serves, for `memory.resource`. */
+export function memoryContext(
+  agent: string,
+  tenant: string | undefined,
+  conversationId: string,
+  context: Pick<Context, 'info'>,
+): MemoryResourceContext {
+  const chat = context.info.workflowType === 'chatSession';
+  return {
+    agent,
+    workflowId: context.info.workflowExecution?.workflowId ?? '',
+    ...(tenant !== undefined ? { tenant } : {}),
+    ...(chat ? { sessionId: conversationId } : {}),
+  };
+}
+
+/** A tool call's `memoryResource` (for `recall_memory`): none when the agent has no memory or the run no resource. */
+export function toolMemoryResource(
+  memory: RegisteredMemory | undefined,
+  call: { agent: string; tenant?: string; conversationId: string },
+  context: Pick<Context, 'info'>,
+): { memoryResource?: string } {
+  if (!memory) return {};
+  const resource = resourceOf(memory, memoryContext(call.agent, call.tenant, call.conversationId, context));
+  return resource === undefined ? {} : { memoryResource: resource };
+}
+
+/** The workflows whose turns use memory: runs and chat sessions (a deep run's phases do not). */
+const REMEMBERING_WORKFLOWS = new Set(['agentRun', 'chatSession']);
+
+/** What a turn's opening learned of memory: the resource, and what was recalled into its prompt. */
+export interface TurnMemory {
+  resource: string;
+  recalled: string[];
+  /** The text the model sees before the prompt; absent when nothing was recalled. */
+  text?: string;
+}
+
+/**
+ * The memory of a turn about to open: its resource (`undefined` when the agent has no memory or
+ * answers no resource) and, in `'auto'` mode, what is recalled for its prompt.
+ */
+export async function openTurnMemory(
+  memory: RegisteredMemory | undefined,
+  turn: { agent: string; tenant?: string; conversationId: string; prompt: string },
+  context: Context,
+): Promise<TurnMemory | undefined> {
+  if (!memory || !REMEMBERING_WORKFLOWS.has(context.info.workflowType ?? '')) return undefined;
+  const resource = resourceOf(memory, memoryContext(turn.agent, turn.tenant, turn.conversationId, context));
+  if (resource === undefined) return undefined;
+  const recalled = await recallForTurn(memory, resource, turn.prompt, turn.conversationId);
+  return { resource, recalled: recalled.ids, ...(recalled.text ? { text: recalled.text } : {}) };
+}

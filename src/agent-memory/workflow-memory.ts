@@ -11,10 +11,10 @@ import type { RememberTurnInput } from './remember-turn.ts';
 
 /**
  * The memory write of a turn: retried for minutes (a store that is down for a while), each attempt
- * short, so a worker that dies in one is replaced quickly. Its ids make every attempt write the same.
+ * short (10 s), so a worker that dies in one is replaced quickly. Its ids make every attempt write the same.
  */
 const memoryActivities = proxyActivities<AgentActivities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 

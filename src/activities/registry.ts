@@ -34,6 +34,7 @@ import { resolveFastTools } from '../fast-tools/resolve.ts';
 import { registerGuardrails } from '../guardrails/registered.ts';
 import { registerMemory } from '../agent-memory/registered.ts';
 import { RecallMemoryTool } from '../agent-memory/recall-tool.ts';
+import { UpdateWorkingMemoryTool } from '../agent-memory/working-memory.ts';
 import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
@@ -95,8 +96,11 @@ export function buildAgentRegistry(
     const delegation = delegationTools(name, definition, schemas);
     for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
       initialTools.push(tool);
-    const memory = registerMemory(name, definition.memory, longTermMemory);
+    const memoryStore = definition.memoryStore ?? defaultMemoryStore;
+    const memory = registerMemory(name, definition.memory, longTermMemory, memoryStore);
     if (memory?.mode === 'tool') addTool(name, new RecallMemoryTool(memory), tools, schemas, initialTools);
+    if (memory?.working)
+      addTool(name, new UpdateWorkingMemoryTool(memory.working), tools, schemas, initialTools);
     const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
     const mcpQueues = mcpServerQueues(mcp?.servers, rateLimited);
     const guardrails = registerGuardrails(name, definition.guardrails);
@@ -110,7 +114,7 @@ export function buildAgentRegistry(
       builtinTools,
       fastTools: resolveFastTools(name, definition.fastTools, tools, builtinTools),
       credentialStore: definition.credentialStore,
-      memoryStore: definition.memoryStore ?? defaultMemoryStore,
+      memoryStore,
       ...(usage
         ? {
             usage: {

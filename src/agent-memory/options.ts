@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
 import type { LongTermMemoryStore } from '../long-term-memory/types.ts';
 
@@ -46,4 +47,10 @@ export interface AgentMemoryOptions {
   resource: (context: MemoryResourceContext) => string | undefined;
   /** How the model gets what memory recalls. Default: `{ limit: 5, mode: 'auto' }`. */
   recall?: MemoryRecallOptions;
+  /**
+   * A profile kept per resource (a zod object schema, e.g. `z.object({ name: z.string(), pets:
+   * z.array(z.string()) })`): the model sets its fields with an `update_working_memory` tool, and
+   * sees it at the start of every turn. Kept in the agent's memory store.
+   */
+  workingMemory?: z.ZodObject;
 }

@@ -1,6 +1,8 @@
 import { ConfigurationError } from '../errors.ts';
 import { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
 import type { LongTermMemoryStore } from '../long-term-memory/types.ts';
+import type { MemoryStore } from '../memory/types.ts';
+import { checkWorkingMemory, type WorkingMemory } from './working-memory.ts';
 import type { AgentMemoryOptions, MemoryResourceContext } from './options.ts';
 
 /** How many remembered messages `recall` gives when the definition says nothing. */
@@ -14,6 +16,8 @@ export interface RegisteredMemory {
   resource: AgentMemoryOptions['resource'];
   limit: number;
   mode: 'auto' | 'tool';
+  /** The profile kept per resource, when the agent has one. */
+  working?: WorkingMemory;
 }
 
 /** A `LongTermMemory` or a store to wrap in one. */
@@ -24,11 +28,15 @@ export function toLongTermMemory(option: LongTermMemoryOption): LongTermMemory {
   return option instanceof LongTermMemory ? option : new LongTermMemory({ store: option });
 }
 
-/** Checks an agent's `memory` option; `fallback` is the worker's `longTermMemory`. */
+/**
+ * Checks an agent's `memory` option; `fallback` is the worker's `longTermMemory`, `memoryStore` the
+ * agent's (where working memory is kept).
+ */
 export function registerMemory(
   agent: string,
   option: AgentMemoryOptions | undefined,
   fallback: LongTermMemory | undefined,
+  memoryStore: MemoryStore,
 ): RegisteredMemory | undefined {
   if (option === undefined) return undefined;
   const where = `Agent "${agent}": memory`;
@@ -53,7 +61,11 @@ export function registerMemory(
     throw new ConfigurationError(
       `${where}.recall.mode must be 'auto' or 'tool'; got ${JSON.stringify(mode)}.`,
     );
-  return { memory, resource: option.resource, limit, mode };
+  const working =
+    option.workingMemory === undefined
+      ? undefined
+      : { schema: checkWorkingMemory(agent, option.workingMemory), store: memoryStore };
+  return { memory, resource: option.resource, limit, mode, ...(working ? { working } : {}) };
 }
 
 /**

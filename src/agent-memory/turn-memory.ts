@@ -2,6 +2,7 @@ import type { Context } from '@temporalio/activity';
 import type { MemoryResourceContext } from './options.ts';
 import { recallForTurn } from './recall.ts';
 import { resourceOf, type RegisteredMemory } from './registered.ts';
+import { formatWorkingMemory, readWorkingMemory } from './working-memory.ts';
 
 /** What an activity knows of the run or turn it serves, for `memory.resource`. */
 export function memoryContext(
@@ -54,5 +55,7 @@ export async function openTurnMemory(
   const resource = resourceOf(memory, memoryContext(turn.agent, turn.tenant, turn.conversationId, context));
   if (resource === undefined) return undefined;
   const recalled = await recallForTurn(memory, resource, turn.prompt, turn.conversationId);
-  return { resource, recalled: recalled.ids, ...(recalled.text ? { text: recalled.text } : {}) };
+  const profile = memory.working && (await readWorkingMemory(memory.working.store, resource));
+  const text = [profile && formatWorkingMemory(profile), recalled.text].filter(Boolean).join('\n\n');
+  return { resource, recalled: recalled.ids, ...(text ? { text } : {}) };
 }

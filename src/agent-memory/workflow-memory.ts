@@ -5,7 +5,8 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.ts';
-import type { ResolvedRun } from '../common/run.ts';
+import type { ToolCall } from '../common/messages.ts';
+import type { ResolvedRun, ToolOutcome } from '../common/run.ts';
 import type { Emit } from '../workflows/event-log.ts';
 import type { RememberTurnInput } from './remember-turn.ts';
 
@@ -24,6 +25,16 @@ export function emitRecalled(emit: Emit, memory: ResolvedRun['memory']): void {
   emit('memory_recalled', `Recalled ${memory.recalled.length} remembered message(s) into the prompt`, {
     mode: 'auto',
     message_ids: memory.recalled,
+  });
+}
+
+/** Says that `update_working_memory` changed the user's profile (`working_memory_updated`), naming the fields. */
+export function emitWorkingMemoryChange(emit: Emit, call: ToolCall, outcome: ToolOutcome): void {
+  const fields = outcome.metadata?.working_memory_updated;
+  if (call.name !== 'update_working_memory' || !Array.isArray(fields) || fields.length === 0) return;
+  emit('working_memory_updated', `Working memory updated: ${fields.join(', ')}`, {
+    call_id: call.id,
+    fields,
   });
 }
 

@@ -25,7 +25,8 @@ export type AgentEventType =
   | 'model_waiting'
   | 'guardrail_tripped'
   | 'memory_recalled'
-  | 'memory_written';
+  | 'memory_written'
+  | 'working_memory_updated';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -46,7 +47,8 @@ export type AgentEventType =
  * `tool`), `.check` (its name), `.reason` (what it said), and `.tool` and `.phase` for a tool
  * check, `.withdrawn` when text already streamed is taken back; `memory_recalled` (long-term memory put
  * remembered messages into the turn's prompt) with `.mode` (`'auto'`) and `.message_ids`;
- * `memory_written` (a turn remembered after it answered) with `.message_ids`. A sub-agent call's
+ * `memory_written` (a turn remembered after it answered) with `.message_ids`; `working_memory_updated`
+ * (the model changed the user's profile with `update_working_memory`) with `.fields` and `.call_id`. A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
  * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
  * `.sub_run` and `.depth`. No event ever carries a secret.

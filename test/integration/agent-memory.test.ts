@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { AgentDefinition } from '../../src/agent/definition.ts';
 import { EVENTS_QUERY, type AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
@@ -37,6 +38,12 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     { toolCalls: [{ name: 'token', args: {}, id: 't1' }] },
     (request): ScriptedStep => ({ text: `Tool said: ${lastContent(request)}` }),
   ]);
+  const profileModel = new ScriptedModel([
+    (request) => ({ text: `Seen: ${lastContent(request)}` }),
+    { toolCalls: [{ name: 'update_working_memory', args: { name: 'Grace', pet: 'a dog' }, id: 'w1' }] },
+    { text: 'Saved.' },
+    (request) => ({ text: `Seen: ${lastContent(request)}` }),
+  ]);
   const user = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
@@ -44,6 +51,14 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     env = await startTestWorker({
       auto: { llm: autoModel, memory: { store: memory, resource } },
       tool: { llm: toolModel, memory: { store: memory, resource, recall: { mode: 'tool', limit: 3 } } },
+      profile: {
+        llm: profileModel,
+        memory: {
+          store: memory,
+          resource,
+          workingMemory: z.object({ name: z.string(), pet: z.string(), city: z.string() }),
+        },
+      },
       secret: {
         llm: secretModel,
         tools: [new TokenTool()],
@@ -134,6 +149,31 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     expect(completed?.payload.metadata).toMatchObject({
       memory_recalled: [expect.stringContaining(`${carol}.1/`)],
     });
+  });
+
+  it('keeps a working memory the model updates with its tool, shown at the start of every later turn', async () => {
+    const grace = user('grace');
+    const first = chat('profile', `${grace}.1`);
+    expect(await first.send('Hello!')).toMatchObject({
+      output: expect.stringMatching(/^Seen: Working memory about this user.*\n\{\}\n\nHello!$/s) as unknown,
+    });
+    const tool = profileModel.calls[0]!.tools.find(
+      (schema) => schema.function.name === 'update_working_memory',
+    );
+    expect(Object.keys((tool!.function.parameters as { properties: object }).properties)).toEqual([
+      'name',
+      'pet',
+      'city',
+    ]);
+    await first.send("I'm Grace and I have a dog.");
+    const updated = (await sessionEvents(`${grace}.1`)).find(
+      (event) => event.type === 'working_memory_updated',
+    );
+    expect(updated?.payload).toMatchObject({ fields: ['name', 'pet'], call_id: 'w1' });
+    // The next turn, in another session of the same user, starts with the profile.
+    const next = await chat('profile', `${grace}.2`).send('What do you know about me?');
+    expect(next.output).toContain('{"name":"Grace","pet":"a dog"}');
+    expect(next.output.endsWith('What do you know about me?')).toBe(true);
   });
 
   it('keeps secrets out of memory, its events and history', async () => {

@@ -1,4 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentDefinition } from '../../src/agent/definition.ts';
@@ -44,28 +49,33 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     { text: 'Saved.' },
     (request) => ({ text: `Seen: ${lastContent(request)}` }),
   ]);
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const user = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     await credentialStore.put({ name: 'upstream', type: 'bearer', token: CANARY }, { tenant: 'acme' });
-    env = await startTestWorker({
-      auto: { llm: autoModel, memory: { store: memory, resource } },
-      tool: { llm: toolModel, memory: { store: memory, resource, recall: { mode: 'tool', limit: 3 } } },
-      profile: {
-        llm: profileModel,
-        memory: {
-          store: memory,
-          resource,
-          workingMemory: z.object({ name: z.string(), pet: z.string(), city: z.string() }),
+    env = await startTestWorker(
+      {
+        auto: { llm: autoModel, memory: { store: memory, resource } },
+        tool: { llm: toolModel, memory: { store: memory, resource, recall: { mode: 'tool', limit: 3 } } },
+        profile: {
+          llm: profileModel,
+          memory: {
+            store: memory,
+            resource,
+            workingMemory: z.object({ name: z.string(), pet: z.string(), city: z.string() }),
+          },
+        },
+        secret: {
+          llm: secretModel,
+          tools: [new TokenTool()],
+          credentialStore,
+          memory: { store: memory, resource },
         },
       },
-      secret: {
-        llm: secretModel,
-        tools: [new TokenTool()],
-        credentialStore,
-        memory: { store: memory, resource },
-      },
-    });
+      { telemetry: { tracerProvider } },
+    );
   });
   afterAll(async () => {
     await env?.stop();
@@ -109,6 +119,15 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     const recalled = (await sessionEvents(`${alice}.2`)).find((event) => event.type === 'memory_recalled');
     expect(recalled?.payload).toMatchObject({ mode: 'auto', turn_id: expect.any(String) as unknown });
     expect(recalled?.payload.message_ids).toContain(`${alice}.1/${turnId}/1`);
+    // Each write is a span, with how many messages it wrote (never their text).
+    await tracerProvider.forceFlush();
+    const span = exporter
+      .getFinishedSpans()
+      .find((s) => s.name === 'remember_memory' && s.attributes['gen_ai.conversation.id'] === `${alice}.1`);
+    expect(span?.attributes).toMatchObject({
+      'gen_ai.agent.name': 'auto',
+      'toolkit_agent.memory.messages': 2,
+    });
     // What the user sees of the session is what they said, not what memory added.
     expect((await second.history())[0]).toEqual({ role: 'user', content: "What is my dog's name?" });
   });

@@ -53,4 +53,9 @@ export interface AgentMemoryOptions {
    * sees it at the start of every turn. Kept in the agent's memory store.
    */
   workingMemory?: z.ZodObject;
+  /**
+   * Condense older turns into dated observations in the background (not available yet: `true` is
+   * refused when the worker starts, so that no one relies on it silently doing nothing).
+   */
+  observe?: boolean;
 }

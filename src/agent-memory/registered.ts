@@ -61,6 +61,10 @@ export function registerMemory(
     throw new ConfigurationError(
       `${where}.recall.mode must be 'auto' or 'tool'; got ${JSON.stringify(mode)}.`,
     );
+  if (option.observe === true)
+    throw new ConfigurationError(
+      `${where}.observe is not available yet: leave it out (turns are remembered and recalled as they are).`,
+    );
   const working =
     option.workingMemory === undefined
       ? undefined

@@ -25,6 +25,9 @@ describe('the memory option of an agent definition', () => {
     expect(() => register({ store, resource: () => 'u', workingMemory: { name: 'x' } as never })).toThrow(
       /memory.workingMemory must be a zod object schema/,
     );
+    expect(() => register({ store, resource: () => 'u', observe: true })).toThrow(
+      /memory.observe is not available yet: leave it out/,
+    );
   });
 
   it('takes a bare store or a LongTermMemory, with defaults limit 5 and auto', () => {

@@ -111,7 +111,15 @@ export async function resolveRun(
     ...(delegation(agent, input.noTools) ?? {}),
     ...(agent.toolQueues && !input.noTools ? { toolQueues: agent.toolQueues } : {}),
     ...(agent.mcpQueues && !input.noTools ? { mcpQueues: agent.mcpQueues } : {}),
-    ...(memory ? { memory: { resource: memory.resource, recalled: memory.recalled } } : {}),
+    ...(memory
+      ? {
+          memory: {
+            resource: memory.resource,
+            recalled: memory.recalled,
+            ...(agent.memory?.observeEveryTurns ? { observeEveryTurns: agent.memory.observeEveryTurns } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -54,8 +54,9 @@ export interface AgentMemoryOptions {
    */
   workingMemory?: z.ZodObject;
   /**
-   * Condense older turns into dated observations in the background (not available yet: `true` is
-   * refused when the worker starts, so that no one relies on it silently doing nothing).
+   * Observations: every 10 turns of a chat session (`{ everyTurns }` to choose), a background
+   * activity condenses those turns into dated observations with the agent's model; they are
+   * remembered and recalled like turns. Default off.
    */
-  observe?: boolean;
+  observe?: boolean | { everyTurns?: number };
 }

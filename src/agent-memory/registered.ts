@@ -8,6 +8,8 @@ import type { AgentMemoryOptions, MemoryResourceContext } from './options.ts';
 /** How many remembered messages `recall` gives when the definition says nothing. */
 export const DEFAULT_RECALL_LIMIT = 5;
 const MAX_RECALL_LIMIT = 50;
+/** How many turns of a chat session are condensed into observations at once, unless the agent says. */
+const DEFAULT_OBSERVE_EVERY_TURNS = 10;
 const TENANT_PREFIX = 'tenant:';
 
 /** An agent's `memory` option, checked when the worker is created. */
@@ -18,6 +20,8 @@ export interface RegisteredMemory {
   mode: 'auto' | 'tool';
   /** The profile kept per resource, when the agent has one. */
   working?: WorkingMemory;
+  /** Turns of a chat session condensed into observations at once; absent when `observe` is off. */
+  observeEveryTurns?: number;
 }
 
 /** A `LongTermMemory` or a store to wrap in one. */
@@ -61,15 +65,31 @@ export function registerMemory(
     throw new ConfigurationError(
       `${where}.recall.mode must be 'auto' or 'tool'; got ${JSON.stringify(mode)}.`,
     );
-  if (option.observe === true)
-    throw new ConfigurationError(
-      `${where}.observe is not available yet: leave it out (turns are remembered and recalled as they are).`,
-    );
+  const observeEveryTurns = observeCadence(where, option.observe);
   const working =
     option.workingMemory === undefined
       ? undefined
       : { schema: checkWorkingMemory(agent, option.workingMemory), store: memoryStore };
-  return { memory, resource: option.resource, limit, mode, ...(working ? { working } : {}) };
+  return {
+    memory,
+    resource: option.resource,
+    limit,
+    mode,
+    ...(working ? { working } : {}),
+    ...(observeEveryTurns ? { observeEveryTurns } : {}),
+  };
+}
+
+/** How many turns are condensed at once (`observe`), or undefined when it is off. */
+function observeCadence(where: string, observe: AgentMemoryOptions['observe']): number | undefined {
+  if (observe === undefined || observe === false) return undefined;
+  const every = observe === true ? DEFAULT_OBSERVE_EVERY_TURNS : observe.everyTurns;
+  if (every === undefined) return DEFAULT_OBSERVE_EVERY_TURNS;
+  if (!Number.isInteger(every) || every < 1 || every > 1000)
+    throw new ConfigurationError(
+      `${where}.observe.everyTurns must be a whole number from 1 to 1000; got ${JSON.stringify(every)}.`,
+    );
+  return every;
 }
 
 /**

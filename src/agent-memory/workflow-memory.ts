@@ -8,6 +8,8 @@ import type { AgentActivities } from '../activities/index.ts';
 import type { ToolCall } from '../common/messages.ts';
 import type { ResolvedRun, ToolOutcome } from '../common/run.ts';
 import type { Emit } from '../workflows/event-log.ts';
+import type { ChatSessionState } from '../common/chat.ts';
+import type { ObserveTurnsInput } from './observe-turns.ts';
 import type { RememberTurnInput } from './remember-turn.ts';
 
 /**
@@ -18,6 +20,78 @@ const memoryActivities = proxyActivities<AgentActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
+
+/**
+ * Condensing turns into observations: a model call, so the model step's patience (2 minutes an
+ * attempt); its id makes every attempt replace what the one before stored.
+ */
+const observeActivities = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 5, initialInterval: '5 seconds', maximumInterval: '1 minute' },
+});
+
+/** An answered chat turn, for its memory. */
+export interface AnsweredSessionTurn {
+  agent: string;
+  sessionId: string;
+  turnId: string;
+  /** The turn's positions in the stored conversation. */
+  fromSeq: number;
+  toSeq: number;
+  memory: NonNullable<ResolvedRun['memory']>;
+}
+
+/**
+ * A chat turn's memory, off the answer's path: the turn is remembered, then, every
+ * `observeEveryTurns` turns, the turns since the last observations are condensed into new ones.
+ * `state.observedSeq` moves at once, so the next turns never condense the same turns again.
+ */
+export async function rememberSessionTurn(
+  state: ChatSessionState,
+  turn: AnsweredSessionTurn,
+  emit: Emit,
+): Promise<void> {
+  const at = Date.now();
+  const every = turn.memory.observeEveryTurns;
+  const observe = every && state.turns % every === 0 ? { fromSeq: state.observedSeq ?? 1 } : undefined;
+  if (observe) state.observedSeq = turn.toSeq;
+  const { agent, sessionId: conversationId, memory } = turn;
+  await rememberAnsweredTurn(
+    {
+      agent,
+      conversationId,
+      resource: memory.resource,
+      fromSeq: turn.fromSeq,
+      toSeq: turn.toSeq,
+      turnKey: `${conversationId}/${turn.turnId}`,
+      at,
+    },
+    emit,
+  );
+  if (observe)
+    await observeAnsweredTurns(
+      { agent, conversationId, resource: memory.resource, fromSeq: observe.fromSeq, toSeq: turn.toSeq, at },
+      emit,
+    );
+}
+
+/** Condenses turns into observations (`memory_observed`); a failure is a `warning` event, as a write's. */
+async function observeAnsweredTurns(input: ObserveTurnsInput, emit: Emit): Promise<void> {
+  try {
+    const ids = await CancellationScope.nonCancellable(() => observeActivities.observeTurns(input));
+    if (ids.length)
+      emit('memory_observed', `Condensed turns into observations`, {
+        message_ids: ids,
+        from_seq: input.fromSeq,
+        to_seq: input.toSeq,
+      });
+  } catch (error) {
+    emit('warning', `The turns were not condensed into observations: ${reasonOf(error)}`, {
+      level: 'warning',
+      memory_error: reasonOf(error),
+    });
+  }
+}
 
 /** Says what memory recalled into a turn's prompt (`memory_recalled`), when it recalled anything. */
 export function emitRecalled(emit: Emit, memory: ResolvedRun['memory']): void {
@@ -48,9 +122,13 @@ export async function rememberAnsweredTurn(input: RememberTurnInput, emit: Emit)
     const ids = await CancellationScope.nonCancellable(() => memoryActivities.rememberTurn(input));
     emit('memory_written', `Remembered ${ids.length} message(s) of the turn`, { message_ids: ids });
   } catch (error) {
-    const cause = error instanceof ActivityFailure ? error.cause : error;
-    const reason =
-      cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
+    const reason = reasonOf(error);
     emit('warning', `The turn was not remembered: ${reason}`, { level: 'warning', memory_error: reason });
   }
+}
+
+/** What an activity that failed for good said. */
+function reasonOf(error: unknown): string {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
 }

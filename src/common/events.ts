@@ -26,6 +26,7 @@ export type AgentEventType =
   | 'guardrail_tripped'
   | 'memory_recalled'
   | 'memory_written'
+  | 'memory_observed'
   | 'working_memory_updated';
 
 /**
@@ -47,7 +48,8 @@ export type AgentEventType =
  * `tool`), `.check` (its name), `.reason` (what it said), and `.tool` and `.phase` for a tool
  * check, `.withdrawn` when text already streamed is taken back; `memory_recalled` (long-term memory put
  * remembered messages into the turn's prompt) with `.mode` (`'auto'`) and `.message_ids`;
- * `memory_written` (a turn remembered after it answered) with `.message_ids`; `working_memory_updated`
+ * `memory_written` (a turn remembered after it answered) with `.message_ids`; `memory_observed`
+ * (turns condensed into observations) with `.message_ids`, `.from_seq` and `.to_seq`; `working_memory_updated`
  * (the model changed the user's profile with `update_working_memory`) with `.fields` and `.call_id`. A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
  * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,

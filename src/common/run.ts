@@ -247,10 +247,11 @@ export interface ResolvedRun {
   carryFastCalls?: true;
   /**
    * The agent's long-term memory in this run (docs/memory.md): the resource it reads and writes (its
-   * tenant's scope included), and the ids of the messages recalled into the turn's prompt. Absent
+   * tenant's scope included), the ids of the messages recalled into the turn's prompt, and how many
+   * turns of a chat session are condensed into observations at once (when the agent observes). Absent
    * when the agent has no `memory` or its `resource` answered none.
    */
-  memory?: { resource: string; recalled: string[] };
+  memory?: { resource: string; recalled: string[]; observeEveryTurns?: number };
 }
 
 export interface InvokeToolInput {

@@ -31,19 +31,19 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   let result: AgentResult<unknown>;
   try {
     const conversationId = input.conversationId ?? workflowId;
-    const { messageCount, memoryResource, ...answered } = await runTurn(input, conversationId, events, {
+    const { messageCount, memory, ...answered } = await runTurn(input, conversationId, events, {
       control,
       // A sub-agent run counts in its parent's run: only runs started from outside take a slot.
       ...(input.parent ? {} : { admit: { release: true } }),
     });
     result = answered;
-    if (memoryResource !== undefined && answered.metadata.stop_reason !== 'guardrail') {
+    if (memory && answered.metadata.stop_reason !== 'guardrail') {
       const emit: Emit = (type, message, payload) => events.emit(type, message, payload);
       await rememberAnsweredTurn(
         {
           agent: input.agent,
           conversationId,
-          resource: memoryResource,
+          resource: memory.resource,
           fromSeq: 0,
           toSeq: messageCount,
           turnKey: workflowId,

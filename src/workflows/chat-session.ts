@@ -24,14 +24,14 @@ import {
 import { sessionMovingRefusal } from '../deploy/session-moving.ts';
 import { continueAsNewOnTargetVersion, targetVersionChanged } from '../deploy/upgrade-on-continue-as-new.ts';
 import { setControlHandlers } from './control-handlers.ts';
-import { EventLog } from './event-log.ts';
+import { EventLog, type Emit } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 import { showSessionIdle } from '../visibility/current-details.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
-import { rememberAnsweredTurn } from '../agent-memory/workflow-memory.ts';
+import { rememberSessionTurn } from '../agent-memory/workflow-memory.ts';
 
 /**
  * A chat session (docs/chat.md): one long-running workflow per session id. Each `send` update
@@ -109,22 +109,15 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       if (result.metadata.agent !== undefined) state.agent = result.metadata.agent;
       const fromSeq = state.messageCount;
       state.messageCount = result.messageCount;
-      const { messageCount, memoryResource, ...answer } = result;
+      const { messageCount, memory, ...answer } = result;
       // Off the answer's path: the answer goes back now, the turn is remembered beside it.
-      if (memoryResource !== undefined && answer.metadata.stop_reason !== 'guardrail') {
+      if (memory && answer.metadata.stop_reason !== 'guardrail') {
         remembering += 1;
-        void rememberAnsweredTurn(
-          {
-            agent: state.agent ?? input.agent,
-            conversationId: input.sessionId,
-            resource: memoryResource,
-            fromSeq,
-            toSeq: messageCount,
-            turnKey: `${input.sessionId}/${turnId}`,
-            at: Date.now(),
-          },
-          (type, message, payload) => events.emit(type, message, { ...payload, turn_id: turnId }),
-        ).finally(() => (remembering -= 1));
+        const turnEvent: Emit = (type, message, payload) =>
+          events.emit(type, message, { ...payload, turn_id: turnId });
+        const agent = state.agent ?? input.agent;
+        const answered = { agent, sessionId: input.sessionId, turnId, fromSeq, toSeq: messageCount, memory };
+        void rememberSessionTurn(state, answered, turnEvent).finally(() => (remembering -= 1));
       }
       showSessionIdle(turn, {
         stopReason: answer.metadata.stop_reason,

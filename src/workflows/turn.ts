@@ -1,5 +1,5 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
-import type { AgentResult, AgentRunInput, ResolveRunInput } from '../common/run.ts';
+import type { AgentResult, AgentRunInput, ResolvedRun, ResolveRunInput } from '../common/run.ts';
 import type { Emit, EventLog } from './event-log.ts';
 import { isQuotaFailure } from '../usage/failure-type.ts';
 import { ledgerActivities, opensWithStep, resolveRunActivities } from './quick-activities.ts';
@@ -42,8 +42,8 @@ export interface TurnOptions {
 /** What a turn's workflow needs of it beside its result: where its conversation stands, whose memory it used. */
 export interface TurnEnd {
   messageCount: number;
-  /** The long-term memory resource of the turn, when the agent has memory and the turn a resource. */
-  memoryResource?: string;
+  /** The turn's long-term memory (its resource), when the agent has memory and the turn a resource. */
+  memory?: ResolvedRun['memory'];
 }
 
 /**
@@ -197,7 +197,7 @@ export async function runTurn(
   return {
     output,
     messageCount: run.seq,
-    ...(plan.memory ? { memoryResource: plan.memory.resource } : {}),
+    ...(plan.memory ? { memory: plan.memory } : {}),
     metadata: {
       ...run.skills.metadata,
       unavailable_skill_mcps: plan.unavailable_skill_mcps ?? [],

@@ -49,6 +49,14 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     { text: 'Saved.' },
     (request) => ({ text: `Seen: ${lastContent(request)}` }),
   ]);
+  /** Answers turns with "Noted.", and the observer's request with one observation. */
+  const observerModel = new ScriptedModel(
+    Array.from({ length: 20 }, () => (request: ModelRequest) => ({
+      text: lastContent(request).startsWith('Condense this conversation')
+        ? '- The user is learning Portuguese for a trip to Porto in May.'
+        : `Noted: ${lastContent(request)}`,
+    })),
+  );
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const user = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
@@ -67,6 +75,7 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
             workingMemory: z.object({ name: z.string(), pet: z.string(), city: z.string() }),
           },
         },
+        observer: { llm: observerModel, memory: { store: memory, resource, observe: { everyTurns: 2 } } },
         secret: {
           llm: secretModel,
           tools: [new TokenTool()],
@@ -193,6 +202,42 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     const next = await chat('profile', `${grace}.2`).send('What do you know about me?');
     expect(next.output).toContain('{"name":"Grace","pet":"a dog"}');
     expect(next.output.endsWith('What do you know about me?')).toBe(true);
+  });
+
+  it('condenses every two turns of a session into dated observations, recalled like turns in the next session', async () => {
+    const ivy = user('ivy');
+    const first = chat('observer', `${ivy}.1`);
+    await first.send("I'm learning Portuguese.");
+    await first.send("I'm flying to Porto in May.");
+    await expect
+      .poll(
+        async () => (await sessionEvents(`${ivy}.1`)).filter((e) => e.type === 'memory_observed').length,
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe(1);
+    const observed = (await sessionEvents(`${ivy}.1`)).find((event) => event.type === 'memory_observed');
+    const id = `${ivy}.1/observations/1-5`;
+    expect(observed?.payload).toMatchObject({ message_ids: [id], from_seq: 1, to_seq: 5 });
+    // The observer read both turns, dated.
+    const asked = observerModel.calls.find((call) => lastContent(call).startsWith('Condense'))!;
+    expect(lastContent(asked)).toMatch(/^Condense this conversation of \d{4}-\d{2}-\d{2} /);
+    expect(lastContent(asked)).toContain(
+      "User: I'm learning Portuguese.\nAssistant: Noted: I'm learning Portuguese.",
+    );
+    const hits = await memory.recall({ resource: ivy, query: 'trip Porto May', limit: 5 });
+    expect(hits[0]).toMatchObject({
+      messageId: id,
+      text: expect.stringMatching(/^Observations of \d{4}-\d{2}-\d{2}:\n- The user is learning/) as unknown,
+    });
+    // A third turn does not condense again; the next session recalls the observation.
+    await first.send('Thanks!');
+    await chat('observer', `${ivy}.2`).send('When is my trip?');
+    expect(lastContent(observerModel.calls.at(-1)!)).toContain(
+      'The user is learning Portuguese for a trip to Porto in May.',
+    );
+    expect(observerModel.calls.filter((call) => lastContent(call).startsWith('Condense'))).toHaveLength(1);
   });
 
   it('keeps secrets out of memory, its events and history', async () => {

@@ -25,14 +25,16 @@ describe('the memory option of an agent definition', () => {
     expect(() => register({ store, resource: () => 'u', workingMemory: { name: 'x' } as never })).toThrow(
       /memory.workingMemory must be a zod object schema/,
     );
-    expect(() => register({ store, resource: () => 'u', observe: true })).toThrow(
-      /memory.observe is not available yet: leave it out/,
+    expect(() => register({ store, resource: () => 'u', observe: { everyTurns: 0 } })).toThrow(
+      /memory.observe.everyTurns must be a whole number from 1 to 1000; got 0/,
     );
   });
 
   it('takes a bare store or a LongTermMemory, with defaults limit 5 and auto', () => {
     const memory = register({ store, resource: () => 'u', workingMemory: z.object({ name: z.string() }) })!;
     expect(memory).toMatchObject({ limit: 5, mode: 'auto', working: { store: memoryStore } });
+    expect(memory.observeEveryTurns).toBeUndefined();
+    expect(register({ store, resource: () => 'u', observe: true })!.observeEveryTurns).toBe(10);
   });
 
   it("scopes a tenant's resource to the tenant, and refuses a resource that is not a non-empty string", () => {

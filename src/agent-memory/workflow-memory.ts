@@ -102,14 +102,24 @@ export function emitRecalled(emit: Emit, memory: ResolvedRun['memory']): void {
   });
 }
 
-/** Says that `update_working_memory` changed the user's profile (`working_memory_updated`), naming the fields. */
-export function emitWorkingMemoryChange(emit: Emit, call: ToolCall, outcome: ToolOutcome): void {
+/**
+ * What a memory tool's call did, as an event: `recall_memory` found messages (`memory_recalled`,
+ * mode `'tool'`), `update_working_memory` changed fields of the profile (`working_memory_updated`).
+ */
+export function emitMemoryToolEvent(emit: Emit, call: ToolCall, outcome: ToolOutcome): void {
+  const recalled = outcome.metadata?.memory_recalled;
+  if (call.name === 'recall_memory' && Array.isArray(recalled) && recalled.length > 0)
+    emit('memory_recalled', `Recalled ${recalled.length} remembered message(s) with recall_memory`, {
+      mode: 'tool',
+      message_ids: recalled,
+      call_id: call.id,
+    });
   const fields = outcome.metadata?.working_memory_updated;
-  if (call.name !== 'update_working_memory' || !Array.isArray(fields) || fields.length === 0) return;
-  emit('working_memory_updated', `Working memory updated: ${fields.join(', ')}`, {
-    call_id: call.id,
-    fields,
-  });
+  if (call.name === 'update_working_memory' && Array.isArray(fields) && fields.length > 0)
+    emit('working_memory_updated', `Working memory updated: ${fields.join(', ')}`, {
+      call_id: call.id,
+      fields,
+    });
 }
 
 /**

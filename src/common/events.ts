@@ -47,7 +47,8 @@ export type AgentEventType =
  * `guardrail_tripped` (a guardrail ended the run or chat turn) with `.kind` (`input`, `output`,
  * `tool`), `.check` (its name), `.reason` (what it said), and `.tool` and `.phase` for a tool
  * check, `.withdrawn` when text already streamed is taken back; `memory_recalled` (long-term memory put
- * remembered messages into the turn's prompt) with `.mode` (`'auto'`) and `.message_ids`;
+ * remembered messages into the turn's prompt, or `recall_memory` found them) with `.mode` (`'auto'`,
+ * `'tool'`), `.message_ids` (and `.call_id` of the tool's call);
  * `memory_written` (a turn remembered after it answered) with `.message_ids`; `memory_observed`
  * (turns condensed into observations) with `.message_ids`, `.from_seq` and `.to_seq`; `working_memory_updated`
  * (the model changed the user's profile with `update_working_memory`) with `.fields` and `.call_id`. A sub-agent call's

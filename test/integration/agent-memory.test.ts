@@ -173,7 +173,13 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     );
     // Nothing was put in the prompt in this mode.
     expect(lastContent(toolModel.calls[1]!)).toBe('Remind me what my dog is called.');
-    const completed = (await sessionEvents(`${carol}.2`)).find((event) => event.type === 'tool_completed');
+    const events = await sessionEvents(`${carol}.2`);
+    expect(events.find((event) => event.type === 'memory_recalled')?.payload).toMatchObject({
+      mode: 'tool',
+      call_id: 'r1',
+      message_ids: [expect.stringContaining(`${carol}.1/`)],
+    });
+    const completed = events.find((event) => event.type === 'tool_completed');
     expect(completed?.payload.metadata).toMatchObject({
       memory_recalled: [expect.stringContaining(`${carol}.1/`)],
     });

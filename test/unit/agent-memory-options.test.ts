@@ -4,6 +4,10 @@ import { registerMemory, resourceOf, scopedResource } from '../../src/agent-memo
 import type { AgentMemoryOptions } from '../../src/agent-memory/options.ts';
 import { InMemoryLongTermStore } from '../../src/long-term-memory/in-memory.ts';
 import { InMemoryMemoryStore } from '../../src/memory/in-memory.ts';
+import { buildAgentRegistry } from '../../src/activities/registry.ts';
+import { LongTermMemory } from '../../src/long-term-memory/long-term-memory.ts';
+import { McpConnectionPool } from '../../src/mcp/pool.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
 
 const store = new InMemoryLongTermStore();
 const memoryStore = new InMemoryMemoryStore();
@@ -48,5 +52,34 @@ describe('the memory option of an agent definition', () => {
       /memory.resource answered " "; answer a non-empty string, or undefined/,
     );
     expect(() => scopedResource('tenant:acme/u1', undefined)).toThrow(/kept for tenants' resources/);
+  });
+
+  it("uses the worker's long-term memory for an agent that names no store, and gives the tools each mode needs", () => {
+    const workerMemory = new LongTermMemory({ store: new InMemoryLongTermStore() });
+    const own = new InMemoryLongTermStore();
+    const registry = buildAgentRegistry(
+      {
+        plain: { llm: new ScriptedModel([]), memory: { resource: () => 'u' } },
+        tooled: {
+          llm: new ScriptedModel([]),
+          memory: {
+            store: own,
+            resource: () => 'u',
+            recall: { mode: 'tool' },
+            workingMemory: z.object({ name: z.string() }),
+          },
+        },
+      },
+      memoryStore,
+      new McpConnectionPool(),
+      undefined,
+      undefined,
+      undefined,
+      workerMemory,
+    );
+    expect(registry.get('plain')!.memory!.memory).toBe(workerMemory);
+    expect(registry.get('plain')!.initialTools).toEqual([]);
+    expect(registry.get('tooled')!.memory!.memory).not.toBe(workerMemory);
+    expect(registry.get('tooled')!.initialTools).toEqual(['recall_memory', 'update_working_memory']);
   });
 });

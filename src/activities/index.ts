@@ -37,6 +37,7 @@ import type { RegisteredAgent } from './registered-agent.ts';
 import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
 import { rememberTurn, type RememberTurnInput } from '../agent-memory/remember-turn.ts';
 import { observeTurns, type ObserveTurnsInput } from '../agent-memory/observe-turns.ts';
+import { keepingRecalled } from '../agent-memory/turn-memory.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -184,14 +185,16 @@ export function createActivities(registry: AgentRegistry) {
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>
-      atBoundary(() =>
-        lookupAgent(registry, input.agent).memoryStore.append(
+      atBoundary(async () => {
+        const { memoryStore } = lookupAgent(registry, input.agent);
+        const messages = input.keepRecalled ? await keepingRecalled(memoryStore, input) : input.messages;
+        await memoryStore.append(
           input.conversationId,
           input.seq,
-          input.messages,
+          messages,
           writeAttemptOf(Context.current()),
-        ),
-      ),
+        );
+      }),
   };
 }
 

@@ -1,4 +1,6 @@
 import type { Context } from '@temporalio/activity';
+import type { Message } from '../common/messages.ts';
+import type { MemoryStore } from '../memory/types.ts';
 import type { MemoryResourceContext } from './options.ts';
 import { recallForTurn } from './recall.ts';
 import { resourceOf, type RegisteredMemory } from './registered.ts';
@@ -58,4 +60,19 @@ export async function openTurnMemory(
   const profile = memory.working && (await readWorkingMemory(memory.working.store, resource));
   const text = [profile && formatWorkingMemory(profile), recalled.text].filter(Boolean).join('\n\n');
   return { resource, recalled: recalled.ids, ...(text ? { text } : {}) };
+}
+
+/**
+ * Messages that rewrite stored ones in place, the first keeping what long-term memory recalled for
+ * the prompt it replaces (an input guardrail rewrites a prompt; the model should still get its memory).
+ */
+export async function keepingRecalled(
+  store: MemoryStore,
+  input: { conversationId: string; seq: number; messages: Message[] },
+): Promise<Message[]> {
+  const [first, ...rest] = input.messages;
+  if (first?.role !== 'user') return input.messages;
+  const stored = (await store.read(input.conversationId, { before: input.seq + 1 }))[input.seq];
+  const recalled = stored?.role === 'user' ? stored.recalled : undefined;
+  return recalled ? [{ ...first, recalled }, ...rest] : input.messages;
 }

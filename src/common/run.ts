@@ -301,6 +301,8 @@ export interface AppendMessagesInput {
   conversationId: string;
   seq: number;
   messages: Message[];
+  /** A prompt rewritten in place (an input guardrail's): it keeps what long-term memory recalled for it. */
+  keepRecalled?: true;
 }
 
 /** One child run, as `result.metadata.sub_runs` lists it. */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { AgentDefinition } from '../../src/agent/definition.ts';
 import { EVENTS_QUERY, type AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
+import { piiGuardrail } from '../../src/guardrails/pii.ts';
 import { InMemoryLongTermStore } from '../../src/long-term-memory/in-memory.ts';
 import { LongTermMemory } from '../../src/long-term-memory/long-term-memory.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
@@ -34,6 +35,7 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
   const credentialStore = new InMemoryCredentialStore();
   let env: TestWorker;
   const autoModel = echo();
+  const guardedModel = echo();
   const toolModel = new ScriptedModel([
     { text: 'Noted.' },
     { toolCalls: [{ name: 'recall_memory', args: { query: 'dog name' }, id: 'r1' }] },
@@ -74,6 +76,11 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
             resource,
             workingMemory: z.object({ name: z.string(), pet: z.string(), city: z.string() }),
           },
+        },
+        guarded: {
+          llm: guardedModel,
+          memory: { store: memory, resource },
+          guardrails: { input: [piiGuardrail()] },
         },
         observer: { llm: observerModel, memory: { store: memory, resource, observe: { everyTurns: 2 } } },
         secret: {
@@ -139,6 +146,17 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     });
     // What the user sees of the session is what they said, not what memory added.
     expect((await second.history())[0]).toEqual({ role: 'user', content: "What is my dog's name?" });
+  });
+
+  it('keeps what was recalled for a prompt an input guardrail rewrote', async () => {
+    const jane = user('jane');
+    await chat('guarded', `${jane}.1`).send('My dog is called Biscuit.');
+    await remembered(jane, 'Biscuit', 2);
+    await chat('guarded', `${jane}.2`).send("I'm jane@example.com: what is my dog called?");
+    const prompt = lastContent(guardedModel.calls.at(-1)!);
+    expect(prompt).toMatch(/^Remembered from earlier conversations[^]*My dog is called Biscuit\./);
+    expect(prompt).toContain("I'm [EMAIL]: what is my dog called?");
+    expect(prompt).not.toContain('jane@example.com');
   });
 
   it('never recalls one resource for another, nor one tenant for another', async () => {

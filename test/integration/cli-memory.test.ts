@@ -131,7 +131,8 @@ describe('toolkit-agent memory', () => {
     expect(pepper.stdout).toBe('Nothing remembered of owner matches.\n');
     // globex's memory is untouched.
     expect(JSON.parse((await recall('globex', '--json')).stdout)).not.toEqual([]);
-  });
+    // Twelve CLI processes, three of them with a worker: more than the default minute on a loaded machine.
+  }, 180_000);
 
   it('refuses an agent without memory, and a limit it cannot read, saying what to do', async () => {
     const none = await runCli(['-c', config, 'memory', 'recall', 'owner', 'dog'], { env });

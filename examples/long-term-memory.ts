@@ -51,20 +51,26 @@ const agent = new Agent({
   },
 });
 
+/** A turn is remembered beside its answer: waits (at most 20 s) until `query` finds it. */
+async function remembered(query: string): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    if ((await memory.recall({ resource: 'ada', query, limit: 1 })).length) return;
+    await sleep(500);
+  }
+  throw new Error(`nothing matching "${query}" was remembered within 20 s`);
+}
+
 let failed = false;
 try {
   const first = await agent
     .chatSession({ sessionId: 'ada.1' })
     .send('Hi, I am Ada and I have a beagle, Biscuit.');
   console.log(`Session 1: ${first.output}`);
-  // The turn is remembered beside the answer: wait (at most 20 s) until it can be recalled.
-  for (let i = 0; i < 40; i++) {
-    if ((await memory.recall({ resource: 'ada', query: 'beagle', limit: 1 })).length) break;
-    await sleep(500);
-  }
+  await remembered('beagle');
   const second = await agent.chatSession({ sessionId: 'ada.2' }).send('What is my dog called?');
   console.log(`Session 2: ${second.output}`);
   if (llm instanceof ScriptedModel && !/Biscuit/.test(second.output)) throw new Error('nothing was recalled');
+  await remembered('dog called');
 
   // The user asks to be forgotten: their messages go from every index of the store. (Their working
   // memory lives in the agent's memory store: `toolkit-agent memory forget ada` resets it too.)

@@ -170,7 +170,10 @@ function checkHandoffStores(registry: Map<string, RegisteredAgent>): void {
   }
 }
 
-/** Adds a tool the memory option gives the agent (`recall_memory`, `update_working_memory`), refusing one of the agent's own by that name. */
+/**
+ * Adds a tool the memory option gives the agent (`recall_memory`, `update_working_memory`), refusing
+ * one of the agent's own by that name.
+ */
 function addTool(
   agent: string,
   tool: BaseConnectorTool,

@@ -78,6 +78,12 @@ export type {
 export { DEFAULT_AUTHORIZATION_TIMEOUT_MS } from './common/authorization.ts';
 export type { AuthorizationOptions } from './authorization/options.ts';
 export type { LiveTextOption } from './agent/definition.ts';
+export type {
+  AgentMemoryOptions,
+  MemoryRecallOptions,
+  MemoryResourceContext,
+} from './agent-memory/options.ts';
+export type { LongTermMemoryOption } from './agent-memory/registered.ts';
 export {
   InProcessLiveChannel,
   inProcessLiveChannel,

@@ -27,6 +27,7 @@ import { resolveTemporalConnection, type TemporalConnectionOptions } from './con
 import { McpConnectionPool } from './mcp/pool.ts';
 import type { MemoryStore } from './memory/types.ts';
 import { SqliteMemoryStore } from './memory/sqlite.ts';
+import { toLongTermMemory, type LongTermMemoryOption } from './agent-memory/registered.ts';
 import { defaultMemoryPath } from './paths.ts';
 import { installWorkerRuntime, resolveLogLevel, type WorkerLogLevel } from './runtime-log.ts';
 import { resolveTelemetry, type TelemetryOptions } from './telemetry/options.ts';
@@ -83,6 +84,12 @@ export interface AgentWorkerOptions {
    * machines need a store they share.
    */
   memoryStore?: MemoryStore;
+  /**
+   * Long-term memory for the agents whose `memory` names no `store` (docs/memory.md): a
+   * `LongTermMemory`, or one of its stores (`SqliteLongTermStore`, `PostgresLongTermStore`). Workers
+   * that serve the same agents must share it. The application closes it.
+   */
+  longTermMemory?: LongTermMemoryOption;
   /**
    * The usage ledger (tokens, tool calls, runs per tenant; docs/tenants.md). Default: beside the
    * memory store (in memory, the same SQLite file, or the same PostgreSQL database). Workers that
@@ -188,6 +195,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     queues,
     { store: usageStore, ...(quotas ? { fleet: quotas } : {}) },
     resolveLiveChannel(options.liveChannel, 'createAgentWorker'),
+    options.longTermMemory && toLongTermMemory(options.longTermMemory),
   );
   const resolved = resolveTemporalConnection({
     ...options.temporal,

@@ -23,7 +23,7 @@ import { longRateLimitFailure } from '../rate-limits/retry-after.ts';
 import { invokeTool } from './invoke-tool.ts';
 import { pollSource, type PollSourceInput } from './poll-source.ts';
 import type { AgentRegistry } from './registered-agent.ts';
-import { lookupAgent } from './registry.ts';
+import { lookupAgent, lookupModel } from './registry.ts';
 import { openRun } from './open-run.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
@@ -35,6 +35,9 @@ import { checkGuardrail } from '../guardrails/check-activity.ts';
 import { guardrailsOwner } from '../guardrails/registered.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
+import { rememberTurn, type RememberTurnInput } from '../agent-memory/remember-turn.ts';
+import { observeTurns, type ObserveTurnsInput } from '../agent-memory/observe-turns.ts';
+import { keepingRecalled } from '../agent-memory/turn-memory.ts';
 
 /**
  * The activities of the agent workflows, closed over the worker's agents (their model adapters,
@@ -157,16 +160,41 @@ export function createActivities(registry: AgentRegistry) {
         checkGuardrail(input.agent, lookupAgent(registry, input.agent).guardrails, input, Context.current()),
       ),
 
+    /** Remembers an answered turn in the agent's long-term memory (docs/memory.md); answers the ids written. */
+    rememberTurn: (input: RememberTurnInput): Promise<string[]> =>
+      atBoundary(async () => {
+        const agent = lookupAgent(registry, input.agent);
+        if (!agent.memory) return [];
+        return rememberTurn(agent.memory, agent.memoryStore, input);
+      }),
+
+    /** Condenses turns of a chat session into observations in long-term memory; answers the ids written. */
+    observeTurns: (input: ObserveTurnsInput): Promise<string[]> =>
+      atBoundary(async () => {
+        const agent = lookupAgent(registry, input.agent);
+        if (!agent.memory) return [];
+        const { cancellationSignal } = Context.current();
+        return observeTurns(
+          agent.memory,
+          agent.memoryStore,
+          lookupModel(agent, undefined),
+          input,
+          cancellationSignal,
+        );
+      }),
+
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */
     appendMessages: (input: AppendMessagesInput): Promise<void> =>
-      atBoundary(() =>
-        lookupAgent(registry, input.agent).memoryStore.append(
+      atBoundary(async () => {
+        const { memoryStore } = lookupAgent(registry, input.agent);
+        const messages = input.keepRecalled ? await keepingRecalled(memoryStore, input) : input.messages;
+        await memoryStore.append(
           input.conversationId,
           input.seq,
-          input.messages,
+          messages,
           writeAttemptOf(Context.current()),
-        ),
-      ),
+        );
+      }),
   };
 }
 

@@ -11,6 +11,7 @@ import { longRateLimit } from '../rate-limits/retry-after.ts';
 import { SecretSet } from '../redaction.ts';
 import { LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL } from '../skills/listing.ts';
 import type { ToolContext } from '../tools/connector-base.ts';
+import { toolMemoryResource } from '../agent-memory/turn-memory.ts';
 import { runWithRefreshOnRejection } from '../tools/refresh-on-rejection.ts';
 import { asToolAnswer, cancelledOr, toApplicationFailure } from './failures.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
@@ -77,6 +78,8 @@ export async function invokeTool(
       runId: context.info.workflowExecution?.runId ?? '',
       callId: call.id,
       tenant: input.tenant,
+      conversationId: input.conversationId,
+      ...toolMemoryResource(agent.memory, input, context),
       credentialStore: agent.credentialStore,
       secrets,
       signal: context.cancellationSignal,

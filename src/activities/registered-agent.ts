@@ -6,6 +6,7 @@ import type { ContextOptions } from '../context/types.ts';
 import type { CredentialStore } from '../credentials/types.ts';
 import type { McpAgentTools } from '../mcp/agent-tools.ts';
 import type { MemoryStore } from '../memory/types.ts';
+import type { RegisteredMemory } from '../agent-memory/registered.ts';
 import type { AgentUsage } from '../usage/recorder.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import type { SkillActivation } from '../skills/options.ts';
@@ -86,6 +87,8 @@ export interface RegisteredAgent {
   mcpQueues?: Record<string, string>;
   /** The agent's guardrails, by kind and name; absent when it has none. */
   guardrails?: RegisteredGuardrails;
+  /** The agent's long-term memory (`memory`); absent when it has none. */
+  memory?: RegisteredMemory;
 }
 
 export type AgentRegistry = ReadonlyMap<string, RegisteredAgent>;

@@ -32,6 +32,10 @@ import type { LiveTextChannel } from '../live-text/channel.ts';
 import { mcpServerQueues, toolQueues, type RateLimitedQueue } from '../rate-limits/queues.ts';
 import { resolveFastTools } from '../fast-tools/resolve.ts';
 import { registerGuardrails } from '../guardrails/registered.ts';
+import { registerMemory } from '../agent-memory/registered.ts';
+import { RecallMemoryTool } from '../agent-memory/recall-tool.ts';
+import { UpdateWorkingMemoryTool } from '../agent-memory/working-memory.ts';
+import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
 
 /** Validates every definition (tool names, duplicates, limits) so mistakes fail at start-up, not mid-run. */
 export function buildAgentRegistry(
@@ -41,6 +45,7 @@ export function buildAgentRegistry(
   rateLimited?: ReadonlyMap<string, RateLimitedQueue>,
   usage?: { store: UsageStore; fleet?: Quotas },
   liveChannel?: LiveTextChannel,
+  longTermMemory?: LongTermMemory,
 ): AgentRegistry {
   const registry = new Map<string, RegisteredAgent>();
   for (const [name, definition] of Object.entries(withInlineSubAgents(agents))) {
@@ -91,6 +96,11 @@ export function buildAgentRegistry(
     const delegation = delegationTools(name, definition, schemas);
     for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
       initialTools.push(tool);
+    const memoryStore = definition.memoryStore ?? defaultMemoryStore;
+    const memory = registerMemory(name, definition.memory, longTermMemory, memoryStore);
+    if (memory?.mode === 'tool') addTool(name, new RecallMemoryTool(memory), tools, schemas, initialTools);
+    if (memory?.working)
+      addTool(name, new UpdateWorkingMemoryTool(memory.working), tools, schemas, initialTools);
     const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
     const mcpQueues = mcpServerQueues(mcp?.servers, rateLimited);
     const guardrails = registerGuardrails(name, definition.guardrails);
@@ -104,7 +114,7 @@ export function buildAgentRegistry(
       builtinTools,
       fastTools: resolveFastTools(name, definition.fastTools, tools, builtinTools),
       credentialStore: definition.credentialStore,
-      memoryStore: definition.memoryStore ?? defaultMemoryStore,
+      memoryStore,
       ...(usage
         ? {
             usage: {
@@ -138,6 +148,7 @@ export function buildAgentRegistry(
       ...(queues ? { toolQueues: queues } : {}),
       ...(mcpQueues ? { mcpQueues } : {}),
       ...(guardrails ? { guardrails } : {}),
+      ...(memory ? { memory } : {}),
     });
   }
   checkHandoffStores(registry);
@@ -157,6 +168,26 @@ function checkHandoffStores(registry: Map<string, RegisteredAgent>): void {
       }
     }
   }
+}
+
+/**
+ * Adds a tool the memory option gives the agent (`recall_memory`, `update_working_memory`), refusing
+ * one of the agent's own by that name.
+ */
+function addTool(
+  agent: string,
+  tool: BaseConnectorTool,
+  tools: Map<string, BaseConnectorTool>,
+  schemas: Map<string, ToolSchema>,
+  initialTools: string[],
+): void {
+  if (tools.has(tool.name))
+    throw new ConfigurationError(
+      `Agent "${agent}" has its own tool named "${tool.name}", which its memory option adds; rename it.`,
+    );
+  tools.set(tool.name, tool);
+  schemas.set(tool.name, tool.schema());
+  initialTools.push(tool.name);
 }
 
 /** The agent's MCP servers, checked now so that a bad entry fails at start-up. */

@@ -12,6 +12,7 @@ import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { admitRun } from '../usage/recorder.ts';
 import { guardrailPlan, type RegisteredGuardrails } from '../guardrails/registered.ts';
+import { openTurnMemory } from '../agent-memory/turn-memory.ts';
 
 /** A session's system message when the agent has no system prompt and no skill is active. */
 export const SESSION_SYSTEM_PROMPT = 'You are a helpful assistant.';
@@ -43,7 +44,16 @@ export async function resolveRun(
   const system = [agent.systemPrompt, ...skills.prompts, skills.listing, delegating]
     .filter(Boolean)
     .join('\n\n');
-  const user: Message = { role: 'user', content: input.prompt };
+  // A deep run's phases and a handoff take no part in memory: the turn's own prompt does.
+  const memory =
+    input.noTools || input.deepPhase || input.handoff
+      ? undefined
+      : await openTurnMemory(agent.memory, { ...input, agent: agent.name }, context);
+  const user: Message = {
+    role: 'user',
+    content: input.prompt,
+    ...(memory?.text ? { recalled: memory.text } : {}),
+  };
   let messageCount: number;
   if (input.handoff) {
     messageCount = await handOver(agent, input.conversationId, input.handoff, system, attempt);
@@ -101,6 +111,15 @@ export async function resolveRun(
     ...(delegation(agent, input.noTools) ?? {}),
     ...(agent.toolQueues && !input.noTools ? { toolQueues: agent.toolQueues } : {}),
     ...(agent.mcpQueues && !input.noTools ? { mcpQueues: agent.mcpQueues } : {}),
+    ...(memory
+      ? {
+          memory: {
+            resource: memory.resource,
+            recalled: memory.recalled,
+            ...(agent.memory?.observeEveryTurns ? { observeEveryTurns: agent.memory.observeEveryTurns } : {}),
+          },
+        }
+      : {}),
   };
 }
 

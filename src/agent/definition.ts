@@ -13,6 +13,7 @@ import type { BaseConnectorTool } from '../tools/connector-base.ts';
 import type { OutputSchema } from '../output/schema.ts';
 import type { RateLimits } from '../rate-limits/types.ts';
 import type { Guardrails } from '../guardrails/types.ts';
+import type { AgentMemoryOptions } from '../agent-memory/options.ts';
 
 /** `true` (default): live text in 100 ms batches; `{ batchMs }`: another interval; `false`: off. */
 export type LiveTextOption = boolean | { batchMs?: number };
@@ -138,4 +139,10 @@ export interface AgentDefinition extends SkillOptions {
    * Sub-agents without guardrails of their own run these.
    */
   guardrails?: Guardrails;
+  /**
+   * Long-term memory across sessions (docs/memory.md, "Agents that remember"): each chat turn, and
+   * each run whose `resource` answers one, is remembered after it answers; later turns of the same
+   * resource recall it, in their prompt (`recall.mode: 'auto'`) or with a `recall_memory` tool.
+   */
+  memory?: AgentMemoryOptions;
 }

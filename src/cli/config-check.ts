@@ -56,6 +56,7 @@ const AGENT_KEYS = {
   authorization: true,
   rateLimits: true,
   guardrails: true,
+  memory: true,
   caching: true,
   skillRegistry: true,
   skillSource: true,

@@ -8,6 +8,7 @@ import { registerDeploy } from './deploy.ts';
 import { registerEval } from './eval.ts';
 import { registerInit } from './init.ts';
 import { registerMcp } from './mcp.ts';
+import { registerMemory } from './memory.ts';
 import { registerA2a } from './a2a.ts';
 import { registerModel } from './model.ts';
 import { registerReplay } from './replay.ts';
@@ -51,6 +52,7 @@ export function createProgram(): Command {
   registerA2a(program);
   registerModel(program);
   registerUsage(program);
+  registerMemory(program);
   registerReplay(program);
   registerDeploy(program);
   registerEval(program);

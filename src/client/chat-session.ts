@@ -261,7 +261,11 @@ export class AgentChatSession extends ApprovalControls {
     }
     return (await store.read(this.sessionId))
       .filter((message) => message.role !== 'system')
-      .map((message) => ({ ...message, content: message.content }));
+      .map((message) => {
+        // What the user said, without what long-term memory recalled for the model beside it.
+        const { recalled: _recalled, ...said } = message as typeof message & { recalled?: string };
+        return { ...said, content: message.content };
+      });
   }
 
   async #prepare(prompt: string, opts: SendOptions = {}) {

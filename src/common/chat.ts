@@ -38,6 +38,8 @@ export interface ChatSessionState {
   recentTurnIds?: string[];
   /** The agent holding the conversation after a handoff (`transfer_to_<name>`); the session's own before. */
   agent?: string;
+  /** Where the turns not yet condensed into long-term memory observations begin (`memory.observe`). */
+  observedSeq?: number;
 }
 
 /** The turn a session runs now, as its state query says: its id and the last event seq before it. */

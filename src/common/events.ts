@@ -23,7 +23,11 @@ export type AgentEventType =
   | 'authorization_timed_out'
   | 'tool_waiting'
   | 'model_waiting'
-  | 'guardrail_tripped';
+  | 'guardrail_tripped'
+  | 'memory_recalled'
+  | 'memory_written'
+  | 'memory_observed'
+  | 'working_memory_updated';
 
 /**
  * One event of a run. `seq` counts from 1 within the run. Payload keys: `step_started.iteration`;
@@ -42,7 +46,12 @@ export type AgentEventType =
  * rate-limited, waiting on a timer) with `.reason`, `.retry_after_ms`, `.resume_at` and `.wait`;
  * `guardrail_tripped` (a guardrail ended the run or chat turn) with `.kind` (`input`, `output`,
  * `tool`), `.check` (its name), `.reason` (what it said), and `.tool` and `.phase` for a tool
- * check, `.withdrawn` when text already streamed is taken back. A sub-agent call's
+ * check, `.withdrawn` when text already streamed is taken back; `memory_recalled` (long-term memory put
+ * remembered messages into the turn's prompt, or `recall_memory` found them) with `.mode` (`'auto'`,
+ * `'tool'`), `.message_ids` (and `.call_id` of the tool's call);
+ * `memory_written` (a turn remembered after it answered) with `.message_ids`; `memory_observed`
+ * (turns condensed into observations) with `.message_ids`, `.from_seq` and `.to_seq`; `working_memory_updated`
+ * (the model changed the user's profile with `update_working_memory`) with `.fields` and `.call_id`. A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
  * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
  * `.sub_run` and `.depth`. No event ever carries a secret.

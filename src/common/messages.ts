@@ -21,7 +21,12 @@ export interface ProviderData {
 
 export type Message =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | {
+      role: 'user';
+      content: string;
+      /** What long-term memory recalled for this turn: the model sees it before `content`. */
+      recalled?: string;
+    }
   | {
       role: 'assistant';
       content: string;

@@ -245,6 +245,13 @@ export interface ResolvedRun {
    * older workers, whose histories replay their fast calls as the local activities they recorded.
    */
   carryFastCalls?: true;
+  /**
+   * The agent's long-term memory in this run (docs/memory.md): the resource it reads and writes (its
+   * tenant's scope included), the ids of the messages recalled into the turn's prompt, and how many
+   * turns of a chat session are condensed into observations at once (when the agent observes). Absent
+   * when the agent has no `memory` or its `resource` answered none.
+   */
+  memory?: { resource: string; recalled: string[]; observeEveryTurns?: number };
 }
 
 export interface InvokeToolInput {
@@ -294,6 +301,8 @@ export interface AppendMessagesInput {
   conversationId: string;
   seq: number;
   messages: Message[];
+  /** A prompt rewritten in place (an input guardrail's): it keeps what long-term memory recalled for it. */
+  keepRecalled?: true;
 }
 
 /** One child run, as `result.metadata.sub_runs` lists it. */

@@ -46,6 +46,7 @@ export function buildView(input: ViewInput): ContextView {
     }
   }
   messages.push(...stored.slice(start));
+  for (const [i, message] of messages.entries()) messages[i] = withRecalled(message);
   const units = messages.map(messageUnits);
   let total = units.reduce((sum, value) => sum + value, toolUnits(input.tools));
   const tokens = () => Math.ceil(total * input.ratio);
@@ -79,6 +80,12 @@ export function summaryMessage(summary: Pick<StoredSummary, 'text' | 'throughSeq
       'Summary of the earlier part of this conversation (written to fit the context window; the ' +
       `original messages are not shown):\n\n${summary.text}`,
   };
+}
+
+/** A user message as the model reads it: what memory recalled for its turn, then the prompt. */
+function withRecalled(message: Message): Message {
+  if (message.role !== 'user' || !message.recalled) return message;
+  return { role: 'user', content: `${message.recalled}\n\n${message.content}` };
 }
 
 function droppedNote(tool: string, content: string): string {

@@ -14,6 +14,8 @@ import { contentAttribute, GEN_AI, providerAndModel, TENANT_ATTRIBUTE } from './
 import { toGenAiMessages } from './messages.ts';
 import type { ActiveTelemetry } from './options.ts';
 import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
+import type { RememberTurnInput } from '../agent-memory/remember-turn.ts';
+import type { ObserveTurnsInput } from '../agent-memory/observe-turns.ts';
 
 /** Attributes of a guardrail's span (input and output checks), or of a tool call a tool check stopped. */
 const GUARDRAIL = {
@@ -23,6 +25,9 @@ const GUARDRAIL = {
   verdict: 'toolkit_agent.guardrail.verdict',
   phase: 'toolkit_agent.guardrail.phase',
 } as const;
+
+/** How many messages a `remember_memory` span wrote to long-term memory. */
+const MEMORY_MESSAGES = 'toolkit_agent.memory.messages';
 
 /**
  * What the spans read of the worker's agents (the registry is one): their models and where their
@@ -36,7 +41,8 @@ export type SpanAgents = ReadonlyMap<
 /**
  * Activity interceptors that trace each model step as `chat <model>` (a `callModel` activity, or
  * the first step a run's opening step takes), each tool call as `execute_tool <tool>` (GenAI
- * semantic conventions), and each input or output guardrail as `guardrail <name>`. Activities do not replay, so each attempt
+ * semantic conventions), each input or output guardrail as `guardrail <name>`, and each turn written
+ * to long-term memory as `remember_memory` (`observe_memory` for turns condensed into observations). Activities do not replay, so each attempt
  * is one span. Content (messages, arguments, results) only with `recordContent`; never a credential:
  * tool results are the redacted ones the activity stored.
  */
@@ -72,6 +78,8 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
     if (this.#type === 'invokeTool') return this.#tool(input.args[0] as InvokeToolInput, () => next(input));
     if (this.#type === 'checkGuardrail')
       return this.#guardrail(input.args[0] as CheckGuardrailInput, () => next(input));
+    if (this.#type === 'rememberTurn' || this.#type === 'observeTurns')
+      return this.#remember(input.args[0] as RememberTurnInput, () => next(input));
     return next(input);
   }
 
@@ -152,6 +160,23 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
   }
 
   /** Runs `work` in an active span that ends with it, with error status when it throws. */
+  /**
+   * A turn written to long-term memory (`remember_memory`), or turns condensed into observations
+   * (`observe_memory`): how many messages were written, never their text.
+   */
+  #remember(input: RememberTurnInput | ObserveTurnsInput, run: () => Promise<unknown>): Promise<unknown> {
+    const attributes: Attributes = {
+      [GEN_AI.agentName]: input.agent,
+      [GEN_AI.conversationId]: input.conversationId,
+    };
+    const name = this.#type === 'observeTurns' ? 'observe_memory' : 'remember_memory';
+    return this.#inSpan(name, SpanKind.INTERNAL, attributes, async (span) => {
+      const ids = (await run()) as string[];
+      span.setAttribute(MEMORY_MESSAGES, ids.length);
+      return ids;
+    });
+  }
+
   #inSpan<T>(
     name: string,
     kind: SpanKind,

@@ -47,6 +47,13 @@ export interface ToolContext {
   heartbeat(details?: unknown): void;
   /** Asks the run's model a one-off question (no tools, no conversation); answers its text. */
   askModel?(prompt: string): Promise<string>;
+  /** The memory-store key of the run's conversation (a chat session's id). */
+  conversationId?: string;
+  /**
+   * Whose long-term memory the run reads and writes (the agent's `memory.resource`, scoped by the
+   * tenant), when the agent has memory and the run a resource (docs/memory.md).
+   */
+  memoryResource?: string;
 }
 
 /** What a `needsApproval` function is told about the call it decides on. */

@@ -1,7 +1,8 @@
 import { allHandlersFinished, CancellationScope, condition, workflowInfo } from '@temporalio/workflow';
 import type { AgentResult, AgentRunInput, AgentRunOutput } from '../common/run.ts';
 import { setControlHandlers } from './control-handlers.ts';
-import { EventLog } from './event-log.ts';
+import { EventLog, type Emit } from './event-log.ts';
+import { rememberAnsweredTurn } from '../agent-memory/workflow-memory.ts';
 import { failedWithEvents } from './failed-run.ts';
 import { refusedRun } from './refused-run.ts';
 import { RunControl } from './run-control.ts';
@@ -29,12 +30,28 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
   });
   let result: AgentResult<unknown>;
   try {
-    const { messageCount, ...answered } = await runTurn(input, input.conversationId ?? workflowId, events, {
+    const conversationId = input.conversationId ?? workflowId;
+    const { messageCount, memory, ...answered } = await runTurn(input, conversationId, events, {
       control,
       // A sub-agent run counts in its parent's run: only runs started from outside take a slot.
       ...(input.parent ? {} : { admit: { release: true } }),
     });
     result = answered;
+    if (memory && answered.metadata.stop_reason !== 'guardrail') {
+      const emit: Emit = (type, message, payload) => events.emit(type, message, payload);
+      await rememberAnsweredTurn(
+        {
+          agent: input.agent,
+          conversationId,
+          resource: memory.resource,
+          fromSeq: 0,
+          toSeq: messageCount,
+          turnKey: workflowId,
+          at: Date.now(),
+        },
+        emit,
+      );
+    }
   } catch (error) {
     const refused = refusedRun(error, input, events);
     // A failed run's events travel in its failure, as a completed run's travel in its result.

@@ -24,13 +24,14 @@ import {
 import { sessionMovingRefusal } from '../deploy/session-moving.ts';
 import { continueAsNewOnTargetVersion, targetVersionChanged } from '../deploy/upgrade-on-continue-as-new.ts';
 import { setControlHandlers } from './control-handlers.ts';
-import { EventLog } from './event-log.ts';
+import { EventLog, type Emit } from './event-log.ts';
 import { quickActivities } from './quick-activities.ts';
 import { RunControl } from './run-control.ts';
 import { runTurn } from './turn.ts';
 import { recordSdkFlags } from './sdk-flags.ts';
 import { showSessionIdle } from '../visibility/current-details.ts';
 import { checkWorkflowInput } from '../contract/check-input.ts';
+import { rememberSessionTurn } from '../agent-memory/workflow-memory.ts';
 
 /**
  * A chat session (docs/chat.md): one long-running workflow per session id. Each `send` update
@@ -55,6 +56,9 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   setControlHandlers(() => current, 'turn');
   // The turn that runs now, for readers that join it from its start (a page that reloads).
   let running: RunningTurn | undefined;
+  // Turns being remembered in long-term memory: the session waits for them before it continues as new or ends.
+  let remembering = 0;
+  const remembered = (): boolean => remembering === 0;
 
   setHandler(
     sessionStateQuery,
@@ -103,8 +107,18 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
       state.turns = turn;
       // After a handoff the next turns go to the agent that now holds the conversation.
       if (result.metadata.agent !== undefined) state.agent = result.metadata.agent;
+      const fromSeq = state.messageCount;
       state.messageCount = result.messageCount;
-      const { messageCount, ...answer } = result;
+      const { messageCount, memory, ...answer } = result;
+      // Off the answer's path: the answer goes back now, the turn is remembered beside it.
+      if (memory && answer.metadata.stop_reason !== 'guardrail') {
+        remembering += 1;
+        const turnEvent: Emit = (type, message, payload) =>
+          events.emit(type, message, { ...payload, turn_id: turnId });
+        const agent = state.agent ?? input.agent;
+        const answered = { agent, sessionId: input.sessionId, turnId, fromSeq, toSeq: messageCount, memory };
+        void rememberSessionTurn(state, answered, turnEvent).finally(() => (remembering -= 1));
+      }
       showSessionIdle(turn, {
         stopReason: answer.metadata.stop_reason,
         iterations: answer.metadata.iterations,
@@ -209,8 +223,9 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
   for (;;) {
     const woke = await condition(() => busy() || continueAsNewDue(), idleTimeout);
     if (continueAsNewDue() && !busy()) {
+      await condition(remembered);
       events.release();
-      await condition(allHandlersFinished);
+      await condition(() => allHandlersFinished() && remembered());
       if (!busy()) {
         return continueAsNewOnTargetVersion<typeof chatSession>({
           ...input,
@@ -221,7 +236,8 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     if (!woke && !busy() && allHandlersFinished()) break;
     await condition(() => !busy());
   }
+  await condition(remembered);
   events.finish();
-  await condition(allHandlersFinished);
+  await condition(() => allHandlersFinished() && remembered());
   return { ...state, lastEventSeq: events.lastSeq };
 }

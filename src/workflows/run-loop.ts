@@ -326,6 +326,7 @@ export class RunLoop implements ControlledLoop {
       conversationId: this.#setting.conversationId,
       seq,
       messages: [{ role, content }],
+      ...(role === 'user' ? { keepRecalled: true as const } : {}),
     });
   }
 

@@ -1,4 +1,5 @@
 import { inheritedFrom } from '../common/step-input.ts';
+import { emitMemoryToolEvent } from '../agent-memory/workflow-memory.ts';
 import type { GuardrailTrip } from '../guardrails/recorded.ts';
 import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import { toolErrorText, toolResultMessage, type ToolCall } from '../common/messages.ts';
@@ -233,6 +234,7 @@ export class ToolCalls {
       truncated: outcome.truncated,
       ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
     });
+    emitMemoryToolEvent(this.#setting.emit, call, outcome);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
-import type { AgentResult, AgentRunInput, ResolveRunInput } from '../common/run.ts';
+import type { AgentResult, AgentRunInput, ResolvedRun, ResolveRunInput } from '../common/run.ts';
 import type { Emit, EventLog } from './event-log.ts';
 import { isQuotaFailure } from '../usage/failure-type.ts';
 import { ledgerActivities, opensWithStep, resolveRunActivities } from './quick-activities.ts';
@@ -11,6 +11,7 @@ import { completeRunLine, runLineSoFar } from '../usage/run-line.ts';
 import { showEnd, showFailure, showTripped } from '../visibility/current-details.ts';
 import { DEFAULT_OUTPUT_REPAIRS, type OutputSpec } from '../output/types.ts';
 import { TurnGuardrails } from '../guardrails/workflow-checks.ts';
+import { emitRecalled } from '../agent-memory/workflow-memory.ts';
 
 export interface TurnOptions {
   /** Continue a stored conversation at this position (a chat session's next turn). */
@@ -38,6 +39,13 @@ export interface TurnOptions {
   onReplacedPrompt?: (prompt: string) => void;
 }
 
+/** What a turn's workflow needs of it beside its result: where its conversation stands, whose memory it used. */
+export interface TurnEnd {
+  messageCount: number;
+  /** The turn's long-term memory (its resource), when the agent has memory and the turn a resource. */
+  memory?: ResolvedRun['memory'];
+}
+
 /**
  * One prompt answered: resolve the turn (model, skills, tools, limits, opening messages), run the
  * loop under the run's control (its deadline starts here), emit `run_completed` — or `run_cancelled`
@@ -49,7 +57,7 @@ export async function runTurn(
   conversationId: string,
   events: EventLog,
   options: TurnOptions = {},
-): Promise<AgentResult<unknown> & { messageCount: number }> {
+): Promise<AgentResult<unknown> & TurnEnd> {
   const tags = options.tags ?? {};
   const { workflowId, runId } = workflowInfo();
   const opening = opensWithStep();
@@ -105,6 +113,7 @@ export async function runTurn(
   }
   const { plan } = opened;
   if (plan.unavailable_mcps?.length && !opened.started) warnUnavailableMcps(emit, plan.unavailable_mcps);
+  emitRecalled(emit, plan.memory);
   // The deadline counts from the turn's start; a turn opened with a step learns the agent's own after it.
   const from = opening ? startedAt : Date.now();
   const deadlineAt = turnDeadlineAt(from, input.timeoutMs ?? plan.timeoutMs, input.parent?.deadlineAt);
@@ -190,6 +199,7 @@ export async function runTurn(
   return {
     output,
     messageCount: run.seq,
+    ...(plan.memory ? { memory: plan.memory } : {}),
     metadata: {
       ...run.skills.metadata,
       unavailable_skill_mcps: plan.unavailable_skill_mcps ?? [],

@@ -1,0 +1,131 @@
+import type { Command } from 'commander';
+import { scopedResource, toLongTermMemory } from '../agent-memory/registered.ts';
+import { writeWorkingMemory } from '../agent-memory/working-memory.ts';
+import { ConfigurationError } from '../errors.ts';
+import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
+import { loadConfig, pickAgent } from './config.ts';
+import type { ToolkitAgentConfig } from './config-types.ts';
+import { memoryStoreOf } from './memory-store.ts';
+import { CliError, printJson, printTable, UsageError } from './output.ts';
+
+interface MemoryOptions {
+  agent?: string;
+  tenant?: string;
+}
+
+/**
+ * `toolkit-agent memory`: what an agent remembers of a resource (a user, a customer), read from and
+ * forgotten in the long-term memory of the config's agent (its `memory.store`, see docs/memory.md).
+ */
+export function registerMemory(program: Command): void {
+  const memory = program
+    .command('memory')
+    .description("Recall or forget what an agent remembers of a user (the agent's long-term memory)");
+  memory
+    .command('recall')
+    .description('What the memory of <resource> recalls for <query>, best first')
+    .argument('<resource>', 'whose memory: the resource the agent names (a user, a customer)')
+    .argument('<query>', 'what to look for, in words')
+    .option('--tenant <id>', "the resource's tenant (a tenant's memory is its own)")
+    .option('--agent <name>', "the agent whose memory to read (default: the config's default agent)")
+    .option('--limit <n>', 'at most this many messages', '10')
+    .option('--json', 'print the hits as JSON')
+    .action(
+      async (
+        resource: string,
+        query: string,
+        opts: MemoryOptions & { limit: string; json?: boolean },
+        cmd: Command,
+      ) => {
+        const limit = Number(opts.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+          throw new UsageError(`--limit must be a whole number from 1 to 1000; got "${opts.limit}".`);
+        await withMemory(cmd, resource, opts, async (ltm, scoped) => {
+          const hits = await ltm.recall({ resource: scoped, query, limit });
+          if (opts.json) return printJson(hits);
+          if (hits.length === 0)
+            return void process.stdout.write(`Nothing remembered of ${resource} matches.\n`);
+          printTable(
+            ['SCORE', 'WHEN', 'SESSION', 'TEXT'],
+            hits.map((hit) => [hit.score.toFixed(3), hit.at.toISOString(), hit.sessionId, oneLine(hit.text)]),
+          );
+        });
+      },
+    );
+  memory
+    .command('forget')
+    .description('Forgets <resource> from every index of the memory: all of it, or one session (--session)')
+    .argument('<resource>', 'whose memory: the resource the agent names (a user, a customer)')
+    .option('--session <id>', 'only this session')
+    .option('--tenant <id>', "the resource's tenant")
+    .option('--agent <name>', "the agent whose memory to forget in (default: the config's default agent)")
+    .action(async (resource: string, opts: MemoryOptions & { session?: string }, cmd: Command) => {
+      await withMemory(cmd, resource, opts, async (ltm, scoped, config) => {
+        const forgotten = await ltm.forget({
+          resource: scoped,
+          ...(opts.session !== undefined ? { sessionId: opts.session } : {}),
+        });
+        // The whole resource: its working memory (kept in the agent's memory store) goes too.
+        const working = opts.session === undefined && config.agent.memory?.workingMemory !== undefined;
+        if (working) await forgetWorkingMemory(config, scoped);
+        const what = opts.session === undefined ? resource : `session ${opts.session} of ${resource}`;
+        process.stdout.write(
+          `Forgot ${forgotten} message(s) of ${what}${working ? ', and its working memory' : ''}.\n`,
+        );
+      });
+    });
+}
+
+type AgentConfig = ToolkitAgentConfig['agents'][string];
+
+/** Runs `work` on the long-term memory of the config's agent (the resource scoped by `--tenant`), then closes it. */
+async function withMemory(
+  cmd: Command,
+  given: string,
+  opts: MemoryOptions,
+  work: (
+    memory: LongTermMemory,
+    resource: string,
+    config: { config: ToolkitAgentConfig; agent: AgentConfig },
+  ) => Promise<void>,
+): Promise<void> {
+  const { config } = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+  const name = pickAgent(config, opts.agent);
+  const agent = config.agents[name]!;
+  const store = agent.memory?.store;
+  if (!store)
+    throw new CliError(
+      `Agent "${name}" keeps no long-term memory of its own: give it memory: { store, resource } in the config, ` +
+        'or name another agent with --agent.',
+    );
+  let resource: string;
+  try {
+    resource = scopedResource(given, opts.tenant);
+  } catch (error) {
+    throw new UsageError(error instanceof ConfigurationError ? error.message : String(error));
+  }
+  const memory = toLongTermMemory(store);
+  try {
+    await work(memory, resource, { config, agent });
+  } finally {
+    await memory.close(); // the command ends here: a PostgreSQL pool must not keep it alive
+  }
+}
+
+async function forgetWorkingMemory(
+  { config, agent }: { config: ToolkitAgentConfig; agent: AgentConfig },
+  resource: string,
+): Promise<void> {
+  if (agent.memoryStore) return writeWorkingMemory(agent.memoryStore, resource, {});
+  const opened = memoryStoreOf(config);
+  try {
+    await writeWorkingMemory(opened.store, resource, {});
+  } finally {
+    await opened.close();
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pack } from '../../scripts/consumer-project.mjs';
 import {
@@ -12,6 +12,8 @@ import {
 } from '../../src/embedded/temporal-cli.ts';
 import { findLocalModel, LOCAL_MODEL_FILE } from '../../src/models/local-model-file.ts';
 import { renderLocalPrompt } from '../../src/models/local-prompt.ts';
+import { unsupportedNode } from '../../src/node-version.ts';
+import { systemPath } from '../support/node-program.ts';
 import { hasTmux, TmuxTerminal } from '../support/tmux.ts';
 
 const tmux = await hasTmux();
@@ -25,6 +27,11 @@ const skipped = !tmux
       ? 'no temporal CLI (npm run temporal:ensure)'
       : '';
 if (skipped) console.warn(`Skipping the CLI's first run from the packed package: ${skipped}.`);
+/** The system's Node, first on the terminal's PATH as on a user's machine (Node 20 here). */
+const systemNode = execFileSync('node', ['--version'], {
+  encoding: 'utf8',
+  env: { PATH: systemPath() },
+}).trim();
 
 /** The offline model's prompt examples, question and answer: a run must not answer another question with one. */
 const EXAMPLES = renderLocalPrompt([], [])
@@ -72,7 +79,7 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     await mkdir(join(dir, 'project'));
     terminal = await TmuxTerminal.shell(
       {
-        PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+        PATH: systemPath(),
         TOOLKIT_AGENT_CACHE_DIR: cache,
         TOOLKIT_AGENT_HOME: join(dir, 'home'),
         ANTHROPIC_API_KEY: '',
@@ -92,6 +99,15 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
     expect((await terminal.command('npm init -y')).code).toBe(0);
     // Before any install, as `npx toolkit-agent` would: the CLI from the tarball.
     const npx = `npm exec --yes --package ${tarball} -- toolkit-agent`;
+    console.log(`The terminal's Node: ${systemNode}`);
+    if (unsupportedNode(systemNode)) {
+      // An older Node: the CLI refuses and says how to give the project its own; done as said.
+      const refused = await terminal.command(`${npx} init`);
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain('npm install --save-dev node@24');
+      const own = await terminal.command('npm install --save-dev node@24 --prefer-offline', 300_000);
+      expect(own.code, own.output).toBe(0);
+    }
     const init = await terminal.command(`${npx} init`);
     expect(init.code, init.output).toBe(0);
     expect(init.output).toMatch(/"type": "module" \(was "commonjs"\)/);

@@ -8,7 +8,7 @@ import { exists } from '../../src/fs/probe.ts';
 import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
 import { findLocalModel } from '../../src/models/local-model-file.ts';
 import { ROOT } from '../support/cli.ts';
-import { startCommand, startProgram } from '../support/node-program.ts';
+import { startCommand, startProgram, systemPath } from '../support/node-program.ts';
 
 const model = await findLocalModel();
 const temporal = await findTemporalCli({ install: false });
@@ -43,14 +43,8 @@ const FIELD_DESCRIPTIONS = [
 /** A template's dependencies beyond toolkit-agent's own: linked from ours when missing, not downloaded again. */
 const LINKED = ['node', 'node-llama-cpp', 'typescript', '@types/node', '@ai-sdk/anthropic', '@ai-sdk/openai'];
 
-/**
- * This machine's PATH without the repository's own Node (node_modules/.bin): the system's Node comes
- * first, as on a user's machine (Node 20 here), and the templates' npm scripts must still run.
- */
-const SYSTEM_PATH = (process.env.PATH ?? '')
-  .split(':')
-  .filter((folder) => !folder.includes('node_modules'))
-  .join(':');
+/** The system's Node first on PATH (Node 20 here): the templates' npm scripts must still run. */
+const SYSTEM_PATH = systemPath();
 
 /**
  * Each template as a user gets it: `toolkit-agent init --template <name>` from the packed package

@@ -61,3 +61,14 @@ export function startCommand(command: string, args: string[], env: Record<string
     },
   };
 }
+
+/**
+ * This machine's PATH without the repository's own Node (every node_modules/.bin): the system's
+ * Node comes first, as on a user's machine (Node 20 here).
+ */
+export function systemPath(): string {
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter((folder) => !folder.includes('node_modules'))
+    .join(':');
+}

@@ -21,12 +21,11 @@ export type Triage = z.infer<typeof Triage>;
 class TicketTool extends BaseConnectorTool {
   readonly name = 'read_ticket';
   readonly description = 'Reads a support ticket by id';
-  readonly parameters = z.object({ id: z.string() });
+  // A number, not a string: a small model then writes the ticket's number, not stray text.
+  readonly parameters = z.object({ id: z.number().int().describe('the ticket number') });
   async run(_context: ToolContext, args: Record<string, unknown>): Promise<ToolOutput> {
     const tickets: Record<string, string> = { '7': 'Every invoice export fails with a 500 since 09:00.' };
-    // Models write an id as "7", "#7" or "ticket 7": the number is the id.
-    const id = /\d+/.exec(String(args.id))?.[0] ?? String(args.id);
-    return { text: tickets[id] ?? `There is no ticket ${String(args.id)}.`, metadata: {} };
+    return { text: tickets[String(args.id)] ?? `There is no ticket ${String(args.id)}.`, metadata: {} };
   }
 }
 

@@ -1,0 +1,46 @@
+import { embedMany, type EmbeddingModel } from 'ai';
+import { ConfigurationError } from '../errors.ts';
+
+/**
+ * Turns texts into vectors for recall by meaning. `id` names the model (and its settings): vectors
+ * are stored with it, and a message whose vector came from another id is embedded again.
+ */
+export interface Embedder {
+  readonly id: string;
+  /** One vector per text, in the order of `texts`; every vector of one embedder has the same length. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Frees what the embedder holds (a loaded model). */
+  close?(): Promise<void>;
+}
+
+/** What `LongTermMemory`'s `embedder` takes: an AI SDK embedding model or an {@link Embedder}. */
+export type EmbedderOption = Embedder | EmbeddingModel;
+
+/** The {@link Embedder} for an option: itself, or an AI SDK model called through `embedMany`. */
+export function toEmbedder(option: EmbedderOption): Embedder {
+  if (isEmbedder(option)) return option;
+  if (typeof option === 'string' || (typeof option === 'object' && option && 'doEmbed' in option))
+    return aiSdkEmbedder(option);
+  throw new ConfigurationError(
+    'LongTermMemory: embedder must be an AI SDK embedding model (e.g. openai.embedding("text-embedding-3-small")), ' +
+      'localEmbedder() from toolkit-agent/memory, or an object with { id, embed(texts) }.',
+  );
+}
+
+function isEmbedder(option: unknown): option is Embedder {
+  const candidate = option as Partial<Embedder> | undefined;
+  return typeof candidate?.embed === 'function' && typeof candidate.id === 'string';
+}
+
+/** An AI SDK embedding model as an {@link Embedder}; its id is `<provider>:<model id>`. */
+function aiSdkEmbedder(model: EmbeddingModel): Embedder {
+  const id = typeof model === 'string' ? model : `${model.provider}:${model.modelId}`;
+  return {
+    id,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      const { embeddings } = await embedMany({ model, values: texts });
+      return embeddings.map((embedding) => Float32Array.from(embedding));
+    },
+  };
+}

@@ -1,15 +1,17 @@
 import { ConfigurationError } from '../errors.ts';
 import { toEmbedder, type Embedder, type EmbedderOption } from './embedder.ts';
 import { spanNamedIn } from './query-dates.ts';
-import { fuse } from './recall-ranking.ts';
-import type { LongTermMemoryStore, MemoryEntry, MemoryMatch, MemoryRole } from './types.ts';
+import { fuse, type RankedList } from './recall-ranking.ts';
+import type { LongTermMemoryStore, MemoryEntry, MemoryRole } from './types.ts';
 
 const roles: readonly MemoryRole[] = ['user', 'assistant', 'system', 'tool'];
 const maxLimit = 1000;
 /** How many matches each search hands to the fusion, at least. */
-const candidates = Number(process.env.LTM_CANDIDATES ?? 50);
-/** The weight of the searches kept to the time a query names, beside the plain ones (weight 1). */
-const dateWeight = Number(process.env.LTM_DATE_WEIGHT ?? 1);
+const candidates = 50;
+/** The weight of the vector search beside the full-text search's 1. */
+const vectorWeight = 0.7;
+/** The weight of the searches kept to the time a query names, beside the plain ones. */
+const dateWeight = 0.5;
 /** Messages embedded per call when recall catches up on those remembered without vectors. */
 const catchUpBatch = 64;
 
@@ -172,7 +174,7 @@ export class LongTermMemory {
     const embedder = mode === 'words' ? undefined : this.#embedder!;
     if (embedder) await this.#catchUp(resource);
     const [vector] = embedder ? await embedder.embed([input.query]) : [];
-    const lists: Array<{ matches: MemoryMatch[]; weight: number }> = [];
+    const lists: RankedList[] = [];
     const search = async (within: { since?: number; until?: number }, weight: number) => {
       const query = { resource, query: input.query, limit: Math.max(input.limit, candidates), ...within };
       if (mode !== 'meaning') lists.push({ matches: await this.#store.search(query), weight });
@@ -182,7 +184,7 @@ export class LongTermMemory {
           embedder: embedder.id,
           vector: vector!,
         });
-        lists.push({ matches, weight });
+        lists.push({ matches, weight: weight * vectorWeight });
       }
     };
     await search(bounds, 1);

@@ -1,32 +1,39 @@
 import type { MemoryMatch } from './types.ts';
 
-/** Reciprocal rank fusion's constant: a hit at rank r of a list adds 1 / (RRF_K + r). */
-const RRF_K = 60;
-/** How much a session counts: its best hits' fused scores, summed, times this, are added to each of its hits. */
-const SESSION_WEIGHT = Number(process.env.LTM_SESSION_WEIGHT ?? 0.3);
-const SESSION_HITS = Number(process.env.LTM_SESSION_HITS ?? 3);
+/** How much a session counts: the sum of its best hits' scores, times this, is added to each of its hits. */
+const SESSION_WEIGHT = 0.3;
+/** How many of a session's best hits make its score. */
+const SESSION_HITS = 3;
+
+/** One search's matches, best first, and how much they count beside the others. */
+export interface RankedList {
+  matches: MemoryMatch[];
+  weight: number;
+}
 
 /**
- * Joins ranked lists of matches into one, best first: each list adds 1 / (60 + rank) to a message's
- * score (reciprocal rank fusion, which needs no common scale between BM25 and cosine similarity),
- * then each message gains a share of its session's score (the sum of the session's best few), so
- * that the turns of the session a question is about rise together.
+ * Joins the lists of several searches into one, best first. Each list's scores (BM25, cosine
+ * similarity: no common scale) are scaled to 0..1 within the list and weighted, and a message found
+ * by several searches adds them up. Then each message gains a share of its session's score (the sum
+ * of the session's best three), so that the turns of the session a question is about rise together.
+ * Each step was kept for what it added on the LoCoMo bench (see docs/memory.md).
  */
-export function fuse(lists: Array<{ matches: MemoryMatch[]; weight: number }>, limit: number): MemoryMatch[] {
+export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
   const fused = new Map<string, MemoryMatch>();
-  for (const { matches, weight } of lists)
-    matches.forEach((match, rank) => {
+  for (const { matches, weight } of lists) {
+    const scores = matches.map((match) => match.score);
+    const low = Math.min(...scores);
+    const span = Math.max(...scores) - low || 1;
+    for (const match of matches) {
+      const add = (weight * (match.score - low)) / span;
       const seen = fused.get(match.messageId);
-      const add = weight / (RRF_K + rank + 1);
       if (seen) seen.score += add;
       else fused.set(match.messageId, { ...match, score: add });
-    });
-  const bySession = new Map<string, number[]>();
-  for (const match of fused.values()) {
-    const scores = bySession.get(match.sessionId) ?? [];
-    scores.push(match.score);
-    bySession.set(match.sessionId, scores);
+    }
   }
+  const bySession = new Map<string, number[]>();
+  for (const match of fused.values())
+    bySession.set(match.sessionId, [...(bySession.get(match.sessionId) ?? []), match.score]);
   const sessionScore = new Map(
     [...bySession].map(([sessionId, scores]) => [
       sessionId,

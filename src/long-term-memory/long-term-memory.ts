@@ -11,7 +11,7 @@ const candidates = 50;
 /** The weight of the vector search beside the full-text search's 1. */
 const vectorWeight = 0.7;
 /** The weight of the searches kept to the time a query names, beside the plain ones. */
-const dateWeight = 0.5;
+const dateWeight = 1;
 /** Messages embedded per call when recall catches up on those remembered without vectors. */
 const catchUpBatch = 64;
 

@@ -13,7 +13,7 @@ export interface RankedList {
 
 /**
  * Joins the lists of several searches into one, best first. Each list's scores (BM25, cosine
- * similarity: no common scale) are scaled to 0..1 within the list and weighted, and a message found
+ * similarity: no common scale) are divided by the list's best and weighted, and a message found
  * by several searches adds them up. Then each message gains a share of its session's score (the sum
  * of the session's best three), so that the turns of the session a question is about rise together.
  * Each step was kept for what it added on the LoCoMo bench (see docs/memory.md).
@@ -21,11 +21,10 @@ export interface RankedList {
 export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
   const fused = new Map<string, MemoryMatch>();
   for (const { matches, weight } of lists) {
-    const scores = matches.map((match) => match.score);
-    const low = Math.min(...scores);
-    const span = Math.max(...scores) - low || 1;
+    const top = Math.max(...matches.map((match) => match.score));
     for (const match of matches) {
-      const add = (weight * (match.score - low)) / span;
+      // The best of a list is 1; a negative score (a cosine similarity) counts 0.
+      const add = weight * (top > 0 ? Math.max(0, match.score) / top : 1);
       const seen = fused.get(match.messageId);
       if (seen) seen.score += add;
       else fused.set(match.messageId, { ...match, score: add });

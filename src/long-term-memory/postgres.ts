@@ -9,7 +9,7 @@ import type {
   MemoryVector,
   MemoryVectorSearch,
 } from './types.ts';
-import { closest } from './vectors.ts';
+import { closest, vectorBytes, vectorFromBytes } from './vectors.ts';
 
 /** `table` default: `toolkit_long_term_memory`. */
 export type PostgresLongTermStoreOptions = PostgresConnectionOptions;
@@ -18,8 +18,8 @@ export type PostgresLongTermStoreOptions = PostgresConnectionOptions;
  * Long-term memory in PostgreSQL, for workers on several machines, searched with its full-text
  * search (https://www.postgresql.org/docs/current/textsearch.html): each message's words are a
  * generated `tsvector` column (English configuration) under a GIN index, ranked by `ts_rank`.
- * A message's vector is a `real[]` column of its row (with the id of the embedder that made it),
- * compared in this process with the query's. Needs the optional package `pg`.
+ * A message's vector is a `bytea` column of its row (float32, little-endian, with the id of the
+ * embedder that made it), compared in this process with the query's. Needs the optional package `pg`.
  */
 export class PostgresLongTermStore implements LongTermMemoryStore {
   readonly #db: PostgresTable;
@@ -37,7 +37,7 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
         'CREATE INDEX IF NOT EXISTS {table}_words ON {table} USING gin (words)',
         'CREATE INDEX IF NOT EXISTS {table}_session ON {table} (resource, session_id)',
         'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedder text',
-        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedding real[]',
+        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedding bytea',
       ],
     });
   }
@@ -70,8 +70,8 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
     await this.#db.ready();
     const values: unknown[] = [resource, embedder];
     const tuples = vectors.map(({ messageId, vector }) => {
-      values.push(messageId, Array.from(vector));
-      return `($${values.length - 1}, $${values.length}::real[])`;
+      values.push(messageId, Buffer.from(vectorBytes(vector)));
+      return `($${values.length - 1}, $${values.length}::bytea)`;
     });
     await this.#db.pool.query(
       `UPDATE ${this.#db.name} AS t SET embedder = $2, embedding = v.embedding
@@ -100,7 +100,7 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
 
   async searchVectors(search: MemoryVectorSearch): Promise<MemoryMatch[]> {
     await this.#db.ready();
-    const { rows } = await this.#db.pool.query<Row & { embedding: number[] }>(
+    const { rows } = await this.#db.pool.query<Row & { embedding: Buffer }>(
       `SELECT message_id, session_id, text, at, embedding FROM ${this.#db.name}
         WHERE resource = $1 AND embedder = $2 AND at BETWEEN $3 AND $4`,
       [
@@ -117,7 +117,7 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
         sessionId: row.session_id,
         text: row.text,
         at: Number(row.at),
-        vector: Float32Array.from(row.embedding),
+        vector: vectorFromBytes(row.embedding),
       })),
       search.limit,
     );

@@ -34,12 +34,12 @@ export function closest(
   return scored.sort((a, b) => b.score - a.score).slice(0, limit);
 }
 
-/** A vector as bytes (little-endian float32), for a SQLite blob. */
+/** A vector as bytes (little-endian float32), for a SQLite blob or a PostgreSQL bytea. */
 export function vectorBytes(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** A vector from a SQLite blob of float32. */
+/** A vector from bytes of little-endian float32 (a SQLite blob, a PostgreSQL bytea). */
 export function vectorFromBytes(bytes: Uint8Array): Float32Array {
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }

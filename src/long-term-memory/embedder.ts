@@ -1,4 +1,4 @@
-import type { EmbeddingModel } from 'ai';
+import type * as Ai from 'ai';
 import { ConfigurationError } from '../errors.ts';
 import { aiPackage } from '../ui-stream/ai-package.ts';
 
@@ -14,13 +14,25 @@ export interface Embedder {
   close?(): Promise<void>;
 }
 
+/**
+ * An AI SDK embedding model (the `ai` package's `EmbeddingModel`, e.g.
+ * `openai.embedding('text-embedding-3-small')`): the part of it toolkit-agent reads, written out so
+ * that these types need no `ai` package installed.
+ */
+export interface AiSdkEmbeddingModel {
+  readonly specificationVersion: string;
+  readonly provider: string;
+  readonly modelId: string;
+  doEmbed(options: never): PromiseLike<unknown>;
+}
+
 /** What `LongTermMemory`'s `embedder` takes: an AI SDK embedding model or an {@link Embedder}. */
-export type EmbedderOption = Embedder | EmbeddingModel;
+export type EmbedderOption = Embedder | AiSdkEmbeddingModel;
 
 /** The {@link Embedder} for an option: itself, or an AI SDK model called through `embedMany`. */
 export function toEmbedder(option: EmbedderOption): Embedder {
   if (isEmbedder(option)) return option;
-  if (typeof option === 'string' || (typeof option === 'object' && option && 'doEmbed' in option))
+  if (typeof (option as Partial<AiSdkEmbeddingModel> | undefined)?.doEmbed === 'function')
     return aiSdkEmbedder(option);
   throw new ConfigurationError(
     'LongTermMemory: embedder must be an AI SDK embedding model (e.g. openai.embedding("text-embedding-3-small")), ' +
@@ -34,14 +46,13 @@ function isEmbedder(option: unknown): option is Embedder {
 }
 
 /** An AI SDK embedding model as an {@link Embedder}; its id is `<provider>:<model id>`. */
-function aiSdkEmbedder(model: EmbeddingModel): Embedder {
-  const id = typeof model === 'string' ? model : `${model.provider}:${model.modelId}`;
+function aiSdkEmbedder(model: AiSdkEmbeddingModel): Embedder {
   return {
-    id,
+    id: `${model.provider}:${model.modelId}`,
     async embed(texts) {
       if (texts.length === 0) return [];
       const { embedMany } = aiPackage('LongTermMemory with an AI SDK embedding model');
-      const { embeddings } = await embedMany({ model, values: texts });
+      const { embeddings } = await embedMany({ model: model as unknown as Ai.EmbeddingModel, values: texts });
       return embeddings.map((embedding) => Float32Array.from(embedding));
     },
   };

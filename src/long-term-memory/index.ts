@@ -1,8 +1,9 @@
 /**
  * `toolkit-agent/memory`: long-term memory across sessions, per resource (a user, a customer).
- * {@link LongTermMemory} remembers messages, recalls them by what they say and forgets them on
- * request, over {@link InMemoryLongTermStore} (this process), {@link SqliteLongTermStore} (a file) or
- * {@link PostgresLongTermStore} (a database every worker shares).
+ * {@link LongTermMemory} remembers messages, recalls them by their words and, with an embedder
+ * (an AI SDK embedding model or the offline {@link localEmbedder}), by their meaning, and forgets
+ * them on request, over {@link InMemoryLongTermStore} (this process), {@link SqliteLongTermStore}
+ * (a file) or {@link PostgresLongTermStore} (a database every worker shares).
  * See docs/memory.md.
  */
 export {
@@ -13,8 +14,11 @@ export {
   type MemoryTime,
   type RecallHit,
   type RecallInput,
+  type RecallMode,
   type RememberInput,
 } from './long-term-memory.ts';
+export type { AiSdkEmbeddingModel, Embedder, EmbedderOption } from './embedder.ts';
+export { findLocalEmbeddingModel, localEmbedder, type LocalEmbedderOptions } from './local-embedder.ts';
 export { InMemoryLongTermStore } from './in-memory.ts';
 export { PostgresLongTermStore, type PostgresLongTermStoreOptions } from './postgres.ts';
 export { SqliteLongTermStore } from './sqlite.ts';
@@ -25,4 +29,6 @@ export type {
   MemoryMatch,
   MemoryRole,
   MemorySearch,
+  MemoryVector,
+  MemoryVectorSearch,
 } from './types.ts';

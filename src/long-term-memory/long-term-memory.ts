@@ -1,8 +1,19 @@
 import { ConfigurationError } from '../errors.ts';
+import { toEmbedder, type Embedder, type EmbedderOption } from './embedder.ts';
+import { spanNamedIn } from './query-dates.ts';
+import { fuse, type RankedList } from './recall-ranking.ts';
 import type { LongTermMemoryStore, MemoryEntry, MemoryRole } from './types.ts';
 
 const roles: readonly MemoryRole[] = ['user', 'assistant', 'system', 'tool'];
 const maxLimit = 1000;
+/** How many matches each search hands to the fusion, at least. */
+const candidates = 50;
+/** The weight of the vector search beside the full-text search's 1. */
+const vectorWeight = 0.7;
+/** The weight of the searches kept to the time a query names, beside the plain ones. */
+const dateWeight = 1;
+/** Messages embedded per call when recall catches up on those remembered without vectors. */
+const catchUpBatch = 64;
 
 /** A moment: a `Date`, an ISO 8601 string or milliseconds since the epoch. */
 export type MemoryTime = Date | string | number;
@@ -22,6 +33,12 @@ export interface RememberInput {
   messages: MemoryMessage[];
 }
 
+/**
+ * How {@link LongTermMemory.recall} searches: `words` (full-text search), `meaning` (the
+ * embedder's vectors) or `joined` (both, fused); the default is `joined` with an embedder, else `words`.
+ */
+export type RecallMode = 'joined' | 'words' | 'meaning';
+
 /** What {@link LongTermMemory.recall} takes; `since` and `until` are inclusive. */
 export interface RecallInput {
   resource: string;
@@ -29,6 +46,9 @@ export interface RecallInput {
   limit: number;
   since?: MemoryTime;
   until?: MemoryTime;
+  /** When the query is asked, for the times it names ("yesterday", "last May"); default now. */
+  at?: MemoryTime;
+  mode?: RecallMode;
 }
 
 /** A recalled message: the id given to `remember` (or derived there), best first by `score`. */
@@ -51,6 +71,13 @@ export interface ForgetInput {
 export interface LongTermMemoryOptions {
   /** Where memory lives: an `InMemoryLongTermStore`, a `SqliteLongTermStore` or a `PostgresLongTermStore`. */
   store: LongTermMemoryStore;
+  /**
+   * Recall by meaning: an AI SDK embedding model (`openai.embedding('text-embedding-3-small')`),
+   * `localEmbedder()` (offline) or any {@link Embedder}. Each remembered message is embedded; messages
+   * remembered before (without it, or with another embedder) are embedded on the first recall of
+   * their resource.
+   */
+  embedder?: EmbedderOption;
 }
 
 /**
@@ -61,6 +88,7 @@ export interface LongTermMemoryOptions {
  */
 export class LongTermMemory {
   readonly #store: LongTermMemoryStore;
+  readonly #embedder: Embedder | undefined;
 
   constructor(options: LongTermMemoryOptions) {
     if (!options?.store || typeof options.store.search !== 'function')
@@ -68,6 +96,16 @@ export class LongTermMemory {
         'LongTermMemory needs a store: new LongTermMemory({ store: new InMemoryLongTermStore() }).',
       );
     this.#store = options.store;
+    if (options.embedder === undefined) return;
+    this.#embedder = toEmbedder(options.embedder);
+    const missing = (['putVectors', 'withoutVectors', 'searchVectors'] as const).filter(
+      (method) => typeof options.store[method] !== 'function',
+    );
+    if (missing.length > 0)
+      throw new ConfigurationError(
+        `LongTermMemory: an embedder needs a store that keeps vectors, and this one has no ${missing.join(', ')}: ` +
+          'use InMemoryLongTermStore, SqliteLongTermStore or PostgresLongTermStore, or leave the embedder out.',
+      );
   }
 
   /**
@@ -102,6 +140,8 @@ export class LongTermMemory {
         `remember: the message id ${JSON.stringify(repeated)} is given twice in one call.`,
       );
     if (entries.length > 0) await this.#store.upsert(entries);
+    // Stored first: should embedding fail, the messages are still remembered, and embedded on a later recall.
+    if (entries.length > 0 && this.#embedder) await this.#storeVectors(resource, entries);
     return ids;
   }
 
@@ -117,14 +157,39 @@ export class LongTermMemory {
     const until = input.until === undefined ? undefined : toTime(input.until, 'recall: until');
     if (since !== undefined && until !== undefined && since > until)
       throw new ConfigurationError('recall: since is after until, so nothing could match.');
-    const matches = await this.#store.search({
-      resource,
-      query: input.query,
-      limit: input.limit,
-      since,
-      until,
-    });
-    return matches.map((match) => ({ ...match, at: new Date(match.at) }));
+    const mode = input.mode ?? (this.#embedder ? 'joined' : 'words');
+    if (!['joined', 'words', 'meaning'].includes(mode))
+      throw new ConfigurationError(`recall: mode is ${JSON.stringify(mode)}; use joined, words or meaning.`);
+    if (mode !== 'words' && !this.#embedder)
+      throw new ConfigurationError(
+        `recall: mode ${mode} needs an embedder: new LongTermMemory({ store, embedder: localEmbedder() }).`,
+      );
+    const now = input.at === undefined ? Date.now() : toTime(input.at, 'recall: at');
+    const bounds = { since, until };
+    const span = spanNamedIn(input.query, new Date(now));
+    const named = span && {
+      since: Math.max(span.since, since ?? -Infinity),
+      until: Math.min(span.until, until ?? Infinity),
+    };
+    const embedder = mode === 'words' ? undefined : this.#embedder!;
+    if (embedder) await this.#catchUp(resource);
+    const [vector] = embedder ? await embedder.embed([input.query]) : [];
+    const lists: RankedList[] = [];
+    const search = async (within: { since?: number; until?: number }, weight: number) => {
+      const query = { resource, query: input.query, limit: Math.max(input.limit, candidates), ...within };
+      if (mode !== 'meaning') lists.push({ matches: await this.#store.search(query), weight });
+      if (embedder) {
+        const matches = await this.#store.searchVectors!({
+          ...query,
+          embedder: embedder.id,
+          vector: vector!,
+        });
+        lists.push({ matches, weight: weight * vectorWeight });
+      }
+    };
+    await search(bounds, 1);
+    if (named && named.since <= named.until) await search(named, dateWeight);
+    return fuse(lists, input.limit).map((match) => ({ ...match, at: new Date(match.at) }));
   }
 
   /**
@@ -141,9 +206,42 @@ export class LongTermMemory {
     return this.#store.delete({ resource, sessionId, messageId });
   }
 
-  /** Closes the store. */
+  /** Closes the store and the embedder. */
   async close(): Promise<void> {
     await this.#store.close?.();
+    await this.#embedder?.close?.();
+  }
+
+  async #storeVectors(resource: string, entries: MemoryEntry[]): Promise<void> {
+    const embedder = this.#embedder!;
+    const vectors = await embedder.embed(entries.map((entry) => entry.text));
+    if (vectors.length !== entries.length)
+      throw new Error(
+        `The embedder ${embedder.id} gave ${vectors.length} vectors for ${entries.length} texts.`,
+      );
+    await this.#store.putVectors!(
+      resource,
+      embedder.id,
+      entries.map((entry, i) => ({ messageId: entry.messageId, vector: vectors[i]! })),
+    );
+  }
+
+  /** Embeds the messages of `resource` that have no vector of this embedder (remembered without it). */
+  async #catchUp(resource: string): Promise<void> {
+    const done = new Set<string>();
+    for (;;) {
+      const missing = await this.#store.withoutVectors!(resource, this.#embedder!.id, catchUpBatch);
+      if (missing.length === 0) return;
+      const again = missing.find((entry) => done.has(entry.messageId));
+      if (again)
+        throw new Error(
+          `The store still has no vector for ${JSON.stringify(again.messageId)} after it was given one: ` +
+            'its putVectors does not keep what withoutVectors finds missing.',
+        );
+      await this.#storeVectors(resource, missing);
+      for (const entry of missing) done.add(entry.messageId);
+      if (missing.length < catchUpBatch) return;
+    }
   }
 }
 

@@ -1,6 +1,15 @@
 import { PostgresTable, type PostgresConnectionOptions } from '../postgres/table.ts';
 import { queryWords } from './query-words.ts';
-import type { LongTermMemoryStore, MemoryEntry, MemoryForget, MemoryMatch, MemorySearch } from './types.ts';
+import type {
+  LongTermMemoryStore,
+  MemoryEntry,
+  MemoryForget,
+  MemoryMatch,
+  MemorySearch,
+  MemoryVector,
+  MemoryVectorSearch,
+} from './types.ts';
+import { closest, vectorBytes, vectorFromBytes } from './vectors.ts';
 
 /** `table` default: `toolkit_long_term_memory`. */
 export type PostgresLongTermStoreOptions = PostgresConnectionOptions;
@@ -9,7 +18,8 @@ export type PostgresLongTermStoreOptions = PostgresConnectionOptions;
  * Long-term memory in PostgreSQL, for workers on several machines, searched with its full-text
  * search (https://www.postgresql.org/docs/current/textsearch.html): each message's words are a
  * generated `tsvector` column (English configuration) under a GIN index, ranked by `ts_rank`.
- * Needs the optional package `pg`.
+ * A message's vector is a `bytea` column of its row (float32, little-endian, with the id of the
+ * embedder that made it), compared in this process with the query's. Needs the optional package `pg`.
  */
 export class PostgresLongTermStore implements LongTermMemoryStore {
   readonly #db: PostgresTable;
@@ -26,6 +36,8 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
       migrations: [
         'CREATE INDEX IF NOT EXISTS {table}_words ON {table} USING gin (words)',
         'CREATE INDEX IF NOT EXISTS {table}_session ON {table} (resource, session_id)',
+        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedder text',
+        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedding bytea',
       ],
     });
   }
@@ -41,11 +53,73 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
       const at = i * 6;
       return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}::bigint)`;
     });
+    const table = this.#db.name;
+    // A message whose text changed loses its vector (made from the old text).
     await this.#db.pool.query(
-      `INSERT INTO ${this.#db.name} (resource, message_id, session_id, role, text, at) VALUES ${tuples.join(', ')}
+      `INSERT INTO ${table} (resource, message_id, session_id, role, text, at) VALUES ${tuples.join(', ')}
        ON CONFLICT (resource, message_id) DO UPDATE
-         SET session_id = EXCLUDED.session_id, role = EXCLUDED.role, text = EXCLUDED.text, at = EXCLUDED.at`,
+         SET session_id = EXCLUDED.session_id, role = EXCLUDED.role, text = EXCLUDED.text, at = EXCLUDED.at,
+             embedder = CASE WHEN ${table}.text = EXCLUDED.text THEN ${table}.embedder END,
+             embedding = CASE WHEN ${table}.text = EXCLUDED.text THEN ${table}.embedding END`,
       values,
+    );
+  }
+
+  async putVectors(resource: string, embedder: string, vectors: MemoryVector[]): Promise<void> {
+    if (vectors.length === 0) return;
+    await this.#db.ready();
+    const values: unknown[] = [resource, embedder];
+    const tuples = vectors.map(({ messageId, vector }) => {
+      values.push(messageId, Buffer.from(vectorBytes(vector)));
+      return `($${values.length - 1}, $${values.length}::bytea)`;
+    });
+    await this.#db.pool.query(
+      `UPDATE ${this.#db.name} AS t SET embedder = $2, embedding = v.embedding
+         FROM (VALUES ${tuples.join(', ')}) AS v (message_id, embedding)
+        WHERE t.resource = $1 AND t.message_id = v.message_id`,
+      values,
+    );
+  }
+
+  async withoutVectors(resource: string, embedder: string, limit: number): Promise<MemoryEntry[]> {
+    await this.#db.ready();
+    const { rows } = await this.#db.pool.query<Row & { role: MemoryEntry['role'] }>(
+      `SELECT message_id, session_id, role, text, at FROM ${this.#db.name}
+        WHERE resource = $1 AND embedder IS DISTINCT FROM $2 LIMIT $3`,
+      [resource, embedder, limit],
+    );
+    return rows.map((row) => ({
+      resource,
+      messageId: row.message_id,
+      sessionId: row.session_id,
+      role: row.role,
+      text: row.text,
+      at: Number(row.at),
+    }));
+  }
+
+  async searchVectors(search: MemoryVectorSearch): Promise<MemoryMatch[]> {
+    await this.#db.ready();
+    const { rows } = await this.#db.pool.query<Row & { embedding: Buffer }>(
+      `SELECT message_id, session_id, text, at, embedding FROM ${this.#db.name}
+        WHERE resource = $1 AND embedder = $2 AND at BETWEEN $3 AND $4`,
+      [
+        search.resource,
+        search.embedder,
+        search.since ?? Number.MIN_SAFE_INTEGER,
+        search.until ?? Number.MAX_SAFE_INTEGER,
+      ],
+    );
+    return closest(
+      search.vector,
+      rows.map((row) => ({
+        messageId: row.message_id,
+        sessionId: row.session_id,
+        text: row.text,
+        at: Number(row.at),
+        vector: vectorFromBytes(row.embedding),
+      })),
+      search.limit,
     );
   }
 
@@ -54,13 +128,7 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
     const words = queryWords(search.query);
     if (words.length === 0) return [];
     await this.#db.ready();
-    const { rows } = await this.#db.pool.query<{
-      message_id: string;
-      session_id: string;
-      text: string;
-      at: string;
-      score: number;
-    }>(
+    const { rows } = await this.#db.pool.query<Row & { score: number }>(
       `SELECT message_id, session_id, text, at, ts_rank(words, query) AS score
          FROM ${this.#db.name}, to_tsquery('english', $2) AS query
         WHERE resource = $1 AND words @@ query AND at BETWEEN $3 AND $4
@@ -96,4 +164,12 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
   async close(): Promise<void> {
     await this.#db.close();
   }
+}
+
+/** The columns of a row that every search returns (`at` is a bigint, which pg returns as a string). */
+interface Row {
+  message_id: string;
+  session_id: string;
+  text: string;
+  at: string;
 }

@@ -1,12 +1,23 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSharedSqlite } from '../fs/sqlite-file.ts';
 import { queryWords } from './query-words.ts';
-import type { LongTermMemoryStore, MemoryEntry, MemoryForget, MemoryMatch, MemorySearch } from './types.ts';
+import type {
+  LongTermMemoryStore,
+  MemoryEntry,
+  MemoryForget,
+  MemoryMatch,
+  MemorySearch,
+  MemoryVector,
+  MemoryVectorSearch,
+} from './types.ts';
+import { closest, vectorBytes, vectorFromBytes } from './vectors.ts';
 
 /**
  * Long-term memory in one SQLite file (`node:sqlite`), searched with FTS5 and ranked by its `bm25()`
  * (https://sqlite.org/fts5.html). The full-text index holds the messages' text only and is kept in
  * step with the `ltm_messages` table by triggers, so a forgotten message leaves no copy in either.
+ * Vectors are float32 blobs in `ltm_vectors` (one per message, deleted with it or when its text
+ * changes), compared one by one in this process.
  */
 export class SqliteLongTermStore implements LongTermMemoryStore {
   readonly path: string;
@@ -14,6 +25,9 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
   readonly #upsert: StatementSync;
   readonly #search: StatementSync;
   readonly #delete: StatementSync;
+  readonly #putVector: StatementSync;
+  readonly #withoutVectors: StatementSync;
+  readonly #vectors: StatementSync;
 
   /** `path`: the file (made if missing, readable by its owner only), or `':memory:'`. */
   constructor(opts: { path: string }) {
@@ -44,6 +58,18 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
         INSERT INTO ltm_text (ltm_text, rowid, text) VALUES ('delete', old.id, old.text);
         INSERT INTO ltm_text (rowid, text) VALUES (new.id, new.text);
       END;
+      CREATE TABLE IF NOT EXISTS ltm_vectors (
+        id INTEGER PRIMARY KEY,
+        embedder TEXT NOT NULL,
+        vector BLOB NOT NULL
+      );
+      CREATE TRIGGER IF NOT EXISTS ltm_messages_delete_vector AFTER DELETE ON ltm_messages BEGIN
+        DELETE FROM ltm_vectors WHERE id = old.id;
+      END;
+      CREATE TRIGGER IF NOT EXISTS ltm_messages_text_changed AFTER UPDATE OF text ON ltm_messages
+        WHEN old.text IS NOT new.text BEGIN
+        DELETE FROM ltm_vectors WHERE id = old.id;
+      END;
     `);
     this.#upsert = this.#db.prepare(
       `INSERT INTO ltm_messages (resource, message_id, session_id, role, text, at) VALUES (?, ?, ?, ?, ?, ?)
@@ -58,6 +84,21 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
         WHERE ltm_text MATCH ? AND m.resource = ? AND m.at BETWEEN ? AND ?
         ORDER BY bm25(ltm_text) LIMIT ?`,
     );
+    this.#putVector = this.#db.prepare(
+      `INSERT INTO ltm_vectors (id, embedder, vector)
+         SELECT id, ?, ? FROM ltm_messages WHERE resource = ? AND message_id = ?
+       ON CONFLICT (id) DO UPDATE SET embedder = excluded.embedder, vector = excluded.vector`,
+    );
+    this.#withoutVectors = this.#db.prepare(
+      `SELECT m.resource, m.session_id AS sessionId, m.message_id AS messageId, m.role, m.text, m.at
+         FROM ltm_messages m LEFT JOIN ltm_vectors v ON v.id = m.id
+        WHERE m.resource = ? AND (v.id IS NULL OR v.embedder <> ?) LIMIT ?`,
+    );
+    this.#vectors = this.#db.prepare(
+      `SELECT m.message_id AS messageId, m.session_id AS sessionId, m.text, m.at, v.vector
+         FROM ltm_vectors v JOIN ltm_messages m ON m.id = v.id
+        WHERE m.resource = ? AND v.embedder = ? AND m.at BETWEEN ? AND ?`,
+    );
     this.#delete = this.#db.prepare(
       `DELETE FROM ltm_messages WHERE resource = ?
          AND (? IS NULL OR session_id = ?) AND (? IS NULL OR message_id = ?)`,
@@ -65,14 +106,9 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
   }
 
   async upsert(entries: MemoryEntry[]): Promise<void> {
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
+    this.#transaction(() => {
       for (const e of entries) this.#upsert.run(e.resource, e.messageId, e.sessionId, e.role, e.text, e.at);
-      this.#db.exec('COMMIT');
-    } catch (error) {
-      this.#db.exec('ROLLBACK');
-      throw error;
-    }
+    });
   }
 
   async search(search: MemorySearch): Promise<MemoryMatch[]> {
@@ -88,6 +124,33 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
     return rows.map((row) => ({ ...row }));
   }
 
+  async putVectors(resource: string, embedder: string, vectors: MemoryVector[]): Promise<void> {
+    this.#transaction(() => {
+      for (const { messageId, vector } of vectors)
+        this.#putVector.run(embedder, vectorBytes(vector), resource, messageId);
+    });
+  }
+
+  async withoutVectors(resource: string, embedder: string, limit: number): Promise<MemoryEntry[]> {
+    return (this.#withoutVectors.all(resource, embedder, limit) as unknown as MemoryEntry[]).map((row) => ({
+      ...row,
+    }));
+  }
+
+  async searchVectors(search: MemoryVectorSearch): Promise<MemoryMatch[]> {
+    const rows = this.#vectors.all(
+      search.resource,
+      search.embedder,
+      search.since ?? Number.MIN_SAFE_INTEGER,
+      search.until ?? Number.MAX_SAFE_INTEGER,
+    ) as unknown as Array<Omit<MemoryMatch, 'score'> & { vector: Uint8Array }>;
+    return closest(
+      search.vector,
+      rows.map(({ vector, ...row }) => ({ ...row, vector: vectorFromBytes(vector) })),
+      search.limit,
+    );
+  }
+
   async delete(target: MemoryForget): Promise<number> {
     const { sessionId = null, messageId = null } = target;
     const { changes } = this.#delete.run(target.resource, sessionId, sessionId, messageId, messageId);
@@ -96,6 +159,17 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
 
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
+  }
+
+  #transaction(write: () => void): void {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      write();
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
   }
 }
 

@@ -45,16 +45,42 @@ export interface MemoryForget {
   messageId?: string;
 }
 
+/** The vector of one stored message. */
+export interface MemoryVector {
+  messageId: string;
+  vector: Float32Array;
+}
+
+/** A search of one resource's vectors made by the embedder `embedder`; `since`, `until` as in {@link MemorySearch}. */
+export interface MemoryVectorSearch {
+  resource: string;
+  embedder: string;
+  vector: Float32Array;
+  limit: number;
+  since?: number;
+  until?: number;
+}
+
 /**
- * Where long-term memory lives. Small on purpose, so that a vector store (pgvector, an in-process
- * index) can implement it later: write entries, search one resource, delete.
+ * Where long-term memory lives: write entries, search one resource by words, delete. A store that
+ * also keeps vectors (the three of toolkit-agent do) implements the three optional methods, which
+ * `LongTermMemory` needs when it has an embedder.
  */
 export interface LongTermMemoryStore {
-  /** Stores the entries; an entry whose (resource, messageId) is stored already replaces it. */
+  /**
+   * Stores the entries; an entry whose (resource, messageId) is stored already replaces it (and
+   * drops its vector when its text changed).
+   */
   upsert(entries: MemoryEntry[]): Promise<void>;
   /** At most `limit` matches within `search.resource`, best first; none when the query has no words. */
   search(search: MemorySearch): Promise<MemoryMatch[]>;
-  /** Deletes what `target` names from every index of the store; returns how many messages went. */
+  /** Deletes what `target` names (vectors included) from every index of the store; returns how many messages went. */
   delete(target: MemoryForget): Promise<number>;
+  /** Stores vectors that `embedder` made for stored messages of `resource`, replacing theirs; unknown ids are skipped. */
+  putVectors?(resource: string, embedder: string, vectors: MemoryVector[]): Promise<void>;
+  /** At most `limit` messages of `resource` without a vector made by `embedder` (none yet, or another embedder's). */
+  withoutVectors?(resource: string, embedder: string, limit: number): Promise<MemoryEntry[]>;
+  /** At most `limit` messages of `search.resource` closest to `search.vector` (cosine similarity as `score`), best first. */
+  searchVectors?(search: MemoryVectorSearch): Promise<MemoryMatch[]>;
   close?(): Promise<void>;
 }

@@ -1,0 +1,49 @@
+import type { MemoryMatch } from './types.ts';
+
+/** How much a session counts: the sum of its best hits' scores, times this, is added to each of its hits. */
+const SESSION_WEIGHT = 0.3;
+/** How many of a session's best hits make its score. */
+const SESSION_HITS = 3;
+
+/** One search's matches, best first, and how much they count beside the others. */
+export interface RankedList {
+  matches: MemoryMatch[];
+  weight: number;
+}
+
+/**
+ * Joins the lists of several searches into one, best first. Each list's scores (BM25, cosine
+ * similarity: no common scale) are divided by the list's best and weighted, and a message found
+ * by several searches adds them up. Then each message gains a share of its session's score (the sum
+ * of the session's best three), so that the turns of the session a question is about rise together.
+ * Each step was kept for what it added on the LoCoMo bench (see docs/memory.md).
+ */
+export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
+  const fused = new Map<string, MemoryMatch>();
+  for (const { matches, weight } of lists) {
+    const top = Math.max(...matches.map((match) => match.score));
+    for (const match of matches) {
+      // The best of a list is 1; a negative score (a cosine similarity) counts 0.
+      const add = weight * (top > 0 ? Math.max(0, match.score) / top : 1);
+      const seen = fused.get(match.messageId);
+      if (seen) seen.score += add;
+      else fused.set(match.messageId, { ...match, score: add });
+    }
+  }
+  const bySession = new Map<string, number[]>();
+  for (const match of fused.values())
+    bySession.set(match.sessionId, [...(bySession.get(match.sessionId) ?? []), match.score]);
+  const sessionScore = new Map(
+    [...bySession].map(([sessionId, scores]) => [
+      sessionId,
+      scores
+        .sort((a, b) => b - a)
+        .slice(0, SESSION_HITS)
+        .reduce((sum, score) => sum + score, 0),
+    ]),
+  );
+  return [...fused.values()]
+    .map((match) => ({ ...match, score: match.score + SESSION_WEIGHT * sessionScore.get(match.sessionId)! }))
+    .sort((a, b) => b.score - a.score || b.at - a.at)
+    .slice(0, limit);
+}

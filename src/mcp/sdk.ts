@@ -6,7 +6,8 @@ import type * as ServerStdio from '@modelcontextprotocol/sdk/server/stdio.js';
 import type * as ServerHttp from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type * as Types from '@modelcontextprotocol/sdk/types.js';
 import type * as Ajv from '@modelcontextprotocol/sdk/validation/ajv';
-import { importOptional } from '../optional-dependency.ts';
+import type * as ClientV2 from '@modelcontextprotocol/client';
+import { importOptional, MissingDependencyError } from '../optional-dependency.ts';
 
 /**
  * The parts of the MCP SDK (`@modelcontextprotocol/sdk`, an optional peer dependency) that agents
@@ -59,6 +60,53 @@ export function loadMcpClientSdk(): Promise<McpClientSdk> {
   });
   client.catch(() => (client = undefined));
   return client;
+}
+
+/** The parts of the 2.x client (`@modelcontextprotocol/client`) used to speak 2026-07-28. */
+export interface McpClientV2Sdk {
+  Client: typeof ClientV2.Client;
+  StreamableHTTPClientTransport: typeof ClientV2.StreamableHTTPClientTransport;
+  SdkError: typeof ClientV2.SdkError;
+  SdkHttpError: typeof ClientV2.SdkHttpError;
+  SdkErrorCode: typeof ClientV2.SdkErrorCode;
+  ProtocolError: typeof ClientV2.ProtocolError;
+}
+
+let clientV2: Promise<McpClientV2Sdk | undefined> | undefined;
+let loadedClientV2: McpClientV2Sdk | undefined;
+
+/**
+ * The 2.x client (an optional peer dependency: servers of 2026-07-28 need it), loaded once;
+ * `undefined` when it is not installed, and the 1.x SDK is used instead.
+ */
+export function loadMcpClientV2Sdk(): Promise<McpClientV2Sdk | undefined> {
+  clientV2 ??= importOptional<typeof ClientV2>(
+    '@modelcontextprotocol/client',
+    'MCP 2026-07-28 servers as tool sources',
+  ).then(
+    (v2) => {
+      loadedClientV2 = {
+        Client: v2.Client,
+        StreamableHTTPClientTransport: v2.StreamableHTTPClientTransport,
+        SdkError: v2.SdkError,
+        SdkHttpError: v2.SdkHttpError,
+        SdkErrorCode: v2.SdkErrorCode,
+        ProtocolError: v2.ProtocolError,
+      };
+      return loadedClientV2;
+    },
+    (error: unknown) => {
+      if (error instanceof MissingDependencyError) return undefined;
+      clientV2 = undefined;
+      throw error;
+    },
+  );
+  return clientV2;
+}
+
+/** The 2.x client if it was loaded (an error can only come from it once it was). */
+export function loadedMcpClientV2Sdk(): McpClientV2Sdk | undefined {
+  return loadedClientV2;
 }
 
 /** The client side of the SDK if it was loaded (an error can only come from the SDK once it was). */

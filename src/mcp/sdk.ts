@@ -7,6 +7,7 @@ import type * as ServerHttp from '@modelcontextprotocol/sdk/server/streamableHtt
 import type * as Types from '@modelcontextprotocol/sdk/types.js';
 import type * as Ajv from '@modelcontextprotocol/sdk/validation/ajv';
 import type * as ClientV2 from '@modelcontextprotocol/client';
+import type * as ServerV2 from '@modelcontextprotocol/server';
 import { importOptional, MissingDependencyError } from '../optional-dependency.ts';
 
 /**
@@ -129,4 +130,32 @@ export async function loadMcpServerSdk(): Promise<McpServerSdk> {
     StreamableHTTPServerTransport: http.StreamableHTTPServerTransport,
     isInitializeRequest: types.isInitializeRequest,
   };
+}
+
+/** The parts of the 2.x server (`@modelcontextprotocol/server`) that serve 2026-07-28 clients. */
+export interface McpServerV2Sdk {
+  McpServer: typeof ServerV2.McpServer;
+  createMcpHandler: typeof ServerV2.createMcpHandler;
+  isLegacyRequest: typeof ServerV2.isLegacyRequest;
+}
+
+/**
+ * The 2.x server (an optional peer dependency: 2026-07-28 clients need it); `undefined` when it is
+ * not installed, and `serveMcp` serves 2025-11-25 only.
+ */
+export async function loadMcpServerV2Sdk(): Promise<McpServerV2Sdk | undefined> {
+  try {
+    const v2 = await importOptional<typeof ServerV2>(
+      '@modelcontextprotocol/server',
+      'serveMcp for MCP 2026-07-28 clients',
+    );
+    return {
+      McpServer: v2.McpServer,
+      createMcpHandler: v2.createMcpHandler,
+      isLegacyRequest: v2.isLegacyRequest,
+    };
+  } catch (error) {
+    if (error instanceof MissingDependencyError) return undefined;
+    throw error;
+  }
 }

@@ -3,9 +3,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AgentClient } from '../client/agent-client.ts';
+import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError } from '../errors.ts';
 import { runAgentToolCall } from './agent-tool-call.ts';
-import { askForAuthorization, authorizationWaitResult } from './authorization-elicitation.ts';
+import { askForAuthorization } from './authorization-elicitation.ts';
+import { InputRequiredAuthorization } from './authorization-input-required.ts';
 import type { McpServerSdk, McpServerV2Sdk } from './sdk.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
@@ -74,7 +76,7 @@ export function createAgentMcpServer(
       (args, extra): Promise<CallToolResult> => {
         const token = extra._meta?.progressToken;
         let step = 0;
-        return runAgentToolCall(agents, agent, args, outputs[agent], {
+        return runAgentToolCall<never>(agents, agent, args, outputs[agent], {
           signal: extra.signal,
           progress: (message) => {
             if (token === undefined || extra.signal.aborted) return;
@@ -96,7 +98,8 @@ export function createAgentMcpServer(
 /**
  * The same tools on a 2.x SDK `McpServer`, for one 2026-07-28 request (a fresh server per request:
  * the protocol is stateless). Progress goes on the request's own stream; a run that waits for
- * authorization answers with an error naming the URL (the run resumes once it is granted).
+ * authorization answers `input_required` (see {@link InputRequiredAuthorization}), and the retried
+ * call goes on with the same run.
  */
 export function createAgentMcpServerV2(
   sdk: McpServerV2Sdk,
@@ -113,12 +116,15 @@ export function createAgentMcpServerV2(
         inputSchema: z.object(input),
         outputSchema: z.object(outputShape(outputs[agent])),
       },
-      (args, ctx) => {
+      async (args, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;
         let step = 0;
-        return runAgentToolCall(agents, agent, args, outputs[agent], {
+        const authorization = new InputRequiredAuthorization(sdk, ctx, Boolean(args.session_id));
+        const { resume, answer } = await authorization.resumed();
+        if (answer) return answer;
+        const io = {
           signal: ctx.mcpReq.signal,
-          progress: (message) => {
+          progress: (message: string) => {
             if (token === undefined || ctx.mcpReq.signal.aborted) return;
             ctx.mcpReq
               .notify({
@@ -127,8 +133,9 @@ export function createAgentMcpServerV2(
               })
               .catch(() => undefined);
           },
-          authorize: authorizationWaitResult,
-        });
+          authorize: (workflowId: string, event: AgentEvent) => authorization.ask(workflowId, event),
+        };
+        return runAgentToolCall(agents, agent, args, outputs[agent], io, resume);
       },
     );
   }

@@ -4,7 +4,7 @@ import type { AgentEvent } from '../common/events.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
 /** What one `run_<agent>` call needs from the MCP server that received it, whichever SDK line. */
-export interface AgentToolCallIo {
+export interface AgentToolCallIo<Asked = never> {
   /** Aborts when the client cancels or disconnects (the run goes on). */
   signal: AbortSignal;
   /** Sends one progress message to the client (only when it asked for progress). */
@@ -13,7 +13,17 @@ export interface AgentToolCallIo {
    * Puts an `authorization_required` (or its `authorization_granted`) before the client; a result
    * ends the call with it, undefined goes on.
    */
-  authorize(workflowId: string, event: AgentEvent): CallToolResult | undefined;
+  authorize(
+    workflowId: string,
+    event: AgentEvent,
+  ): CallToolResult | Asked | undefined | Promise<CallToolResult | Asked | undefined>;
+}
+
+/** A call that goes on with a run it started before (a 2026-07-28 retry): the events after `after`. */
+export interface ResumedCall {
+  workflowId: string;
+  /** The cursor of the last event the earlier round handled. */
+  after: string;
 }
 
 /**
@@ -21,18 +31,24 @@ export interface AgentToolCallIo {
  * each run event as progress (the first names the workflow) and answers with the final output, in
  * `structuredContent.output` too (an object when the agent has an `output` schema).
  */
-export async function runAgentToolCall(
+export async function runAgentToolCall<Asked = never>(
   agents: AgentClient,
   agent: string,
   { prompt, session_id }: { prompt: string; session_id?: string | undefined },
   outputSchema: JsonSchemaObject | undefined,
-  io: AgentToolCallIo,
-): Promise<CallToolResult> {
+  io: AgentToolCallIo<Asked>,
+  resume?: ResumedCall,
+): Promise<CallToolResult | Asked> {
   try {
     let workflowId: string;
     let events: AsyncGenerator<AgentEvent>;
     let result: (() => Promise<{ output: unknown }>) | undefined;
-    if (session_id) {
+    if (resume) {
+      const handle = agents.getHandle(resume.workflowId);
+      workflowId = resume.workflowId;
+      events = handle.events({ after: resume.after });
+      result = () => handle.result();
+    } else if (session_id) {
       const session = agents.chatSession(agent, { sessionId: session_id });
       workflowId = session.workflowId;
       events = session.stream(prompt);
@@ -42,12 +58,12 @@ export async function runAgentToolCall(
       events = handle.events();
       result = () => handle.result();
     }
-    io.progress(`Run started: workflow ${workflowId}`);
+    if (!resume) io.progress(`Run started: workflow ${workflowId}`);
     let answer: unknown;
     let invalid: string | undefined;
     for await (const event of untilAborted(events, io.signal)) {
       io.progress(`${event.type}: ${event.message}`);
-      const asked = io.authorize(workflowId, event);
+      const asked = await io.authorize(workflowId, event);
       if (asked) return asked;
       if (event.type === 'run_completed') {
         answer = event.payload.output;

@@ -137,6 +137,10 @@ export interface McpServerV2Sdk {
   McpServer: typeof ServerV2.McpServer;
   createMcpHandler: typeof ServerV2.createMcpHandler;
   isLegacyRequest: typeof ServerV2.isLegacyRequest;
+  inputRequired: typeof ServerV2.inputRequired;
+  inputResponse: typeof ServerV2.inputResponse;
+  createRequestStateCodec: typeof ServerV2.createRequestStateCodec;
+  CLIENT_CAPABILITIES_META_KEY: typeof ServerV2.CLIENT_CAPABILITIES_META_KEY;
 }
 
 /**
@@ -153,6 +157,10 @@ export async function loadMcpServerV2Sdk(): Promise<McpServerV2Sdk | undefined> 
       McpServer: v2.McpServer,
       createMcpHandler: v2.createMcpHandler,
       isLegacyRequest: v2.isLegacyRequest,
+      inputRequired: v2.inputRequired,
+      inputResponse: v2.inputResponse,
+      createRequestStateCodec: v2.createRequestStateCodec,
+      CLIENT_CAPABILITIES_META_KEY: v2.CLIENT_CAPABILITIES_META_KEY,
     };
   } catch (error) {
     if (error instanceof MissingDependencyError) return undefined;

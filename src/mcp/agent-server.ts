@@ -1,11 +1,14 @@
+import type { McpServer as McpServerV2 } from '@modelcontextprotocol/server';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AgentClient } from '../client/agent-client.ts';
 import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError } from '../errors.ts';
+import { runAgentToolCall } from './agent-tool-call.ts';
 import { askForAuthorization } from './authorization-elicitation.ts';
-import type { McpServerSdk } from './sdk.ts';
+import { InputRequiredAuthorization } from './authorization-input-required.ts';
+import type { McpServerSdk, McpServerV2Sdk } from './sdk.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
 const SERVER_INFO = { name: 'toolkit-agent', version: '0.1.0' };
@@ -42,6 +45,15 @@ function outputShape(schema: JsonSchemaObject | undefined) {
   };
 }
 
+function describeTool(agent: string) {
+  return {
+    title: `Run the ${agent} agent`,
+    description:
+      `Runs the "${agent}" agent on a prompt as a durable run and returns its answer. ` +
+      'Progress notifications report each step; the first one names the run, which keeps going if you disconnect.',
+  };
+}
+
 /**
  * An MCP server (SDK `McpServer`) whose tools run our agents: `run_<agent>` takes `prompt` and an
  * optional `session_id`, starts a durable run (or the session's next turn) through `agents`, sends
@@ -60,95 +72,72 @@ export function createAgentMcpServer(
   for (const agent of names) {
     server.registerTool(
       runToolName(agent),
-      {
-        title: `Run the ${agent} agent`,
-        description:
-          `Runs the "${agent}" agent on a prompt as a durable run and returns its answer. ` +
-          'Progress notifications report each step; the first one names the run, which keeps going if you disconnect.',
-        inputSchema: input,
-        outputSchema: outputShape(outputs[agent]),
-      },
-      async ({ prompt, session_id }, extra): Promise<CallToolResult> => {
+      { ...describeTool(agent), inputSchema: input, outputSchema: outputShape(outputs[agent]) },
+      (args, extra): Promise<CallToolResult> => {
         const token = extra._meta?.progressToken;
         let step = 0;
-        const progress = (message: string) => {
-          if (token === undefined || extra.signal.aborted) return;
-          extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token, progress: step++, message },
-            })
-            .catch(() => undefined); // a client that left misses progress; the run goes on
-        };
-        try {
-          let workflowId: string;
-          let events: AsyncGenerator<AgentEvent>;
-          let result: (() => Promise<{ output: unknown }>) | undefined;
-          if (session_id) {
-            const session = agents.chatSession(agent, { sessionId: session_id });
-            workflowId = session.workflowId;
-            events = session.stream(prompt);
-          } else {
-            const handle = await agents.startRun(agent, prompt);
-            workflowId = handle.workflowId;
-            events = handle.events();
-            result = () => handle.result();
-          }
-          progress(`Run started: workflow ${workflowId}`);
-          let answer: unknown;
-          let invalid: string | undefined;
-          for await (const event of untilAborted(events, extra.signal)) {
-            progress(`${event.type}: ${event.message}`);
-            const asked = askForAuthorization(server, extra.requestId, workflowId, event);
-            if (asked) return asked;
-            if (event.type === 'run_completed') {
-              answer = event.payload.output;
-              if (event.payload.stop_reason === 'invalid_output') invalid = asReason(event.payload.reason);
-            }
-          }
-          if (extra.signal.aborted) {
-            return { content: [{ type: 'text', text: `The client left; run ${workflowId} goes on.` }] };
-          }
-          if (invalid !== undefined) throw new Error(`Run ${workflowId}: ${invalid}`);
-          answer = result ? (await result()).output : (answer ?? (outputs[agent] ? undefined : ''));
-          const text = typeof answer === 'string' ? answer : JSON.stringify(answer ?? null);
-          return {
-            content: [{ type: 'text', text }],
-            structuredContent: {
-              output: answer,
-              workflow_id: workflowId,
-              ...(session_id ? { session_id } : {}),
-            },
-          };
-        } catch (error) {
-          return {
-            isError: true,
-            content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
-          };
-        }
+        return runAgentToolCall<never>(agents, agent, args, outputs[agent], {
+          signal: extra.signal,
+          progress: (message) => {
+            if (token === undefined || extra.signal.aborted) return;
+            extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: step++, message },
+              })
+              .catch(() => undefined); // a client that left misses progress; the run goes on
+          },
+          authorize: (workflowId, event) => askForAuthorization(server, extra.requestId, workflowId, event),
+        });
       },
     );
   }
   return server;
 }
 
-/** The events until the signal aborts (the client disconnected or cancelled): then stops reading, the run itself goes on. */
-async function* untilAborted<T>(events: AsyncGenerator<T>, signal: AbortSignal): AsyncGenerator<T> {
-  const aborted = new Promise<'aborted'>((resolve) => {
-    if (signal.aborted) resolve('aborted');
-    signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-  });
-  try {
-    for (;;) {
-      const next = await Promise.race([events.next(), aborted]);
-      if (next === 'aborted' || next.done) return;
-      yield next.value;
-    }
-  } finally {
-    void events.return(undefined).catch(() => undefined);
+/**
+ * The same tools on a 2.x SDK `McpServer`, for one 2026-07-28 request (a fresh server per request:
+ * the protocol is stateless). Progress goes on the request's own stream; a run that waits for
+ * authorization answers `input_required` (see {@link InputRequiredAuthorization}), and the retried
+ * call goes on with the same run.
+ */
+export function createAgentMcpServerV2(
+  sdk: McpServerV2Sdk,
+  agents: AgentClient,
+  names: readonly string[],
+  outputs: Readonly<Record<string, JsonSchemaObject | undefined>> = {},
+): McpServerV2 {
+  const server = new sdk.McpServer(SERVER_INFO);
+  for (const agent of names) {
+    server.registerTool(
+      runToolName(agent),
+      {
+        ...describeTool(agent),
+        inputSchema: z.object(input),
+        outputSchema: z.object(outputShape(outputs[agent])),
+      },
+      async (args, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        let step = 0;
+        const authorization = new InputRequiredAuthorization(sdk, ctx, Boolean(args.session_id));
+        const { resume, answer } = await authorization.resumed();
+        if (answer) return answer;
+        const io = {
+          signal: ctx.mcpReq.signal,
+          progress: (message: string) => {
+            if (token === undefined || ctx.mcpReq.signal.aborted) return;
+            ctx.mcpReq
+              .notify({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: step++, message },
+              })
+              .catch(() => undefined);
+          },
+          authorize: (workflowId: string, event: AgentEvent) => authorization.ask(workflowId, event),
+        };
+        return runAgentToolCall(agents, agent, args, outputs[agent], io, resume);
+      },
+    );
   }
-}
-
-function asReason(reason: unknown): string {
-  return typeof reason === 'string' ? reason : 'the answer did not match the output schema';
+  return server;
 }

@@ -35,13 +35,24 @@ export function askForAuthorization(
       .catch(() => undefined);
     return undefined;
   }
+  return authorizationWaitResult(workflowId, event);
+}
+
+/**
+ * The tool call's answer to a run that waits for authorization, for a client that cannot be asked
+ * by elicitation: an error naming the URL (the run keeps waiting and resumes once authorized).
+ * Undefined for any other event.
+ */
+export function authorizationWaitResult(workflowId: string, event: AgentEvent): CallToolResult | undefined {
+  if (event.type !== 'authorization_required') return undefined;
+  const { payload } = event;
   return {
     isError: true,
     content: [
       {
         type: 'text',
         text:
-          `Run ${workflowId} waits for authorization of "${key}": open ${url} to authorize it. ` +
+          `Run ${workflowId} waits for authorization of "${String(payload.credential_key)}": open ${String(payload.url)} to authorize it. ` +
           `The run resumes by itself once it is granted (until ${String(payload.expires_at)}).`,
       },
     ],

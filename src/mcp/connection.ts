@@ -1,24 +1,20 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { isStdioServer, type McpServerConfig } from './options.ts';
-import { loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
+import { connectMcpSession, type McpClientSession, type McpRequestOptions } from './client-session.ts';
+import type { McpServerConfig } from './options.ts';
 
 const STDERR_TAIL_CHARS = 2_000;
-const CONNECT_TIMEOUT_MS = 30_000;
-const CLIENT_INFO = { name: 'toolkit-agent', version: '0.1.0' };
 
 /**
- * One worker's connection to one MCP server (SDK `Client`): a child process for a stdio server,
- * started again on the next use after it dies; a reused session for a Streamable HTTP server. Its
+ * One worker's connection to one MCP server (an SDK `Client`): a child process for a stdio server,
+ * started again on the next use after it dies; for a Streamable HTTP server, a reused session
+ * (2025-11-25) or stateless requests (2026-07-28, negotiated when the 2.x client is installed). Its
  * tool list is cached until the server says `notifications/tools/list_changed` or the connection is
  * made again.
  */
 export class McpConnection {
   readonly server: string;
   readonly config: McpServerConfig;
-  #client: Promise<Client> | undefined;
+  #client: Promise<McpClientSession> | undefined;
   #tools: Promise<Tool[]> | undefined;
   #auth: Record<string, string> = {};
   #authToken: string | undefined;
@@ -79,7 +75,7 @@ export class McpConnection {
   }
 
   /** The connected client, connecting (or starting the process) first when there is none. */
-  client(): Promise<Client> {
+  client(): Promise<McpClientSession> {
     if (this.#closed)
       return Promise.reject(new Error(`The connection to MCP server "${this.server}" was closed.`));
     if (!this.#client) {
@@ -93,7 +89,7 @@ export class McpConnection {
   }
 
   /** Every tool the server lists (all pages), cached until it announces a change. */
-  tools(options?: RequestOptions): Promise<Tool[]> {
+  tools(options?: McpRequestOptions): Promise<Tool[]> {
     if (!this.#tools) {
       const listing = this.use(() => this.#listTools(options));
       this.#tools = listing;
@@ -123,62 +119,37 @@ export class McpConnection {
     await this.reset();
   }
 
-  async #listTools(options?: RequestOptions): Promise<Tool[]> {
+  async #listTools(options?: McpRequestOptions): Promise<Tool[]> {
     const client = await this.client();
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, options);
+      const page = await client.listTools(cursor, options);
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor);
     return tools;
   }
 
-  async #connect(): Promise<Client> {
-    const sdk = await loadMcpClientSdk();
-    const client = new sdk.Client(CLIENT_INFO);
-    const transport = isStdioServer(this.config)
-      ? this.#stdioTransport(sdk, this.config)
-      : new sdk.StreamableHTTPClientTransport(new URL(this.config.url), {
-          requestInit: { headers: this.config.headers ?? {} },
-          fetch: (url, init) => {
-            const headers = new Headers(init?.headers);
-            for (const [name, value] of Object.entries(this.#auth)) headers.set(name, value);
-            return fetch(url, { ...init, headers });
-          },
-        });
-    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
-      this.#tools = undefined;
-    });
-    const mine = Promise.resolve(client);
-    client.onclose = () => {
-      // The process died or the session ended: the next use connects again and lists again.
-      if (this.#client === mine) {
-        this.#client = undefined;
-        this.#tools = undefined;
-      }
-    };
-    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    this.#client = mine;
-    return client;
-  }
-
-  #stdioTransport(
-    sdk: McpClientSdk,
-    config: Extract<McpServerConfig, { command: string }>,
-  ): StdioClientTransport {
+  async #connect(): Promise<McpClientSession> {
     this.#stderrTail = '';
-    const transport = new sdk.StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
-      ...(config.env ? { env: config.env } : {}),
-      ...(config.cwd ? { cwd: config.cwd } : {}),
-      stderr: 'pipe',
+    const mine: { client?: Promise<McpClientSession> } = {};
+    const session = await connectMcpSession(this.config, {
+      onToolsChanged: () => (this.#tools = undefined),
+      onClose: () => {
+        // The process died or the session ended: the next use connects again and lists again.
+        if (mine.client && this.#client === mine.client) {
+          this.#client = undefined;
+          this.#tools = undefined;
+        }
+      },
+      authHeaders: () => this.#auth,
+      onStderr: (chunk) => {
+        this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+      },
     });
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      this.#stderrTail = (this.#stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
-    });
-    return transport;
+    mine.client = Promise.resolve(session);
+    this.#client = mine.client;
+    return session;
   }
 }

@@ -1,6 +1,6 @@
 import { CredentialError, PermissionError, RateLimitError, ToolkitError, UpstreamError } from '../errors.ts';
 import type { McpConnection } from './connection.ts';
-import { loadedMcpClientSdk } from './sdk.ts';
+import { sdkFailure } from './sdk-errors.ts';
 
 /** What the caller knows about a failed request, to say whether it may be sent again. */
 export interface FailureContext {
@@ -24,10 +24,9 @@ export function toMcpFailure(error: unknown, context: FailureContext): Error {
   const where = `MCP server "${server}"`;
   const detail = error instanceof Error ? error.message : String(error);
   if (error instanceof ToolkitError) return error;
-  // An error of the SDK's own classes can only come once the SDK is loaded.
-  const sdk = loadedMcpClientSdk();
-  if (sdk && error instanceof sdk.StreamableHTTPError) {
-    const status = error.code;
+  const failure = sdkFailure(error);
+  if (failure.kind === 'http') {
+    const status = failure.status;
     if (status === 401) {
       const key = context.credentialKey;
       // `rejected`: a 401 proves the request did nothing, so an OAuth token is refreshed and it is repeated once.
@@ -62,16 +61,8 @@ export function toMcpFailure(error: unknown, context: FailureContext): Error {
       retryable: true,
     });
   }
-  const lost =
-    !sdk ||
-    !(error instanceof sdk.McpError) ||
-    error.code === (sdk.ErrorCode.ConnectionClosed as number) ||
-    error.code === (sdk.ErrorCode.RequestTimeout as number);
-  if (!lost) {
-    if (
-      error.code === (sdk.ErrorCode.MethodNotFound as number) ||
-      error.code === (sdk.ErrorCode.InvalidParams as number)
-    ) {
+  if (failure.kind === 'answered') {
+    if (failure.code === METHOD_NOT_FOUND || failure.code === INVALID_PARAMS) {
       context.connection.invalidateTools();
     }
     return new UpstreamError(`The ${where} answered ${context.action} with an error: ${detail}`);
@@ -91,6 +82,9 @@ export function toMcpFailure(error: unknown, context: FailureContext): Error {
       'because the tool is neither read-only nor idempotent (its MCP annotations); check its effect before calling it again.',
   );
 }
+
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
 
 /** A connection that was refused before any request could reach the server. */
 function isRefused(error: unknown): boolean {

@@ -10,7 +10,8 @@ import type { McpAgentTools, McpToolEntry } from './agent-tools.ts';
 import { toToolOutput } from './call-result.ts';
 import { toMcpFailure } from './errors.ts';
 import { isStdioServer } from './options.ts';
-import { loadedMcpClientSdk, loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
+import { sdkFailure } from './sdk-errors.ts';
+import { loadMcpClientSdk, type McpClientSdk } from './sdk.ts';
 
 const validators = new WeakMap<Tool, JsonSchemaValidator<unknown>>();
 let ajv: AjvJsonSchemaValidator | undefined;
@@ -89,12 +90,15 @@ export class McpTool extends BaseConnectorTool {
     }
     const call = (to: typeof client) =>
       connection.use(() =>
-        to.callTool({ name: entry.tool.name, arguments: args }, undefined, {
-          signal: context.signal,
-          timeout: this.#source.callTimeoutMs,
-          resetTimeoutOnProgress: true,
-          onprogress: () => context.heartbeat(mark),
-        }),
+        to.callTool(
+          { name: entry.tool.name, arguments: args },
+          {
+            signal: context.signal,
+            timeout: this.#source.callTimeoutMs,
+            resetTimeoutOnProgress: true,
+            onprogress: () => context.heartbeat(mark),
+          },
+        ),
       );
     let answered = false;
     try {
@@ -108,7 +112,7 @@ export class McpTool extends BaseConnectorTool {
         result = await call(await connect());
       }
       answered = true;
-      return toToolOutput(entry.server, entry.tool.name, result as Parameters<typeof toToolOutput>[2]);
+      return toToolOutput(entry.server, entry.tool.name, result);
     } catch (error) {
       if (context.signal.aborted) throw error;
       const failed = failure(entry.retrySafe, error);
@@ -123,12 +127,8 @@ export class McpTool extends BaseConnectorTool {
 
 /** The connection closed under the request (the process died): no answer came. */
 function isConnectionLost(error: unknown): boolean {
-  const sdk = loadedMcpClientSdk(); // loaded by the call that failed
-  return (
-    sdk !== undefined &&
-    error instanceof sdk.McpError &&
-    error.code === (sdk.ErrorCode.ConnectionClosed as number)
-  );
+  const failure = sdkFailure(error);
+  return failure.kind === 'lost' && failure.closed;
 }
 
 /** Checks arguments against the tool's input schema before anything is sent; a mismatch goes back to the model. */

@@ -7,6 +7,7 @@ import { ConfigurationError } from '../errors.ts';
 import type { McpHttpTransport } from './options.ts';
 import type { McpServerSdk } from './sdk.ts';
 import { McpHttpSessions, RequestRefusal } from './http-sessions.ts';
+import type { ModernMcpRoute } from './serve-modern.ts';
 
 interface Serving {
   url?: string;
@@ -21,15 +22,17 @@ export async function serveStdio(sdk: McpServerSdk, create: () => McpServer): Pr
 }
 
 /**
- * Serves over Streamable HTTP at `/mcp`: with a session per client (see {@link McpHttpSessions}), or
- * with `stateless`, a fresh MCP server and transport per POST, so a client that disconnects leaves
- * nothing behind (its run goes on in Temporal). Requests without the bearer token get 401 before any
+ * Serves over Streamable HTTP at `/mcp`: 2026-07-28 requests through `modern` (stateless, when the
+ * 2.x server SDK is installed); 2025-11-25 ones with a session per client (see
+ * {@link McpHttpSessions}), or with `stateless`, a fresh MCP server and transport per POST, so a
+ * client that disconnects leaves nothing behind (its run goes on in Temporal). Requests without the bearer token get 401 before any
  * MCP code sees them.
  */
 export async function serveHttp(
   sdk: McpServerSdk,
   create: () => McpServer,
   options: McpHttpTransport,
+  modern?: ModernMcpRoute,
 ): Promise<Serving> {
   if (typeof options.bearerToken !== 'string' || options.bearerToken.length < 16) {
     throw new ConfigurationError(
@@ -59,6 +62,7 @@ export async function serveHttp(
       return reply(response, 404, 'Not found: the MCP endpoint is /mcp.');
     }
     const body = request.method === 'POST' ? await readJson(request) : undefined;
+    if (modern && (await modern.claims(request, body))) return modern.serve(request, response, body);
     if (sessions) return sessions.handle(request, response, body);
     if (request.method !== 'POST') {
       response.setHeader('allow', 'POST');
@@ -80,6 +84,7 @@ export async function serveHttp(
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
     async close() {
       await sessions?.close();
+      await modern?.close().catch(() => undefined);
       http.closeAllConnections();
       http.close();
       await once(http, 'close').catch(() => undefined);

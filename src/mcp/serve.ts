@@ -1,7 +1,8 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { hostAgents, type AgentHostOptions } from '../serving/agent-host.ts';
-import { createAgentMcpServer, runToolName } from './agent-server.ts';
-import { loadMcpServerSdk } from './sdk.ts';
+import { createAgentMcpServer, createAgentMcpServerV2, runToolName } from './agent-server.ts';
+import { loadMcpServerSdk, loadMcpServerV2Sdk } from './sdk.ts';
+import { modernMcpRoute } from './serve-modern.ts';
 import { toOutputJsonSchema } from '../output/schema.ts';
 import type { McpHttpTransport } from './options.ts';
 import { serveHttp, serveStdio } from './serve-transports.ts';
@@ -41,6 +42,7 @@ export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
   const names = Object.keys(options.agents ?? {});
   names.forEach(runToolName); // a name no client could call fails here, before anything starts
   const sdk = await loadMcpServerSdk(); // a missing SDK is named before anything starts
+  const v2 = options.transport === 'stdio' ? undefined : await loadMcpServerV2Sdk();
   const outputs = Object.fromEntries(
     names.map((name) => {
       const schema = options.agents[name]!.output;
@@ -59,7 +61,12 @@ export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
     const server = () => createAgentMcpServer(sdk, host.agents, names, outputs);
     const serving = stdio
       ? await serveStdio(sdk, server)
-      : await serveHttp(sdk, server, options.transport as McpHttpTransport);
+      : await serveHttp(
+          sdk,
+          server,
+          options.transport as McpHttpTransport,
+          v2 && modernMcpRoute(v2, () => createAgentMcpServerV2(v2, host.agents, names, outputs)),
+        );
     const close = async (): Promise<void> => {
       await serving.close().catch(() => undefined);
       await host.close();

@@ -11,8 +11,13 @@ import { inject } from 'vitest';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { eventStreamResponse } from '../../src/client/event-stream-response.ts';
-import { createAgentMcpServer } from '../../src/mcp/agent-server.ts';
-import { loadMcpServerSdk } from '../../src/mcp/sdk.ts';
+import {
+  Client as ModernMcpClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
+import { createAgentMcpServer, createAgentMcpServerV2 } from '../../src/mcp/agent-server.ts';
+import { loadMcpServerSdk, loadMcpServerV2Sdk } from '../../src/mcp/sdk.ts';
+import { modernMcpRoute } from '../../src/mcp/serve-modern.ts';
 import { serveHttp } from '../../src/mcp/serve-transports.ts';
 import { FileCredentialStore } from '../../src/credentials/file-store.ts';
 import type { CredentialStore } from '../../src/credentials/types.ts';
@@ -370,6 +375,57 @@ describe('authorization in the middle of a run (real OAuth server, real Temporal
     } finally {
       await sessions.close();
       await stateless.close();
+    }
+  });
+
+  it('asks a 2026-07-28 MCP client through input_required, and its retry goes on with the same run', async () => {
+    const sdk = await loadMcpServerSdk();
+    const v2 = (await loadMcpServerV2Sdk())!;
+    const token = `mcp-${randomUUID()}`;
+    const served = await serveHttp(
+      sdk,
+      () => createAgentMcpServer(sdk, env.agents, ['mailer']),
+      { port: 0, bearerToken: token },
+      modernMcpRoute(v2, () => createAgentMcpServerV2(v2, env.agents, ['mailer'])),
+    );
+    const client = new ModernMcpClient(
+      { name: 'modern', version: '1' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: 'auto' } },
+    );
+    const elicited: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      const params = request.params as { mode?: string; url?: string };
+      elicited.push(`${params.mode} ${params.url}`);
+      void callback(String(params.url)); // the user opens it and grants
+      return { action: 'accept' };
+    });
+    try {
+      await client.connect(
+        new ModernTransport(new URL(served.url!), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      expect(client.getProtocolEra()).toBe('modern');
+      await store.delete('mail'); // the shared record: none, so the MCP run (no tenant) asks
+      const progress: string[] = [];
+      const answered = await client.callTool(
+        { name: 'run_mailer', arguments: { prompt: 'How much unread mail?' } },
+        { onprogress: (update) => void progress.push(String(update.message)) },
+      );
+      expect(elicited).toHaveLength(1);
+      expect(elicited[0]!.startsWith(`url ${as.endpoints.authorization_endpoint}`)).toBe(true);
+      expect(answered.isError).toBeFalsy();
+      expect(answered.content).toEqual([{ type: 'text', text: 'answer: {"unread":3}' }]);
+      // One run: the retry read on from the event it stopped at, it did not start another.
+      const workflowId = (answered.structuredContent as { workflow_id: string }).workflow_id;
+      expect(progress.filter((message) => message.startsWith('Run started'))).toEqual([
+        `Run started: workflow ${workflowId}`,
+      ]);
+      expect(progress.filter((message) => message.startsWith('authorization_required:'))).toHaveLength(1);
+      expect(progress.at(-1)).toMatch(/^run_completed: /);
+    } finally {
+      await client.close().catch(() => undefined);
+      await served.close();
     }
   });
 

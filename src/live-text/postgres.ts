@@ -70,8 +70,6 @@ export class PostgresLiveChannel implements LiveTextChannel {
   /** The statements under way, until the queue is empty. */
   #said: Promise<void> | undefined;
   #listening: Promise<pg.Client | undefined> | undefined;
-  /** The reads of the open steps' text, one after the other. */
-  #reading: Promise<unknown> = Promise.resolve();
   #subscribers = 0;
   #closed = false;
 
@@ -116,16 +114,13 @@ export class PostgresLiveChannel implements LiveTextChannel {
     this.#subscribers += 1;
     this.#listening ??= this.#listen().catch(() => undefined);
     // Once listening, the text so far of the steps in flight (the listener takes a piece twice once).
-    // One query at a time on the listening connection (readers may subscribe at once).
-    const read = this.#reading
-      .then(() => this.#listening)
+    void this.#listening
       .then((client) =>
         client?.query<{ message: string }>(
           `SELECT message FROM ${OPEN_STEPS} WHERE channel = $1 AND workflow_id = $2 ORDER BY id`,
           [this.#channel, workflowId],
         ),
-      );
-    void read
+      )
       .then((kept) => {
         for (const { message } of kept?.rows ?? []) {
           if (!subscribed) return;
@@ -133,7 +128,6 @@ export class PostgresLiveChannel implements LiveTextChannel {
         }
       })
       .catch(() => undefined);
-    this.#reading = read.catch(() => undefined);
     return () => {
       subscribed = false;
       unsubscribe();
@@ -151,7 +145,6 @@ export class PostgresLiveChannel implements LiveTextChannel {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#said;
-    await this.#reading;
     for (const client of [await this.#saying, await this.#listening]) {
       await client?.end().catch(() => undefined);
     }

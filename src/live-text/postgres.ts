@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { ConfigurationError } from '../errors.ts';
 import { importOptional } from '../optional-dependency.ts';
 import { InProcessLiveChannel, type LiveTextChannel, type LiveTextMessage } from './channel.ts';
+import { OpenSteps } from './open-steps.ts';
 
 export interface PostgresLiveChannelOptions {
   /** e.g. `postgres://user:password@db.internal:5432/agents`: the workers' and the readers' database. */
@@ -122,9 +123,13 @@ export class PostgresLiveChannel implements LiveTextChannel {
         ),
       )
       .then((kept) => {
-        for (const { message } of kept?.rows ?? []) {
+        // Each step's text so far as one message: pieces heard live meanwhile may be ahead of the
+        // first rows, and a reader takes text that reaches what it heard, not a piece before it.
+        const open = new OpenSteps();
+        for (const { message } of kept?.rows ?? []) open.note(JSON.parse(message) as LiveTextMessage);
+        for (const said of open.of(workflowId)) {
           if (!subscribed) return;
-          listener(JSON.parse(message) as LiveTextMessage);
+          listener(said);
         }
       })
       .catch(() => undefined);

@@ -71,6 +71,8 @@ export class PostgresLiveChannel implements LiveTextChannel {
   /** The statements under way, until the queue is empty. */
   #said: Promise<void> | undefined;
   #listening: Promise<pg.Client | undefined> | undefined;
+  /** The reads of the open steps' text, one after the other. */
+  #reading: Promise<pg.QueryResult<{ message: string }> | undefined> = Promise.resolve(undefined);
   #subscribers = 0;
   #closed = false;
 
@@ -115,13 +117,17 @@ export class PostgresLiveChannel implements LiveTextChannel {
     this.#subscribers += 1;
     this.#listening ??= this.#listen().catch(() => undefined);
     // Once listening, the text so far of the steps in flight (the listener takes a piece twice once).
-    void this.#listening
+    // One query at a time on the listening connection, however many readers subscribe at once.
+    const read = (this.#reading = this.#reading
+      .then(() => this.#listening)
       .then((client) =>
         client?.query<{ message: string }>(
           `SELECT message FROM ${OPEN_STEPS} WHERE channel = $1 AND workflow_id = $2 ORDER BY id`,
           [this.#channel, workflowId],
         ),
       )
+      .catch(() => undefined));
+    void read
       .then((kept) => {
         // Each step's text so far as one message: pieces heard live meanwhile may be ahead of the
         // first rows, and a reader takes text that reaches what it heard, not a piece before it.
@@ -150,6 +156,7 @@ export class PostgresLiveChannel implements LiveTextChannel {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#said;
+    await this.#reading;
     for (const client of [await this.#saying, await this.#listening]) {
       await client?.end().catch(() => undefined);
     }

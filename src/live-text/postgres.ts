@@ -57,7 +57,8 @@ SELECT pg_notify($1, p.payload) FROM unnest($9::text[]) WITH ORDINALITY AS p(pay
  * in any process get the model's text as it is written. It holds two connections of its own (one
  * that says, one that listens, opened on first use); `close()` ends them. Messages go through the
  * database in the order said, best effort (a reader that misses one gets that step's text when the
- * step answers). The text of each step in flight is also kept in the table `toolkit_live_text_steps`
+ * step answers): those said while a statement is under way go in the next one, as one notification
+ * (a JSON array; a listener also takes a single message). The text of each step in flight is also kept in the table `toolkit_live_text_steps`
  * (created on first use, unlogged) until the step closes: a reader that subscribes in the middle of
  * a step gets its text so far from there. `pg` is an optional peer dependency.
  */

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { ConfigurationError } from '../errors.ts';
 import { importOptional } from '../optional-dependency.ts';
 import { InProcessLiveChannel, type LiveTextChannel, type LiveTextMessage } from './channel.ts';
+import { OpenSteps } from './open-steps.ts';
 
 export interface PostgresLiveChannelOptions {
   /** e.g. `postgres://user:password@db.internal:5432/agents`: the workers' and the readers' database. */
@@ -13,6 +14,8 @@ export interface PostgresLiveChannelOptions {
 const FEATURE = 'PostgresLiveChannel';
 /** PostgreSQL refuses a notification payload of 8,000 bytes or more: longer text goes in pieces. */
 const MAX_TEXT_BYTES = 6_000;
+/** A notification carries the messages said together, as a JSON array, up to this size. */
+const MAX_NOTIFICATION_BYTES = 7_900;
 
 /**
  * The text of the steps in flight, for readers that subscribe in the middle of one: an unlogged
@@ -32,12 +35,30 @@ const CREATE_OPEN_STEPS = `CREATE UNLOGGED TABLE IF NOT EXISTS ${OPEN_STEPS} (
 CREATE INDEX IF NOT EXISTS ${OPEN_STEPS}_workflow ON ${OPEN_STEPS} (channel, workflow_id, id)`;
 
 /**
+ * Says a batch of messages in one statement: keeps the text of the steps in flight, forgets the
+ * steps that closed, and notifies the messages in order, all in one transaction (a reader that
+ * reads the table after it listens misses nothing). The rows a statement deletes do not include
+ * those it inserts: a step that closes within a batch has its rows left out instead.
+ */
+const SAY = `WITH kept AS (
+  INSERT INTO ${OPEN_STEPS} (channel, workflow_id, run_id, seq, message)
+  SELECT $1, k.workflow_id, k.run_id, k.seq, k.message
+  FROM unnest($2::text[], $3::text[], $4::integer[], $5::text[]) WITH ORDINALITY AS k(workflow_id, run_id, seq, message, n)
+  ORDER BY k.n
+), gone AS (
+  DELETE FROM ${OPEN_STEPS} WHERE channel = $1
+  AND (workflow_id, run_id, seq) IN (SELECT * FROM unnest($6::text[], $7::text[], $8::integer[]))
+)
+SELECT pg_notify($1, p.payload) FROM unnest($9::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY p.n`;
+
+/**
  * A live channel across processes through PostgreSQL's `LISTEN` / `NOTIFY`: give the same one (same
  * database and channel) to `createAgentWorker` and `AgentClient.connect` as `liveChannel`, and readers
  * in any process get the model's text as it is written. It holds two connections of its own (one
  * that says, one that listens, opened on first use); `close()` ends them. Messages go through the
  * database in the order said, best effort (a reader that misses one gets that step's text when the
- * step answers). The text of each step in flight is also kept in the table `toolkit_live_text_steps`
+ * step answers): those said while a statement is under way go in the next one, as one notification
+ * (a JSON array; a listener also takes a single message). The text of each step in flight is also kept in the table `toolkit_live_text_steps`
  * (created on first use, unlogged) until the step closes: a reader that subscribes in the middle of
  * a step gets its text so far from there. `pg` is an optional peer dependency.
  */
@@ -46,8 +67,13 @@ export class PostgresLiveChannel implements LiveTextChannel {
   readonly #channel: string;
   readonly #local = new InProcessLiveChannel();
   #saying: Promise<pg.Client | undefined> | undefined;
-  #said: Promise<unknown> = Promise.resolve();
+  /** Messages to say in the next statement, in order. */
+  readonly #queue: LiveTextMessage[] = [];
+  /** The statements under way, until the queue is empty. */
+  #said: Promise<void> | undefined;
   #listening: Promise<pg.Client | undefined> | undefined;
+  /** The reads of the open steps' text, one after the other. */
+  #reading: Promise<pg.QueryResult<{ message: string }> | undefined> = Promise.resolve(undefined);
   #subscribers = 0;
   #closed = false;
 
@@ -65,21 +91,24 @@ export class PostgresLiveChannel implements LiveTextChannel {
   publish(message: LiveTextMessage): void {
     if (this.#closed) return;
     this.#saying ??= this.#connect().catch(() => undefined);
-    const saying = this.#saying;
-    const { workflowId, runId, seq } = message;
-    for (const piece of pieces(message)) {
-      const payload = JSON.stringify(piece);
-      // Kept (or, once the step closed, forgotten) in the statement that says it: a reader that
-      // reads the table after it listens misses nothing.
-      const statement =
-        piece.kind === 'closed'
-          ? `WITH gone AS (DELETE FROM ${OPEN_STEPS} WHERE channel = $1 AND workflow_id = $3 AND run_id = $4 AND seq = $5) SELECT pg_notify($1, $2)`
-          : `WITH kept AS (INSERT INTO ${OPEN_STEPS} (channel, workflow_id, run_id, seq, message) VALUES ($1, $3, $4, $5, $2)) SELECT pg_notify($1, $2)`;
+    this.#queue.push(...pieces(message));
+    // What is said while a statement is under way goes in the next one, all at once: one round
+    // trip per batch, not per message (a worker with many steps writing would fall behind).
+    this.#said ??= this.#sayQueued();
+  }
+
+  /** Says what is queued, a statement at a time, until nothing is left. */
+  async #sayQueued(): Promise<void> {
+    const client = await this.#saying;
+    for (;;) {
+      if (this.#queue.length === 0) {
+        // Said and cleared at once: a message published from now on starts the next round.
+        this.#said = undefined;
+        return;
+      }
+      const batch = this.#queue.splice(0, this.#queue.length);
       // One connection, one statement after the other: the listeners get them in this order.
-      this.#said = this.#said
-        .then(() => saying)
-        .then((client) => client?.query(statement, [this.#channel, payload, workflowId, runId, seq]))
-        .catch(() => undefined);
+      await client?.query(SAY, sayParameters(this.#channel, batch)).catch(() => undefined);
     }
   }
 
@@ -89,17 +118,25 @@ export class PostgresLiveChannel implements LiveTextChannel {
     this.#subscribers += 1;
     this.#listening ??= this.#listen().catch(() => undefined);
     // Once listening, the text so far of the steps in flight (the listener takes a piece twice once).
-    void this.#listening
+    // One query at a time on the listening connection, however many readers subscribe at once.
+    const read = (this.#reading = this.#reading
+      .then(() => this.#listening)
       .then((client) =>
         client?.query<{ message: string }>(
           `SELECT message FROM ${OPEN_STEPS} WHERE channel = $1 AND workflow_id = $2 ORDER BY id`,
           [this.#channel, workflowId],
         ),
       )
+      .catch(() => undefined));
+    void read
       .then((kept) => {
-        for (const { message } of kept?.rows ?? []) {
+        // Each step's text so far as one message: pieces heard live meanwhile may be ahead of the
+        // first rows, and a reader takes text that reaches what it heard, not a piece before it.
+        const open = new OpenSteps();
+        for (const { message } of kept?.rows ?? []) open.note(JSON.parse(message) as LiveTextMessage);
+        for (const said of open.of(workflowId)) {
           if (!subscribed) return;
-          listener(JSON.parse(message) as LiveTextMessage);
+          listener(said);
         }
       })
       .catch(() => undefined);
@@ -120,6 +157,7 @@ export class PostgresLiveChannel implements LiveTextChannel {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#said;
+    await this.#reading;
     for (const client of [await this.#saying, await this.#listening]) {
       await client?.end().catch(() => undefined);
     }
@@ -139,10 +177,15 @@ export class PostgresLiveChannel implements LiveTextChannel {
     const client = await this.#connect();
     client.on('notification', (notification) => {
       if (notification.channel !== this.#channel || !notification.payload || this.#subscribers === 0) return;
+      let said: unknown;
       try {
-        this.#local.publish(JSON.parse(notification.payload) as LiveTextMessage);
+        said = JSON.parse(notification.payload);
       } catch {
-        // Not a message of ours.
+        return; // not a message of ours
+      }
+      // A notification carries the messages said together, in order (or one, from earlier versions).
+      for (const message of Array.isArray(said) ? said : [said]) {
+        this.#local.publish(message as LiveTextMessage);
       }
     });
     await client.query(`LISTEN ${this.#channel}`);
@@ -167,19 +210,69 @@ async function openStepsTable(client: pg.Client): Promise<void> {
   }
 }
 
+/** The parameters of {@link SAY} for `batch` (messages that fit a notification each), in order. */
+function sayParameters(channel: string, batch: LiveTextMessage[]): unknown[] {
+  const kept: { message: LiveTextMessage; json: string }[] = [];
+  const gone: LiveTextMessage[] = [];
+  const payloads: string[] = [];
+  let packed: string[] = [];
+  let packedBytes = 2;
+  for (const message of batch) {
+    const json = JSON.stringify(message);
+    const bytes = Buffer.byteLength(json) + 1;
+    if (packed.length > 0 && packedBytes + bytes > MAX_NOTIFICATION_BYTES) {
+      payloads.push(`[${packed.join(',')}]`);
+      [packed, packedBytes] = [[], 2];
+    }
+    packed.push(json);
+    packedBytes += bytes;
+    if (message.kind !== 'closed') {
+      kept.push({ message, json });
+      continue;
+    }
+    // Its rows go: those of earlier statements by the delete, this batch's are not inserted.
+    const same = (other: LiveTextMessage) =>
+      other.workflowId === message.workflowId && other.runId === message.runId && other.seq === message.seq;
+    for (let i = kept.length - 1; i >= 0; i--) if (same(kept[i]!.message)) kept.splice(i, 1);
+    if (!gone.some(same)) gone.push(message);
+  }
+  if (packed.length > 0) payloads.push(`[${packed.join(',')}]`);
+  return [
+    channel,
+    kept.map(({ message }) => message.workflowId),
+    kept.map(({ message }) => message.runId),
+    kept.map(({ message }) => message.seq),
+    kept.map(({ json }) => json),
+    gone.map((message) => message.workflowId),
+    gone.map((message) => message.runId),
+    gone.map((message) => message.seq),
+    payloads,
+  ];
+}
+
 /** A message in pieces that fit a notification (only text can be long). */
 function pieces(message: LiveTextMessage): LiveTextMessage[] {
-  if (message.kind !== 'text' || Buffer.byteLength(message.text) <= MAX_TEXT_BYTES) return [message];
+  if (message.kind !== 'text' || jsonBytes(message.text) <= MAX_TEXT_BYTES) return [message];
   const out: LiveTextMessage[] = [];
-  // At most 3 bytes per UTF-16 unit: a slice this long always fits.
+  // At most 3 bytes per UTF-16 unit: a slice this long fits unless JSON escapes much of it.
   const step = Math.floor(MAX_TEXT_BYTES / 3);
   const { text } = message;
   for (let at = 0; at < text.length;) {
     let end = Math.min(at + step, text.length);
     // Do not split a surrogate pair.
     if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end -= 1;
+    // Characters written escaped in JSON (quotes, controls) take more: shorter then.
+    while (end - at > 2 && jsonBytes(text.slice(at, end)) > MAX_TEXT_BYTES) {
+      end = at + Math.floor((end - at) / 2);
+      if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end -= 1;
+    }
     out.push({ ...message, offset: message.offset + at, text: text.slice(at, end) });
     at = end;
   }
   return out;
+}
+
+/** The bytes of `text` as a JSON string. */
+function jsonBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text));
 }

@@ -1,7 +1,9 @@
+import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AgentRunHandle } from '../../src/client/run-handle.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { TEXT_DELTA_SIGNAL } from '../../src/common/control.ts';
+import type { LiveTextMessage } from '../../src/live-text/channel.ts';
 import { PostgresLiveChannel } from '../../src/live-text/postgres.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
@@ -82,5 +84,93 @@ describe.skipIf(!url)('live text through PostgreSQL LISTEN/NOTIFY', () => {
     expect(heard.join('')).toBe(`Hello ${long}`);
     expect(heard.length).toBeGreaterThan(2);
     expect(events.at(-1)?.type).toBe('run_completed');
+  }, 60_000);
+
+  it('says the messages of many steps written at once in order, none lost, and keeps only the open ones', async () => {
+    const channel = `test_live_many_${Date.now()}`;
+    const workerSide = new PostgresLiveChannel({ connectionString: url, channel });
+    const readerSide = new PostgresLiveChannel({ connectionString: url, channel });
+    channels.push(workerSide, readerSide);
+    await readerSide.ready();
+    const runs = Array.from({ length: 100 }, (_, i) => `many-${i}`);
+    const heard = new Map<string, LiveTextMessage[]>(runs.map((id) => [id, []]));
+    for (const id of runs) readerSide.subscribe(id, (message) => heard.get(id)!.push(message));
+    // Text a JSON payload escapes (quotes, controls) takes more room than its characters.
+    const escaped = '"\u0001'.repeat(3_500);
+    const pieceOf = (i: number) => (i === 10 ? escaped : `piece ${i} `);
+    const written = Array.from({ length: 20 }, (_, i) => pieceOf(i)).join('');
+    // All said in one go, as 100 steps writing at once would: the even steps close meanwhile.
+    for (let i = 0; i < 20; i++) {
+      for (const id of runs) {
+        const offset = Array.from({ length: i }, (_, j) => pieceOf(j)).join('').length;
+        workerSide.publish({
+          workflowId: id,
+          runId: 'r',
+          seq: 1,
+          attempt: 1,
+          kind: 'text',
+          offset,
+          text: pieceOf(i),
+        });
+      }
+    }
+    runs.forEach((id, n) => {
+      if (n % 2 === 0) workerSide.publish({ workflowId: id, runId: 'r', seq: 1, attempt: 1, kind: 'closed' });
+    });
+    // The text as a reader puts it together: each piece follows on (a subscription's text so far
+    // may give again what was heard live: the same offsets), none leaves a gap.
+    const textOf = (messages: LiveTextMessage[]) => {
+      let text = '';
+      for (const message of messages) {
+        if (message.kind !== 'text') continue;
+        if (message.offset > text.length) return `${text}(gap at ${text.length})`;
+        text += message.text.slice(text.length - message.offset);
+      }
+      return text;
+    };
+    const done = () =>
+      runs.every((id, n) => {
+        const messages = heard.get(id)!;
+        return textOf(messages) === written && (n % 2 === 1 || messages.at(-1)?.kind === 'closed');
+      });
+    for (let waited = 0; !done() && waited < 30_000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
+    for (const [n, id] of runs.entries()) {
+      const messages = heard.get(id)!;
+      expect(textOf(messages)).toBe(written);
+      if (n % 2 === 0) expect(messages.at(-1)?.kind).toBe('closed');
+    }
+    // The open steps' text is kept for readers that join; a step that closed is forgotten.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ workflow_id: string; message: string }>(
+        'SELECT workflow_id, message FROM toolkit_live_text_steps WHERE channel = $1 ORDER BY id',
+        [channel],
+      );
+      const kept = new Map<string, string>();
+      for (const row of rows) {
+        const message = JSON.parse(row.message) as LiveTextMessage;
+        kept.set(
+          row.workflow_id,
+          (kept.get(row.workflow_id) ?? '') + (message.kind === 'text' ? message.text : ''),
+        );
+      }
+      expect([...kept.keys()].sort()).toEqual(runs.filter((_, n) => n % 2 === 1).sort());
+      for (const text of kept.values()) expect(text).toBe(written);
+    } finally {
+      await client.end();
+    }
+    // A reader that joins now gets a step's text so far, as one message (what it hears live
+    // meanwhile may be ahead of the step's first pieces: the text so far reaches it).
+    const joiner = new PostgresLiveChannel({ connectionString: url, channel });
+    channels.push(joiner);
+    const late: LiveTextMessage[] = [];
+    joiner.subscribe('many-1', (message) => late.push(message));
+    for (let waited = 0; textOf(late) !== written && waited < 30_000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(late).toEqual([
+      { workflowId: 'many-1', runId: 'r', seq: 1, attempt: 1, kind: 'text', offset: 0, text: written },
+    ]);
   }, 60_000);
 });

@@ -4,6 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MONTH_NAMES } from '../src/long-term-memory/query-dates.ts';
 
 export interface Turn {
   speaker: string;
@@ -22,25 +23,10 @@ export interface Conversation {
   questions: Question[];
 }
 
-const months = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 /** LoCoMo's session dates, e.g. "1:56 pm on 8 May, 2023", read as UTC. */
 function sessionDate(text: string): Date {
   const m = /^(\d{1,2}):(\d{2}) (am|pm) on (\d{1,2}) (\w+),? (\d{4})$/i.exec(text.trim());
-  const month = m ? months.indexOf(m[5]!.toLowerCase()) : -1;
+  const month = m ? MONTH_NAMES.indexOf(m[5]!.toLowerCase()) : -1;
   if (!m || month < 0) throw new Error(`A session date LoCoMo does not write: ${JSON.stringify(text)}`);
   const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'pm' ? 12 : 0);
   return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));

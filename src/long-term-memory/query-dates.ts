@@ -21,7 +21,8 @@ export function spanNamedIn(query: string, now: Date): TimeSpan | undefined {
   return { since: startOf(start.date(), unit), until: endOf(end.date(), unit) };
 }
 
-const monthNames = [
+/** The English month names, lower case, January first. */
+export const MONTH_NAMES = [
   'january',
   'february',
   'march',
@@ -43,7 +44,7 @@ function lastMonthNamed(query: string, now: Date): TimeSpan | undefined {
       query,
     )?.[1];
   if (!name) return undefined;
-  const month = monthNames.indexOf(name.toLowerCase());
+  const month = MONTH_NAMES.indexOf(name.toLowerCase());
   const year = now.getUTCFullYear() - (month < now.getUTCMonth() ? 0 : 1);
   return { since: Date.UTC(year, month, 1), until: Date.UTC(year, month + 1, 1) - 1 };
 }

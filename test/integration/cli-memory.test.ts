@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLI_CONFIG, ROOT, runCli } from '../support/cli.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_CONFIG, cliClusterEnv, ROOT, runCli } from '../support/cli.ts';
 
 let home: string;
 let config: string;
@@ -20,12 +19,7 @@ beforeAll(async () => {
       'export default { ...base, agents: { ...base.agents, keeper: { ...Object.values(base.agents)[0], tools: [], ' +
       "memory: { store, resource: ({ tenant }) => (tenant ? 'owner' : undefined) } } } };\n",
   );
-  env = {
-    TOOLKIT_AGENT_HOME: home,
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TOOLKIT_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-    CLI_TASK_QUEUE: `cli-${randomUUID()}`,
-  };
+  env = cliClusterEnv(home);
 });
 afterAll(() => rm(home, { recursive: true, force: true }));
 

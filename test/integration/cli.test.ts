@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { freePort } from '../../src/embedded/free-port.ts';
-import { CLI_CONFIG, runCli, startCli } from '../support/cli.ts';
+import { CLI_CONFIG, cliClusterEnv, runCli, startCli } from '../support/cli.ts';
 import { APPROVED_TOOL_CALL_RUN, ONE_TOOL_CALL_RUN } from './helpers.ts';
 
 let home: string;
@@ -17,15 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(home, { recursive: true, force: true }));
 
-/** The CLI on the test run's dev server, with its prebuilt workflow bundle and a task queue of its own. */
-function clusterEnv(taskQueue = `cli-${randomUUID()}`): Record<string, string> {
-  return {
-    TOOLKIT_AGENT_HOME: home,
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TOOLKIT_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-    CLI_TASK_QUEUE: taskQueue,
-  };
-}
+/** The CLI on the test run's dev server, in this file's home folder. */
+const clusterEnv = (taskQueue?: string) => cliClusterEnv(home, taskQueue);
 
 const parseLines = (text: string) =>
   text

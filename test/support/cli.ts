@@ -1,10 +1,25 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import { inject } from 'vitest';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 /** The CLI's real entry point (run from source with this Node). */
 export const CLI = `${ROOT}src/cli/main.ts`;
 export const CLI_CONFIG = `${ROOT}test/fixtures/cli/toolkit-agent.config.ts`;
+
+/**
+ * The CLI on the test run's dev server (integration tests), with its prebuilt workflow bundle, its
+ * home folder `home` and a task queue of its own.
+ */
+export function cliClusterEnv(home: string, taskQueue = `cli-${randomUUID()}`): Record<string, string> {
+  return {
+    TOOLKIT_AGENT_HOME: home,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TOOLKIT_AGENT_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    CLI_TASK_QUEUE: taskQueue,
+  };
+}
 
 /** The test's environment without the colour switches the test runner sets, plus `extra`. */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

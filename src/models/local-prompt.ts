@@ -28,11 +28,19 @@ const INTRO = [
   'Tool result (count_files): {"folder": "inbox", "files": 12}',
   'Assistant: {"answer": "There are 12 files in the inbox folder."}',
   '',
+  // Two questions the tools cannot answer, last: a 270M model copies the pattern nearest the real
+  // conversation, and with one such example it still said "Yes, it is snowing" to a weather question.
   'Example 4:',
-  'User: Is the office open today?',
-  'Assistant: {"tool": "count_files", "arguments": {"folder": "office"}}',
-  'Tool result (count_files): {"folder": "office", "files": 4}',
-  'Assistant: {"answer": "I don\'t know: my tools do not say whether the office is open."}',
+  'User: Is it raining in Paris?',
+  'Assistant: {"tool": "today", "arguments": {}}',
+  'Tool result (today): {"date": "2025-03-14"}',
+  'Assistant: {"answer": "I don\'t know: my tools do not tell me the weather."}',
+  '',
+  'Example 5:',
+  'User: Is the museum open on Monday?',
+  'Assistant: {"tool": "count_files", "arguments": {"folder": "museum"}}',
+  'Tool result (count_files): {"folder": "museum", "files": 0}',
+  'Assistant: {"answer": "I don\'t know: my tools do not say when the museum is open."}',
   '',
   'Now the real conversation.',
 ].join('\n');

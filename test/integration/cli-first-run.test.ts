@@ -51,7 +51,11 @@ function nonsense(prompt: string, answer: string): string {
   if (!/[a-z]{2,}/i.test(answer)) return 'no words';
   if (/There is no (skill|tool)|read_skill_file|load_skill/i.test(answer)) return 'a tool-name error';
   if (/\{"(tool|answer)"|\[…\]/.test(answer)) return 'JSON or a cut-off';
-  const example = EXAMPLES.find((e) => e.question !== prompt && answer.includes(e.answer.slice(0, 24)));
+  // Saying it does not know is the wanted answer to any question the tools cannot answer, in the
+  // examples' words or not; any other example's answer given to another question is made up.
+  const example = EXAMPLES.find(
+    (e) => e.question !== prompt && !/^I don't know/.test(e.answer) && answer.includes(e.answer.slice(0, 24)),
+  );
   if (example) return `the prompt's example for "${example.question}"`;
   if (/The current date and time \(UTC\)|Arguments: \{/.test(answer)) return 'a tool description';
   return '';
@@ -193,8 +197,8 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
       ['Hello!', /hello|hi\b|help/i],
       // The clock answers this one: the time it read.
       ['What time is it?', new RegExp(year)],
-      // No tool of the project knows this: not the example the prompt once had for it (-3 °C).
-      ['Is it snowing in Oslo?', /^(?![\s\S]*-3 °C)/],
+      // No tool of the project knows this: it says so, and not the example the prompt once had (-3 °C).
+      ['Is it snowing in Oslo?', /^(?![\s\S]*-3 °C)[\s\S]*\b(don't|do not) know\b/i],
     ];
     for (const [prompt, expected] of cases) {
       const { code, text } = await answer(prompt);

@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// The hundreds of Node processes the tests start (workers, the CLI, examples) share V8's compiled
+// code: each then starts with about 40% less CPU, which two cores feel.
+process.env.NODE_COMPILE_CACHE ??= new URL('node_modules/.cache/node-compile', import.meta.url).pathname;
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],

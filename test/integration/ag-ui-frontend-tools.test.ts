@@ -110,6 +110,21 @@ describe('createAgUiHandler: frontend tools (RunAgentInput.tools) on a durable c
     expect(((await late.json()) as { error: string }).error).toMatch(/its turn has ended/);
   });
 
+  it("fails the turn, naming it, when a frontend tool is named like one of the agent's tools", async () => {
+    const agent = new HttpAgent({ url: url() });
+    const errors: string[] = [];
+    agent.addMessage(user('Add 1 and 2'));
+    await agent
+      .runAgent(
+        { tools: [{ name: 'add', description: 'Adds on the page', parameters: { type: 'object' } }] },
+        { onRunErrorEvent: ({ event }) => void errors.push(event.message) },
+      )
+      .catch(() => undefined);
+    expect(errors).toEqual([expect.stringMatching(/frontend tools named like the agent's own \(add\)/)]);
+    // The model was never asked.
+    expect(model.calls).toHaveLength(2);
+  });
+
   it('refuses a forged call id, and takes a result sent twice once', async () => {
     const agent = new HttpAgent({ url: url() });
     agent.addMessage(user('What is the weather here?'));

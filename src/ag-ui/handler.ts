@@ -8,7 +8,7 @@ import { agUiPackages } from './ag-ui-packages.ts';
 import { interruptsOf, resumeInterrupts } from './interrupts.ts';
 import { agUiRun, type AgUiRunOptions } from './run-stream.ts';
 import { frontendToolsOf, nextTurnText, readRunInput, toolResultsOf } from './run-input.ts';
-import { sendToolResults } from './tool-results.ts';
+import { refuseWhileToolCallsWait, sendToolResults } from './tool-results.ts';
 import { parseEventId } from './stream-position.ts';
 
 export interface AgUiHandlerOptions {
@@ -124,6 +124,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
     }
     const text = nextTurnText(input);
     const frontendTools = frontendToolsOf(input);
+    await refuseWhileToolCallsWait(session);
     const turnId = /^[\w.:@/-]{1,200}$/.test(input.runId) ? input.runId : randomUUID();
     return respond(session, session.stream(text, { messageId: turnId, frontendTools }), { ...run, turnId });
   };

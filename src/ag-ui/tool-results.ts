@@ -7,13 +7,24 @@ import { ChatRequestError } from '../ui-stream/chat-request.ts';
  * Sends the results of frontend tool calls to the turn that waits on them, in order; each counts
  * once (a result sent again changes nothing). Answers the calls' ids (the stream continues after
  * their wait).
- * @throws ChatRequestError (409) for a call that does not wait (forged, answered and forgotten, or
- * timed out): the results before it were sent.
+ * @throws ChatRequestError (400) when some of the calls that wait are answered and others not (the
+ * turn would go on waiting), (409) for a call that does not wait (forged, or timed out): the
+ * results before it were sent.
  */
 export async function sendToolResults(
   session: AgentChatSession,
   results: readonly ToolResultInput[],
 ): Promise<Set<string>> {
+  const answered = new Set(results.map((result) => result.callId));
+  const waiting = await session.pendingToolCalls();
+  const left = waiting.filter((callId) => !answered.has(callId));
+  // Some of the calls that wait, not all: the turn would go on waiting for the others.
+  if (left.length > 0 && left.length < waiting.length) {
+    throw new ChatRequestError(
+      400,
+      `The turn waits for the results of ${left.join(', ')} too: send a \`tool\` message for each call it left pending.`,
+    );
+  }
   for (const { callId, content, error } of results) {
     try {
       await session.sendToolResult(callId, content, error === undefined ? {} : { error });
@@ -25,5 +36,20 @@ export async function sendToolResults(
       );
     }
   }
-  return new Set(results.map((result) => result.callId));
+  return answered;
+}
+
+/**
+ * Refuses a new turn while the running one waits for the results of frontend tool calls (it would
+ * wait behind it).
+ * @throws ChatRequestError (409) naming the calls.
+ */
+export async function refuseWhileToolCallsWait(session: AgentChatSession): Promise<void> {
+  const waiting = await session.pendingToolCalls();
+  if (waiting.length > 0) {
+    throw new ChatRequestError(
+      409,
+      `This thread's turn waits for the results of frontend tool calls ${waiting.join(', ')}: send them as \`tool\` messages (toolCallId set) last in the run's messages.`,
+    );
+  }
 }

@@ -6,6 +6,7 @@ import {
   approveUpdate,
   cancelUpdate,
   pendingAuthorizationsQuery,
+  pendingToolCallsQuery,
   rejectUpdate,
   toolResultUpdate,
 } from '../common/workflow-definitions.ts';
@@ -54,6 +55,14 @@ export class RunControls {
 
   async pendingAuthorizations(): Promise<PendingAuthorization[]> {
     return (await this.#workflow()).query(pendingAuthorizationsQuery);
+  }
+
+  /** The frontend tool calls waiting for their result; none when the workflow does not exist. */
+  async pendingToolCalls(): Promise<string[]> {
+    return (await this.#workflow()).query(pendingToolCallsQuery).catch((error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) return [];
+      throw error;
+    });
   }
 
   /**
@@ -124,6 +133,11 @@ export abstract class ApprovalControls {
       content,
       ...(opts.error === undefined ? {} : { error: opts.error }),
     });
+  }
+
+  /** The ids of the frontend tool calls waiting for their result now (see `sendToolResult`). */
+  pendingToolCalls(): Promise<string[]> {
+    return this.controls.pendingToolCalls();
   }
 
   /** The tool calls waiting for a decision now. */

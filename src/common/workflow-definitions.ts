@@ -34,7 +34,11 @@ import {
 } from './control.ts';
 import { EVENTS_QUERY, WAIT_FOR_EVENTS_UPDATE, type AgentEvent, type EventCursor } from './events.ts';
 import { POLLER_STATE_QUERY, type PollerState } from './poller.ts';
-import { TOOL_RESULT_UPDATE, type ToolResultInput } from '../frontend-tools/types.ts';
+import {
+  PENDING_TOOL_CALLS_QUERY,
+  TOOL_RESULT_UPDATE,
+  type ToolResultInput,
+} from '../frontend-tools/types.ts';
 import { SUB_RUNS_QUERY, type RunningSubRun } from '../subagents/types.ts';
 
 // A run or a turn: events, controls, approvals, authorization, live text.
@@ -47,6 +51,8 @@ export const approveUpdate = defineUpdate<void, [ApproveInput]>(APPROVE_UPDATE);
 export const rejectUpdate = defineUpdate<void, [RejectInput]>(REJECT_UPDATE);
 /** The result of a frontend tool call the run waits on, sent by the client that ran it. */
 export const toolResultUpdate = defineUpdate<void, [ToolResultInput]>(TOOL_RESULT_UPDATE);
+/** The ids of the frontend tool calls that wait for their result. */
+export const pendingToolCallsQuery = defineQuery<string[]>(PENDING_TOOL_CALLS_QUERY);
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>(PENDING_APPROVALS_QUERY);
 export const pendingAuthorizationsQuery = defineQuery<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
 export const authorizationCompletedSignal = defineSignal<[AuthorizationCompletedSignal]>(

@@ -53,6 +53,8 @@ export type ApproveUpdateInput = ApproveInput;
 export type RejectUpdateInput = RejectInput;
 /** The argument of the `toolkit.toolResult` update: the result of a frontend tool call the run waits on. */
 export type ToolResultUpdateInput = ToolResultInput;
+/** What the `toolkit.pendingToolCalls` query answers: the ids of the frontend tool calls that wait for their result. */
+export type PendingToolCallsQueryResult = string[];
 /** What the `toolkit.pendingApprovals` query answers. */
 export type PendingApprovalsQueryResult = PendingApproval[];
 /** What the `toolkit.pendingAuthorizations` query answers. */

@@ -25,6 +25,8 @@ export interface ToolResultInput {
 }
 
 export const TOOL_RESULT_UPDATE = 'toolkit.toolResult';
+/** The query of the frontend tool calls that wait for their result: their ids. */
+export const PENDING_TOOL_CALLS_QUERY = 'toolkit.pendingToolCalls';
 
 /** The longest result a frontend tool call takes (it is recorded in the workflow's history). */
 export const MAX_TOOL_RESULT_CHARS = 200_000;

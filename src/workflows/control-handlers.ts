@@ -6,6 +6,7 @@ import {
   cancelUpdate,
   pendingApprovalsQuery,
   pendingAuthorizationsQuery,
+  pendingToolCallsQuery,
   rejectUpdate,
   subRunsQuery,
   textDeltaSignal,
@@ -63,6 +64,9 @@ export function setControlHandlers(current: () => RunControl | undefined, what: 
   setHandler(toolResultUpdate, (input) => running().frontendCalls.answer(input), {
     validator: (input: ToolResultInput) => running().frontendCalls.validate(input),
     description: 'The result of a frontend tool call ({ callId, content, error? }): the model sees it.',
+  });
+  setHandler(pendingToolCallsQuery, () => current()?.frontendCalls.list() ?? [], {
+    description: 'The ids of the frontend tool calls waiting for their result from the client.',
   });
   setHandler(pendingApprovalsQuery, () => current()?.approvals.list() ?? [], {
     description: 'The tool calls waiting for a person to approve or reject them.',

@@ -23,6 +23,8 @@ const LOCATION: Tool = {
   description: "The user's city, from the browser",
   parameters: { type: 'object', properties: { precision: { type: 'string' } } },
 };
+/** Another: the time on the user's clock (no parameters). */
+const CLOCK: Tool = { name: 'clock', description: "The time on the user's clock" };
 
 /** What the model was last told: the result it answers from. */
 const lastContent = (request: ModelRequest) => String(request.messages.at(-1)!.content);
@@ -41,6 +43,15 @@ describe('createAgUiHandler: frontend tools (RunAgentInput.tools) on a durable c
       await gate;
       return { text: `Weather in ${lastContent(request)}: sunny.` };
     },
+    {
+      toolCalls: [
+        { name: 'location', args: {}, id: 'f3' },
+        { name: 'clock', args: {}, id: 'f4' },
+      ],
+    },
+    (request) => ({
+      text: `In ${String(request.messages.at(-2)!.content)} it is ${lastContent(request)}.`,
+    }),
   ]);
 
   beforeAll(async () => {
@@ -160,6 +171,39 @@ describe('createAgUiHandler: frontend tools (RunAgentInput.tools) on a durable c
     expect(history.filter((message) => message.role === 'user')).toHaveLength(1);
     const workflow = env.client.workflow.getHandle(`chat-${agent.threadId}`);
     expect(await historyText(workflow)).not.toContain('Atlantis');
+  });
+
+  it('waits for every frontend call of a step; a new message or a partial answer meanwhile is refused', async () => {
+    const agent = new HttpAgent({ url: url() });
+    const finished: BaseEvent[] = [];
+    agent.addMessage(user('Where am I, and what time is it?'));
+    const first = await agent.runAgent(
+      { tools: [LOCATION, CLOCK] },
+      { onRunFinishedEvent: ({ event }) => void finished.push(event) },
+    );
+    expect(first.newMessages.flatMap((message) => ('toolCalls' in message ? message.toolCalls : []))).toEqual(
+      [
+        expect.objectContaining({ id: 'f3', function: { name: 'location', arguments: '{}' } }),
+        expect.objectContaining({ id: 'f4', function: { name: 'clock', arguments: '{}' } }),
+      ],
+    );
+    expect(finished).toEqual([
+      expect.objectContaining({ outcome: { type: 'success', pendingToolCallIds: ['f3', 'f4'] } }),
+    ]);
+
+    const early = await post(agent.threadId, [user('Never mind')]);
+    expect(early.status).toBe(409);
+    expect(((await early.json()) as { error: string }).error).toMatch(/waits for the results of .*f3, f4/);
+    const partial = await post(agent.threadId, [toolMessage('f3', 'Faro')]);
+    expect(partial.status).toBe(400);
+    expect(((await partial.json()) as { error: string }).error).toMatch(/results of f4 too/);
+
+    agent.addMessages([toolMessage('f3', 'Faro'), toolMessage('f4', '09:15')]);
+    const { newMessages } = await agent.runAgent({ tools: [LOCATION, CLOCK] });
+    expect(newMessages).toEqual([
+      expect.objectContaining({ role: 'assistant', content: 'In Faro it is 09:15.' }),
+    ]);
+    expect((await historyOf(agent.threadId)).filter((message) => message.role === 'user')).toHaveLength(1);
     model.assertAllStepsUsed();
   });
 });

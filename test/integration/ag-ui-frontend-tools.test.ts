@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpAgent, type BaseEvent, type Message, type Tool } from '@ag-ui/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAgUiHandler } from '../../src/ag-ui/handler.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
+import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
 import { serveFetch } from '../support/fetch-server.ts';
 import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
 import { AddTool } from './tools.ts';
@@ -171,6 +173,14 @@ describe('createAgUiHandler: frontend tools (RunAgentInput.tools) on a durable c
     expect(history.filter((message) => message.role === 'user')).toHaveLength(1);
     const workflow = env.client.workflow.getHandle(`chat-${agent.threadId}`);
     expect(await historyText(workflow)).not.toContain('Atlantis');
+    // The wait and its result replay from history alone, as on a worker that takes over the session.
+    await Worker.runReplayHistory(
+      {
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        sinks: workflowSpanSinks(undefined, () => undefined),
+      },
+      await workflow.fetchHistory(),
+    );
   });
 
   it('waits for every frontend call of a step; a new message or a partial answer meanwhile is refused', async () => {

@@ -2,7 +2,9 @@
  * An AG-UI client (the official `@ag-ui/client`'s `HttpAgent`, what CopilotKit speaks) chats with a
  * durable chat session through `createAgUiHandler`: each run is a turn of the session `chat-<threadId>`;
  * a table booking ends the run with an AG-UI interrupt, and the next run's `resume` approves it in
- * the waiting turn; a second message on the thread is the session's next turn, with its context.
+ * the waiting turn; a second message on the thread is the session's next turn, with its context; a
+ * third offers a frontend tool (the page's calendar): the model's call of it ends the run, the page
+ * runs it and sends the result, and the same turn answers.
  *
  *   npm run build && node examples/ag-ui.ts
  *
@@ -46,6 +48,8 @@ const llm: LanguageModel | ScriptedModel = process.env.ANTHROPIC_API_KEY
         { toolCalls: [{ name: 'book_table', args: { guests: 2, time: '19:30' } }] },
         { text: 'Your table for 2 at 19:30 is booked.' },
         { text: 'You booked a table for 2 at 19:30.' },
+        { toolCalls: [{ name: 'add_to_calendar', args: { title: 'Dinner for 2', time: '19:30' } }] },
+        { text: 'It is in your calendar.' },
       ]);
 
 const temporal = await EmbeddedTemporalServer.start();
@@ -111,6 +115,39 @@ try {
   const answer = said(next.newMessages).join(' ');
   console.log(`Answer: ${answer}`);
   if (!answer) throw new Error('The second turn did not answer.');
+
+  // A tool of the page (a frontend tool): offered to the model for this turn, run by the page.
+  const calendar = {
+    name: 'add_to_calendar',
+    description: "Adds an event to the user's calendar, in the page",
+    parameters: {
+      type: 'object',
+      properties: { title: { type: 'string' }, time: { type: 'string' } },
+      required: ['title', 'time'],
+    },
+  };
+  client.addMessage({ id: 'u3', role: 'user', content: 'Put it in my calendar.' });
+  let pending: string[] = [];
+  await client.runAgent(
+    { tools: [calendar] },
+    {
+      onRunFinishedEvent: (done) =>
+        void (pending = done.outcome === 'success' ? done.pendingToolCallIds : []),
+    },
+  );
+  if (pending.length === 0 && llm instanceof ScriptedModel) throw new Error('The calendar was not asked.');
+  for (const callId of pending) {
+    const call = client.messages
+      .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
+      .find((c) => c.id === callId);
+    console.log(`The page runs ${call?.function.name}(${call?.function.arguments})`);
+    client.addMessage({ id: `r-${callId}`, role: 'tool', toolCallId: callId, content: 'Added.' });
+  }
+  if (pending.length > 0) {
+    // The results continue the waiting turn: it answers from them.
+    const added = await client.runAgent({ tools: [calendar] });
+    console.log(`Answer: ${said(added.newMessages).join(' ')}`);
+  }
 } finally {
   server.closeAllConnections();
   server.close();

@@ -18,6 +18,7 @@ export type { DeepAgentResult, Verification } from './common/deep.ts';
 export { AgentClient, AgentRunHandle, type StartRunOptions } from './client/agent-client.ts';
 export type { FairnessOptions } from './fairness/types.ts';
 export { AgentChatSession, type ChatSessionOptions, type SendOptions } from './client/chat-session.ts';
+export type { FrontendTool } from './frontend-tools/types.ts';
 export type { InferOutput, JsonSchema, OutputSchema } from './output/schema.ts';
 export {
   eventStreamResponse,

@@ -15,6 +15,7 @@ import { lookupModel } from './registry.ts';
 import { writeAttemptOf } from './write-attempt.ts';
 import { checkTokenQuota, recordRun, recordStep } from '../usage/recorder.ts';
 import { completeRunLine } from '../usage/run-line.ts';
+import { withFrontendTools } from '../frontend-tools/model-tools.ts';
 import { guardrailContext } from '../guardrails/check-activity.ts';
 import { StreamingOutputChecks } from '../guardrails/streaming.ts';
 import type { GuardrailTrip } from '../guardrails/recorded.ts';
@@ -93,9 +94,12 @@ async function askModel(
   { settled, opening }: { settled?: CarriedOutcome[]; opening?: FirstStepOfRun | undefined } = {},
 ): Promise<ModelStep> {
   const mcp = await mcpSchemas(agent, input.tools, input.tenant);
-  const tools = input.tools
-    .map((name) => agent.schemas.get(name) ?? mcp.get(name))
-    .filter((s): s is ToolSchema => s !== undefined);
+  const tools = withFrontendTools(
+    input.tools
+      .map((name) => agent.schemas.get(name) ?? mcp.get(name))
+      .filter((s): s is ToolSchema => s !== undefined),
+    input.frontendTools,
+  );
   const model = lookupModel(agent, input.model);
   const output = input.output;
   const native = output !== undefined && model.structuredOutput === 'native';

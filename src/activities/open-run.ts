@@ -50,6 +50,7 @@ export async function openRun(
     conversationId: resolve.conversationId,
     seq: plan.messageCount,
     tools: plan.tools,
+    ...(resolve.noTools ? {} : { frontendTools: step.frontendTools }),
     ...(resolve.tenant !== undefined ? { tenant: resolve.tenant } : {}),
     labelAgent: step.labelAgent === true || plan.delegation?.handoffs !== undefined,
     ...(output ? { output } : {}),

@@ -3,9 +3,9 @@ import type { UIMessageChunk } from 'ai';
 import type { AgentEvent } from '../common/events.ts';
 import { approvalKey, EventChunks } from '../ui-stream/event-chunks.ts';
 
-/** A call the run waits on: an approval to decide, or a user's grant to give. */
+/** A call the run waits on: an approval to decide, a user's grant to give, or a frontend tool's result. */
 export interface RunWait {
-  kind: 'approval' | 'authorization';
+  kind: 'approval' | 'authorization' | 'frontend_tool';
   /** The call's key: its id, `<sub_run>#<call id>` for a sub-agent's call. */
   key: string;
 }
@@ -50,6 +50,8 @@ export class AgUiEvents {
   #reasonings = 0;
   #reasoning: string | undefined;
   readonly #subAgents = new Set<string>();
+  /** The frontend tool calls read so far: the client has their results, the stream does not send them. */
+  readonly #frontend = new Set<string>();
   #result: unknown;
 
   constructor(eventType: typeof Core.EventType, turnId: string) {
@@ -65,7 +67,20 @@ export class AgUiEvents {
       const key = approvalKey(event.payload);
       if (key) step.waits.push({ kind: 'authorization', key });
     }
+    if (event.type === 'tool_called') this.#frontendCall(event, step);
     return step;
+  }
+
+  /**
+   * A frontend tool call (its `tool_called` names the step's frontend calls): once the last of the
+   * step's is read, they all wait for the client.
+   */
+  #frontendCall(event: AgentEvent, step: AgUiStep): void {
+    const { call_id: callId, frontend_calls: stepCalls, sub_run: subRun } = event.payload;
+    if (subRun !== undefined || !Array.isArray(stepCalls) || typeof callId !== 'string') return;
+    this.#frontend.add(callId);
+    if (!stepCalls.every((id) => this.#frontend.has(String(id)))) return;
+    for (const key of stepCalls) step.waits.push({ kind: 'frontend_tool', key: String(key) });
   }
 
   #say(chunk: UIMessageChunk, event: AgentEvent, step: AgUiStep): void {
@@ -126,10 +141,12 @@ export class AgUiEvents {
         );
         return;
       case 'tool-output-available':
-        out.push(this.#toolResult(chunk.toolCallId, chunk.output));
+        if (!this.#frontend.has(chunk.toolCallId)) out.push(this.#toolResult(chunk.toolCallId, chunk.output));
         return;
       case 'tool-output-error':
-        out.push(this.#toolResult(chunk.toolCallId, `Error: ${chunk.errorText}`));
+        if (!this.#frontend.has(chunk.toolCallId)) {
+          out.push(this.#toolResult(chunk.toolCallId, `Error: ${chunk.errorText}`));
+        }
         return;
       case 'tool-output-denied': {
         const reason = typeof event.payload.reason === 'string' ? event.payload.reason : 'no reason given';

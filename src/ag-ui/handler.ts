@@ -7,7 +7,8 @@ import { ChatRequestError } from '../ui-stream/chat-request.ts';
 import { agUiPackages } from './ag-ui-packages.ts';
 import { interruptsOf, resumeInterrupts } from './interrupts.ts';
 import { agUiRun, type AgUiRunOptions } from './run-stream.ts';
-import { readRunInput, nextTurnText } from './run-input.ts';
+import { frontendToolsOf, nextTurnText, readRunInput, toolResultsOf } from './run-input.ts';
+import { refuseWhileToolCallsWait, sendToolResults } from './tool-results.ts';
 import { parseEventId } from './stream-position.ts';
 
 export interface AgUiHandlerOptions {
@@ -41,6 +42,12 @@ const FEATURE = 'createAgUiHandler (AG-UI over durable chat sessions)';
  *   run's `resume` entries (`{ interruptId, status, payload: { approved, reason? } }`) decide those
  *   calls in the waiting turn, which goes on in the new run (no new turn). An interrupt id that
  *   waits on nothing (forged, decided already, expired) is refused with 409.
+ * - Frontend tools (the input's `tools`) are offered to the model for the turn, after the agent's
+ *   own. A call of one ends the run (`TOOL_CALL_*`, then `RUN_FINISHED` whose `pendingToolCallIds`
+ *   name the step's frontend calls) while the turn waits for it in its workflow; the next run's
+ *   `tool` messages (the last messages, `toolCallId` set) are the calls' results, and the waiting
+ *   turn goes on in that run (no new turn). A result is taken once (sent again while the turn
+ *   runs, it changes nothing); a call id that waits on nothing is refused with 409.
  * - `GET <base>/<threadId>`: the thread's running turn (what `connectAgent` reads): from its start,
  *   or after the SSE id in `Last-Event-ID` (an id of another turn reads from the start); a thread
  *   with nothing running ends at once (no events).
@@ -103,9 +110,23 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
       const continueAfter = await resumeInterrupts(session, input.resume);
       return respond(session, turn.events, { ...run, turnId: turn.turnId, continueAfter });
     }
+    const results = toolResultsOf(input);
+    if (results.length > 0) {
+      const turn = await session.runningTurn();
+      if (!turn) {
+        throw new ChatRequestError(
+          409,
+          'Nothing of this thread waits for tool results (its turn has ended): send a user message to start a new turn.',
+        );
+      }
+      const continueAfter = await sendToolResults(session, results);
+      return respond(session, turn.events, { ...run, turnId: turn.turnId, continueAfter });
+    }
     const text = nextTurnText(input);
+    const frontendTools = frontendToolsOf(input);
+    await refuseWhileToolCallsWait(session);
     const turnId = /^[\w.:@/-]{1,200}$/.test(input.runId) ? input.runId : randomUUID();
-    return respond(session, session.stream(text, { messageId: turnId }), { ...run, turnId });
+    return respond(session, session.stream(text, { messageId: turnId, frontendTools }), { ...run, turnId });
   };
 
   const connect = async (request: Request, threadId: string): Promise<Response> => {

@@ -32,7 +32,9 @@ export interface AgUiRunOptions {
  * A chat turn's events as one AG-UI run: `RUN_STARTED`, the turn's events in AG-UI's words
  * ({@link AgUiEvents}), and `RUN_FINISHED` with the turn's outcome and usage; or, when a call waits
  * for approval or a user's grant, `RUN_FINISHED` with an `interrupt` outcome (one `Interrupt` per
- * waiting call) once what is open is closed. A failure of the turn is `RUN_ERROR`.
+ * waiting call) once what is open is closed; when the step's frontend tool calls wait for the
+ * client, `RUN_FINISHED` with the `success` outcome and their `pendingToolCallIds`. A failure of the
+ * turn is `RUN_ERROR`.
  *
  * Each event after `RUN_STARTED` carries its place in the turn ({@link StreamPosition}), the same
  * for every reader, so a reader that resumes after one gets the rest once; what was open at that
@@ -77,7 +79,22 @@ export async function* agUiRun(
         for (const again of spans.open()) yield { event: again, id: eventId(position, options.turnId) };
       }
       if (step.waits.length > 0) {
-        const interrupts = await options.interrupts(step.waits);
+        const asks = step.waits.filter((wait) => wait.kind !== 'frontend_tool');
+        if (asks.length === 0) {
+          // Frontend tool calls: the run is done, and the client answers them in the next run's messages.
+          for (const event of spans.close()) yield { event };
+          const pendingToolCallIds = step.waits.map((wait) => wait.key);
+          yield {
+            event: {
+              type: E.RUN_FINISHED,
+              threadId,
+              runId,
+              outcome: { type: 'success', pendingToolCallIds },
+            },
+          };
+          return;
+        }
+        const interrupts = await options.interrupts(asks);
         for (const event of spans.close(interrupts.map((interrupt) => interrupt.id))) yield { event };
         yield {
           event: { type: E.RUN_FINISHED, threadId, runId, outcome: { type: 'interrupt', interrupts } },

@@ -22,6 +22,8 @@ import { childEventsOf, withChildEvents } from '../subagents/child-events.ts';
 import { resolveLiveChannel, type LiveTextChannel } from '../live-text/channel.ts';
 import { streamRunEvents } from './event-stream.ts';
 import { ApprovalControls, RunControls } from './run-controls.ts';
+import { checkFrontendTools } from '../frontend-tools/check.ts';
+import type { FrontendTool } from '../frontend-tools/types.ts';
 import { startWithSearchAttributes } from '../visibility/start-with-search-attributes.ts';
 import { resendWhileSessionMoves, restreamWhileSessionMoves } from '../deploy/resend-while-moving.ts';
 import { runPriority } from '../fairness/priority.ts';
@@ -48,6 +50,11 @@ export interface SendOptions {
   output?: OutputSchema;
   /** How many times an answer that does not match `output` is sent back. Default: the session's, else 2. */
   outputRepairs?: number;
+  /**
+   * Tools the client offers for this turn and runs itself (docs/ag-ui.md): a call of one waits in
+   * the turn until `sendToolResult` brings its result.
+   */
+  frontendTools?: FrontendTool[];
 }
 
 export interface ChatSessionOptions {
@@ -317,6 +324,9 @@ export class AgentChatSession extends ApprovalControls {
       ...(expectedTurn === undefined ? {} : { expectedTurn }),
       ...(output === undefined ? {} : { output: toOutputJsonSchema(output, 'The chat turn') }),
       ...(repairs === undefined ? {} : { outputRepairs: repairs }),
+      ...(opts.frontendTools?.length
+        ? { frontendTools: checkFrontendTools(opts.frontendTools, 'The chat turn') }
+        : {}),
     };
     return { client, operation, send, live: resolveLiveChannel(liveChannel, 'The chat session') };
   }

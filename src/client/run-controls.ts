@@ -6,8 +6,11 @@ import {
   approveUpdate,
   cancelUpdate,
   pendingAuthorizationsQuery,
+  pendingToolCallsQuery,
   rejectUpdate,
+  toolResultUpdate,
 } from '../common/workflow-definitions.ts';
+import type { ToolResultInput } from '../frontend-tools/types.ts';
 import { ControlRefusedError } from '../errors.ts';
 import { approvalHolder, pendingInTree } from '../subagents/child-approvals.ts';
 
@@ -37,6 +40,14 @@ export class RunControls {
     return this.#decide(rejectUpdate, { callId, reason });
   }
 
+  /**
+   * The result of a frontend tool call, once per call: the update's id is the call's, so a result
+   * sent again is Temporal's duplicate of the first (it changes nothing) while the run remembers it.
+   */
+  sendToolResult(input: ToolResultInput): Promise<void> {
+    return this.#update(toolResultUpdate, input, undefined, `tool-result:${input.callId}`);
+  }
+
   /** The calls waiting in the run and in its running sub-agent runs (tagged `sub_run`, `agent`). */
   async pendingApprovals(): Promise<PendingApproval[]> {
     return (await pendingInTree(await this.#workflow())).map((entry) => entry.approval);
@@ -44,6 +55,14 @@ export class RunControls {
 
   async pendingAuthorizations(): Promise<PendingAuthorization[]> {
     return (await this.#workflow()).query(pendingAuthorizationsQuery);
+  }
+
+  /** The frontend tool calls waiting for their result; none when the workflow does not exist. */
+  async pendingToolCalls(): Promise<string[]> {
+    return (await this.#workflow()).query(pendingToolCallsQuery).catch((error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) return [];
+      throw error;
+    });
   }
 
   /**
@@ -62,10 +81,15 @@ export class RunControls {
       await this.#update(update, input, holder);
     }
   }
-  async #update<T>(update: UpdateDefinition<void, [T]>, input: T, target?: WorkflowHandle): Promise<void> {
+  async #update<T>(
+    update: UpdateDefinition<void, [T]>,
+    input: T,
+    target?: WorkflowHandle,
+    updateId?: string,
+  ): Promise<void> {
     const workflow = target ?? (await this.#workflow());
     try {
-      await workflow.executeUpdate(update, { args: [input] });
+      await workflow.executeUpdate(update, { args: [input], ...(updateId ? { updateId } : {}) });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) {
         throw new ControlRefusedError(workflow.workflowId, 'it has already ended (or never started).', {
@@ -82,8 +106,8 @@ export class RunControls {
 }
 
 /**
- * The approval methods shared by `AgentRunHandle` and `AgentChatSession` (for a session: the calls
- * of the turn that is running).
+ * The methods on waiting calls shared by `AgentRunHandle` and `AgentChatSession` (for a session: the
+ * calls of the turn that is running): approvals, grants, frontend tool results.
  */
 export abstract class ApprovalControls {
   protected abstract readonly controls: RunControls;
@@ -96,6 +120,24 @@ export abstract class ApprovalControls {
   /** Declines a tool call that waits for approval: the model gets "declined: <reason>" as its result. */
   reject(callId: string, reason: string): Promise<void> {
     return this.controls.reject(callId, reason);
+  }
+
+  /**
+   * Sends the result of a frontend tool call the run waits on (a tool the client offered with
+   * `frontendTools` and ran itself): the model sees `content`, or with `error` a failed call.
+   * Sent again, it changes nothing. Refused (`ControlRefusedError`) for a call that does not wait.
+   */
+  sendToolResult(callId: string, content: string, opts: { error?: string } = {}): Promise<void> {
+    return this.controls.sendToolResult({
+      callId,
+      content,
+      ...(opts.error === undefined ? {} : { error: opts.error }),
+    });
+  }
+
+  /** The ids of the frontend tool calls waiting for their result now (see `sendToolResult`). */
+  pendingToolCalls(): Promise<string[]> {
+    return this.controls.pendingToolCalls();
   }
 
   /** The tool calls waiting for a decision now. */

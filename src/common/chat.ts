@@ -5,6 +5,7 @@ import type { RunLimits } from './control.ts';
 import type { ClosedRunEvents } from './events.ts';
 import type { AgentResult } from './run.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
+import type { FrontendTool } from '../frontend-tools/types.ts';
 
 /** The input of the `chatSession` workflow (one per session, id `chat-<sessionId>`). */
 export interface ChatSessionInput {
@@ -64,6 +65,8 @@ export interface SendInput {
   output?: JsonSchemaObject;
   /** Repair steps for this turn's answer (default: the agent's, else 2). */
   outputRepairs?: number;
+  /** Tools the client offers for this turn and runs itself (`AgentRunInput.frontendTools`). */
+  frontendTools?: FrontendTool[];
 }
 
 /** One turn's result; `output` is the parsed object when the turn asked for one. */

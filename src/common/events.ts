@@ -53,7 +53,8 @@ export type AgentEventType =
  * (turns condensed into observations) with `.message_ids`, `.from_seq` and `.to_seq`; `working_memory_updated`
  * (the model changed the user's profile with `update_working_memory`) with `.fields` and `.call_id`. A sub-agent call's
  * `tool_called` / `tool_completed` / `tool_failed` carry `.child_agent` and `.child_run` (the child
- * run's workflow id); a parent's `events()` also yields its children's events, tagged `.agent`,
+ * run's workflow id); a frontend tool call's `tool_called` (a tool the client runs, which waits for
+ * its result) carries `.frontend_calls`, the ids of its step's frontend calls; a parent's `events()` also yields its children's events, tagged `.agent`,
  * `.sub_run` and `.depth`. No event ever carries a secret.
  */
 export interface AgentEvent {

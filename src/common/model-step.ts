@@ -5,6 +5,7 @@ import type { JsonSchemaObject, OutputCheck } from '../output/types.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
 import type { ToolCall, Usage } from './messages.ts';
 import type { ToolOutcome } from './run.ts';
+import type { FrontendTool } from '../frontend-tools/types.ts';
 
 /**
  * One model step of a run: what the workflow hands the `callModel` activity, the fast calls that
@@ -22,6 +23,8 @@ export interface CallModelInput {
   /** Position the assistant message is stored at; the model sees the messages before it. */
   seq: number;
   tools: string[];
+  /** The turn's frontend tools, offered after the agent's (the client runs them). */
+  frontendTools?: FrontendTool[];
   /** Whose credentials apply when MCP servers are listed for the tool schemas. */
   tenant?: string;
   /** Send the text to the workflow in batches this long while the model writes (`text_delta`). */

@@ -1,6 +1,7 @@
 import type { JsonSchemaObject } from '../output/types.ts';
 import type { ResolvedRun, ResolveRunInput } from './run.ts';
 import type { ModelStep, RunLineSoFar } from './model-step.ts';
+import type { FrontendTool } from '../frontend-tools/types.ts';
 
 /**
  * A turn's opening step (`openRun`): the run is resolved, then its first model step is taken in the
@@ -22,6 +23,8 @@ export interface OpenRunInput {
     deadlineAt?: number;
     /** When the turn started (epoch ms, workflow time): its deadline counts from here. */
     startedAt: number;
+    /** The turn's frontend tools (`AgentRunInput.frontendTools`). */
+    frontendTools?: FrontendTool[];
   };
 }
 

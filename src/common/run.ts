@@ -10,6 +10,7 @@ import type { JsonSchemaObject, OutputFailure, OutputSpec } from '../output/type
 import type { ParentRunInfo, ResolvedDelegation } from '../subagents/types.ts';
 import type { RateLimitedCall } from '../rate-limits/types.ts';
 import type { QuotaExceededDetails } from '../errors.ts';
+import type { FrontendTool } from '../frontend-tools/types.ts';
 
 /**
  * The input of the `agentRun` workflow: the run's configuration by reference. Never a secret and
@@ -43,6 +44,11 @@ export interface AgentRunInput {
   caching?: CachingOption;
   /** Which of the agent's guardrails this run runs, by name (all of them otherwise). */
   guardrails?: GuardrailSelection;
+  /**
+   * Tools the client offers for this run and runs itself (docs/ag-ui.md): a call of one waits for
+   * the client's result (the `toolkit.toolResult` update), then the model sees it.
+   */
+  frontendTools?: FrontendTool[];
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ResolvedRun } from './run.ts';
 import type { CallModelInput, CarriedCalls, RunLineSoFar } from './model-step.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
+import type { FrontendTool } from '../frontend-tools/types.ts';
 
 /** Where a turn's loop stands when it asks for a model step. */
 export interface StepPosition {
@@ -11,6 +12,8 @@ export interface StepPosition {
   seq: number;
   /** The tools the model sees (the plan's, and those `tool_search` offered since). */
   tools: string[];
+  /** The turn's frontend tools (the client runs them). */
+  frontendTools?: FrontendTool[] | undefined;
   tenant?: string;
   /** Store the answering agent with the assistant message. */
   labelAgent: boolean;
@@ -32,6 +35,7 @@ export function modelStepInput(at: StepPosition): CallModelInput {
     conversationId: at.conversationId,
     seq: at.seq,
     tools: at.tools,
+    ...(at.frontendTools?.length ? { frontendTools: at.frontendTools } : {}),
     ...(at.tenant !== undefined ? { tenant: at.tenant } : {}),
     ...(at.plan.textDeltaBatchMs ? { textDeltaBatchMs: at.plan.textDeltaBatchMs } : {}),
     ...(at.output ? { output: { schema: at.output } } : {}),

@@ -34,6 +34,11 @@ import {
 } from './control.ts';
 import { EVENTS_QUERY, WAIT_FOR_EVENTS_UPDATE, type AgentEvent, type EventCursor } from './events.ts';
 import { POLLER_STATE_QUERY, type PollerState } from './poller.ts';
+import {
+  PENDING_TOOL_CALLS_QUERY,
+  TOOL_RESULT_UPDATE,
+  type ToolResultInput,
+} from '../frontend-tools/types.ts';
 import { SUB_RUNS_QUERY, type RunningSubRun } from '../subagents/types.ts';
 
 // A run or a turn: events, controls, approvals, authorization, live text.
@@ -44,6 +49,10 @@ export const waitForEventsUpdate = defineUpdate<EventCursor, [number]>(WAIT_FOR_
 export const cancelUpdate = defineUpdate<void, [CancelInput]>(CANCEL_UPDATE);
 export const approveUpdate = defineUpdate<void, [ApproveInput]>(APPROVE_UPDATE);
 export const rejectUpdate = defineUpdate<void, [RejectInput]>(REJECT_UPDATE);
+/** The result of a frontend tool call the run waits on, sent by the client that ran it. */
+export const toolResultUpdate = defineUpdate<void, [ToolResultInput]>(TOOL_RESULT_UPDATE);
+/** The ids of the frontend tool calls that wait for their result. */
+export const pendingToolCallsQuery = defineQuery<string[]>(PENDING_TOOL_CALLS_QUERY);
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>(PENDING_APPROVALS_QUERY);
 export const pendingAuthorizationsQuery = defineQuery<PendingAuthorization[]>(PENDING_AUTHORIZATIONS_QUERY);
 export const authorizationCompletedSignal = defineSignal<[AuthorizationCompletedSignal]>(

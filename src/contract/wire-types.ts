@@ -18,6 +18,7 @@ import type {
 import type { ApproveInput, CancelInput, PendingApproval, RejectInput } from '../common/control.ts';
 import type { PendingAuthorization } from '../common/authorization.ts';
 import type { PollerInput } from '../common/poller.ts';
+import type { ToolResultInput } from '../frontend-tools/types.ts';
 import type { RunningSubRun } from '../subagents/types.ts';
 
 /** The input of the `agentRun` workflow. */
@@ -50,6 +51,10 @@ export type CancelUpdateInput = CancelInput;
 export type ApproveUpdateInput = ApproveInput;
 /** The argument of the `toolkit.reject` update. */
 export type RejectUpdateInput = RejectInput;
+/** The argument of the `toolkit.toolResult` update: the result of a frontend tool call the run waits on. */
+export type ToolResultUpdateInput = ToolResultInput;
+/** What the `toolkit.pendingToolCalls` query answers: the ids of the frontend tool calls that wait for their result. */
+export type PendingToolCallsQueryResult = string[];
 /** What the `toolkit.pendingApprovals` query answers. */
 export type PendingApprovalsQueryResult = PendingApproval[];
 /** What the `toolkit.pendingAuthorizations` query answers. */

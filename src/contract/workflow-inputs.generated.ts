@@ -18,6 +18,7 @@ export const WORKFLOW_INPUTS = {
       parent: ['object'],
       caching: ['boolean', 'object', 'string'],
       guardrails: ['object'],
+      frontendTools: ['array'],
     },
   },
   deepAgentRun: {
@@ -37,6 +38,7 @@ export const WORKFLOW_INPUTS = {
       parent: ['object'],
       caching: ['boolean', 'object', 'string'],
       guardrails: ['object'],
+      frontendTools: ['array'],
       verify: ['boolean'],
     },
   },

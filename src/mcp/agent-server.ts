@@ -7,7 +7,7 @@ import type { AgentEvent } from '../common/events.ts';
 import { ConfigurationError } from '../errors.ts';
 import { runAgentToolCall } from './agent-tool-call.ts';
 import { askForAuthorization } from './authorization-elicitation.ts';
-import { InputRequiredAuthorization } from './authorization-input-required.ts';
+import { InputRequiredWaits } from './input-required.ts';
 import type { McpServerSdk, McpServerV2Sdk } from './sdk.ts';
 import type { JsonSchemaObject } from '../output/types.ts';
 
@@ -87,7 +87,7 @@ export function createAgentMcpServer(
               })
               .catch(() => undefined); // a client that left misses progress; the run goes on
           },
-          authorize: (workflowId, event) => askForAuthorization(server, extra.requestId, workflowId, event),
+          ask: (workflowId, event) => askForAuthorization(server, extra.requestId, workflowId, event),
         });
       },
     );
@@ -98,8 +98,8 @@ export function createAgentMcpServer(
 /**
  * The same tools on a 2.x SDK `McpServer`, for one 2026-07-28 request (a fresh server per request:
  * the protocol is stateless). Progress goes on the request's own stream; a run that waits for
- * authorization answers `input_required` (see {@link InputRequiredAuthorization}), and the retried
- * call goes on with the same run.
+ * authorization or for an approval answers `input_required` (see {@link InputRequiredWaits}), and
+ * the retried call goes on with the same run.
  */
 export function createAgentMcpServerV2(
   sdk: McpServerV2Sdk,
@@ -119,8 +119,8 @@ export function createAgentMcpServerV2(
       async (args, ctx) => {
         const token = ctx.mcpReq._meta?.progressToken;
         let step = 0;
-        const authorization = new InputRequiredAuthorization(sdk, ctx, Boolean(args.session_id));
-        const { resume, answer } = await authorization.resumed();
+        const waits = new InputRequiredWaits(sdk, ctx, agents, Boolean(args.session_id));
+        const { resume, answer } = await waits.resumed();
         if (answer) return answer;
         const io = {
           signal: ctx.mcpReq.signal,
@@ -133,7 +133,7 @@ export function createAgentMcpServerV2(
               })
               .catch(() => undefined);
           },
-          authorize: (workflowId: string, event: AgentEvent) => authorization.ask(workflowId, event),
+          ask: (workflowId: string, event: AgentEvent) => waits.ask(workflowId, event),
         };
         return runAgentToolCall(agents, agent, args, outputs[agent], io, resume);
       },

@@ -10,10 +10,10 @@ export interface AgentToolCallIo<Asked = never> {
   /** Sends one progress message to the client (only when it asked for progress). */
   progress(message: string): void;
   /**
-   * Puts an `authorization_required` (or its `authorization_granted`) before the client; a result
-   * ends the call with it, undefined goes on.
+   * Puts what the run waits on before the client (an `authorization_required`, or its
+   * `authorization_granted`; an `approval_requested`); a result ends the call with it, undefined goes on.
    */
-  authorize(
+  ask(
     workflowId: string,
     event: AgentEvent,
   ): CallToolResult | Asked | undefined | Promise<CallToolResult | Asked | undefined>;
@@ -63,7 +63,7 @@ export async function runAgentToolCall<Asked = never>(
     let invalid: string | undefined;
     for await (const event of untilAborted(events, io.signal)) {
       io.progress(`${event.type}: ${event.message}`);
-      const asked = await io.authorize(workflowId, event);
+      const asked = await io.ask(workflowId, event);
       if (asked) return asked;
       if (event.type === 'run_completed') {
         answer = event.payload.output;

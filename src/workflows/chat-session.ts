@@ -69,7 +69,13 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     },
   );
   /** Runs one turn when its ticket comes up: turns run one at a time, in the order they arrived. */
-  const takeTurn = async ({ prompt, turnId, output, outputRepairs }: SendInput): Promise<ChatTurnOutput> => {
+  const takeTurn = async ({
+    prompt,
+    turnId,
+    output,
+    outputRepairs,
+    frontendTools,
+  }: SendInput): Promise<ChatTurnOutput> => {
     state.recentTurnIds = [...(state.recentTurnIds ?? []), turnId].slice(-RECENT_TURN_IDS);
     const ticket = nextTicket++;
     await condition(() => ready && serving === ticket);
@@ -91,6 +97,7 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
           ...(input.limits ? { limits: input.limits } : {}),
           ...(output ? { output } : {}),
           ...(outputRepairs !== undefined ? { outputRepairs } : {}),
+          ...(frontendTools?.length ? { frontendTools } : {}),
           ...(input.caching !== undefined ? { caching: input.caching } : {}),
           ...(input.guardrails !== undefined ? { guardrails: input.guardrails } : {}),
         },

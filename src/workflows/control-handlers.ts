@@ -6,11 +6,14 @@ import {
   cancelUpdate,
   pendingApprovalsQuery,
   pendingAuthorizationsQuery,
+  pendingToolCallsQuery,
   rejectUpdate,
   subRunsQuery,
   textDeltaSignal,
+  toolResultUpdate,
 } from '../common/workflow-definitions.ts';
 import type { RunControl } from './run-control.ts';
+import type { ToolResultInput } from '../frontend-tools/types.ts';
 
 /**
  * Wires the outside controls to whatever run or turn is current: cancel, approve and reject are
@@ -57,6 +60,13 @@ export function setControlHandlers(current: () => RunControl | undefined, what: 
   setHandler(rejectUpdate, (input) => running().approvals.reject(input), {
     validator: (input: RejectInput) => running().approvals.validateReject(input),
     description: 'Rejects a waiting tool call ({ callId, reason }): the model is told the reason.',
+  });
+  setHandler(toolResultUpdate, (input) => running().frontendCalls.answer(input), {
+    validator: (input: ToolResultInput) => running().frontendCalls.validate(input),
+    description: 'The result of a frontend tool call ({ callId, content, error? }): the model sees it.',
+  });
+  setHandler(pendingToolCallsQuery, () => current()?.frontendCalls.list() ?? [], {
+    description: 'The ids of the frontend tool calls waiting for their result from the client.',
   });
   setHandler(pendingApprovalsQuery, () => current()?.approvals.list() ?? [], {
     description: 'The tool calls waiting for a person to approve or reject them.',

@@ -192,6 +192,7 @@ export class ModelSteps {
       conversationId,
       seq: run.seq,
       tools: [...run.tools],
+      frontendTools: input.frontendTools,
       ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
       labelAgent:
         this.#options.labelAgent || run.plan.delegation?.handoffs !== undefined || run.handoffs.length > 0,

@@ -64,6 +64,7 @@ export function openingStep(
     startedAt: turn.startedAt,
     ...(turn.labelAgent ? { labelAgent: true } : {}),
     ...(input.output ? { output: input.output } : {}),
+    ...(input.frontendTools?.length ? { frontendTools: input.frontendTools } : {}),
     ...(turn.runLine ? { runLine: turn.runLine } : {}),
     ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
     ...(setBefore !== undefined ? { deadlineAt: setBefore } : {}),

@@ -4,6 +4,7 @@ import type { StopReason } from '../common/run.ts';
 import type { RunningSubRun } from '../subagents/types.ts';
 import { Approvals } from './approvals.ts';
 import { Authorizations } from './authorization-wait.ts';
+import { FrontendCalls } from '../frontend-tools/workflow-frontend-calls.ts';
 
 /** Why work was stopped from outside the loop: a cancel request or the deadline. */
 export interface StopRequest {
@@ -26,6 +27,8 @@ export class RunControl {
   readonly approvals = new Approvals();
   /** Tool calls waiting for a user's grant (mid-run authorization). */
   readonly authorizations = new Authorizations();
+  /** Frontend tool calls waiting for the client's result. */
+  readonly frontendCalls = new FrontendCalls();
   /** The loop currently running under this control (a deep run has one per phase). */
   loop: ControlledLoop | undefined;
   /** Child runs (sub-agents) running now, by workflow id: readers follow them, approvals reach them. */

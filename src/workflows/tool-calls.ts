@@ -14,6 +14,8 @@ import { rateLimitAnswer, waitOutRateLimits } from '../rate-limits/workflow-wait
 import { delegate, type Delegation } from '../subagents/workflow-delegate.ts';
 import { SiblingBudgets } from '../subagents/workflow-sibling-budgets.ts';
 import { notTransferred, type PendingHandoff } from '../subagents/workflow-handoff.ts';
+import { frontendCallIds } from '../frontend-tools/workflow-frontend-calls.ts';
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../common/control.ts';
 
 /** What the calls need of the turn whose steps asked for them (src/workflows/run-loop.ts). */
 export interface ToolCallsOptions {
@@ -69,11 +71,21 @@ export class ToolCalls {
     for (const entry of calls) this.#unanswered.set(entry.call.id, entry);
   }
 
-  /** Runs the step's calls in parallel, each after its approval when it needs one. */
+  /**
+   * Runs the step's calls in parallel, each after its approval when it needs one; a call of a
+   * frontend tool waits for the client's result instead.
+   */
   async run(calls: readonly PlacedCall[]): Promise<void> {
     const subAgents = this.#run.plan.delegation?.subAgents ?? {};
     const siblings = new SiblingBudgets(calls.filter(({ call }) => subAgents[call.name]).length);
-    await allSettled(calls.map(({ call, seq }) => this.#runTool(call, seq, siblings)));
+    const onClient = frontendCallIds(calls, this.#setting.input.frontendTools);
+    await allSettled(
+      calls.map(({ call, seq }) =>
+        onClient.includes(call.id)
+          ? this.#runOnClient(call, seq, onClient)
+          : this.#runTool(call, seq, siblings),
+      ),
+    );
   }
 
   /** The transfer the step asked for, once its other calls are done (taken: it is carried out once). */
@@ -100,15 +112,15 @@ export class ToolCalls {
     return this.answer([...this.#unanswered.values()], content);
   }
 
-  /** Stores `content` as the result of each call, at the call's position. */
-  async answer(calls: readonly PlacedCall[], content: string): Promise<void> {
+  /** Stores `content` as the result of each call (a failed call's by default), at the call's position. */
+  async answer(calls: readonly PlacedCall[], content: string, isError = true): Promise<void> {
     await Promise.all(
       calls.map(({ call, seq }) =>
         this.#storeActivities.appendMessages({
           agent: this.#run.agent,
           conversationId: this.#setting.conversationId,
           seq,
-          messages: [toolResultMessage(call, content, true)],
+          messages: [toolResultMessage(call, content, isError)],
         }),
       ),
     );
@@ -168,11 +180,41 @@ export class ToolCalls {
   }
 
   /** `tool_called`: the call starts (or rides with the next model step). */
-  called(call: ToolCall): void {
+  called(call: ToolCall, extra: Record<string, unknown> = {}): void {
     this.#setting.emit('tool_called', `Calling ${call.name}`, {
       tool: call.name,
       call_id: call.id,
       args: call.args,
+      ...extra,
+    });
+  }
+
+  /**
+   * A frontend tool call: the client runs it. Its `tool_called` names the step's frontend calls
+   * (`frontend_calls`: a reader knows when it has them all), then the call waits durably for the
+   * client's result (the `toolkit.toolResult` update) as long as an approval would, and the result
+   * is stored as the call's.
+   */
+  async #runOnClient(call: ToolCall, seq: number, stepCalls: string[]): Promise<void> {
+    this.called(call, { frontend_calls: stepCalls });
+    const timeoutMs = this.#run.plan.approval?.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    const result = await this.#setting.control.frontendCalls.wait(call, timeoutMs);
+    if (!result) {
+      const why = `The client sent no result within ${Math.round(timeoutMs / 1000)} s.`;
+      return this.failed(call, seq, toolErrorText('ToolResultTimeout', why), why, 'ToolResultTimeout');
+    }
+    if (result.error !== undefined) {
+      const content = toolErrorText(
+        'FrontendToolError',
+        [result.error, result.content].filter(Boolean).join('\n'),
+      );
+      return this.failed(call, seq, content, result.error, 'FrontendToolError');
+    }
+    await this.answer([{ call, seq }], result.content, false);
+    this.#completed(call, {
+      preview: result.content.slice(0, FRONTEND_PREVIEW_CHARS),
+      chars: result.content.length,
+      truncated: false,
     });
   }
 
@@ -298,6 +340,9 @@ export class ToolCalls {
     });
   }
 }
+
+/** The longest result a frontend call's `tool_completed` shows (the whole is stored). */
+const FRONTEND_PREVIEW_CHARS = 2_000;
 
 /** Waits until every call has ended (none is left running), then throws the first failure, if any. */
 async function allSettled(calls: Array<Promise<void>>): Promise<void> {

@@ -260,8 +260,8 @@ describe('createAgUiHandler: the official AG-UI client over a durable chat sessi
     const agent = agentOf('calc');
     agent.addMessage(user('Where am I?'));
     const offered = agent.runAgent({
-      tools: [{ name: 'location', description: 'Where the user is', parameters: { type: 'object' } }],
+      tools: [{ name: 'where am I', description: 'Where the user is', parameters: { type: 'object' } }],
     });
-    await expect(offered).rejects.toThrow(/HTTP 400.*frontend tools \(location\)/);
+    await expect(offered).rejects.toThrow(/HTTP 400.*where am I.* cannot be called by a model/);
   });
 });

@@ -213,11 +213,13 @@ describe('runs in the Temporal UI and in listings', () => {
       'toolkit.events',
       'toolkit.pendingApprovals',
       'toolkit.pendingAuthorizations',
+      'toolkit.pendingToolCalls',
       'toolkit.reject',
       'toolkit.send',
       'toolkit.sessionState',
       'toolkit.subRuns',
       'toolkit.textDelta',
+      'toolkit.toolResult',
       'toolkit.waitForEvents',
     ]);
     expect(ours.filter(({ description }) => !description?.trim()).map(({ name }) => name)).toEqual([]);

@@ -31,6 +31,7 @@ export function pageHtml(base: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>toolkit-agent studio</title>
+<link rel="icon" href="data:,">
 <meta name="toolkit-agent-studio-base" content="${base}">
 <link rel="stylesheet" href="${base}studio.css">
 </head><body><div id="root"></div><script type="module" src="${base}studio.js"></script></body></html>`;

@@ -1,11 +1,11 @@
 // Cost: tokens, cost and the share of input read from the prompt cache, per day, agent and tenant,
 // from the usage ledger (the reports `toolkit-agent usage --json` prints), and the tenants' quotas.
-import { BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import { BarElement, CategoryScale, Chart, Colors, Legend, LinearScale, Tooltip } from 'chart.js';
 import { useState } from 'react';
 import { Bar } from 'react-chartjs-2';
 import { formatCost, Problem, useApi } from './api.jsx';
 
-Chart.register(BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+Chart.register(BarElement, CategoryScale, Colors, LinearScale, Legend, Tooltip);
 Chart.defaults.animation = false;
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);

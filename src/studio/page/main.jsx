@@ -1,4 +1,5 @@
 // The studio page: one view per hash route (#/agents, #/runs/<id>, #/approvals, #/cost, #/evals).
+import './no-eval.js';
 import '@picocss/pico/css/pico.min.css';
 import './studio.css';
 import { useEffect, useState } from 'react';

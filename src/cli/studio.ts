@@ -79,6 +79,7 @@ export function registerStudio(program: Command): void {
           evalsFolder: resolve(opts.evals),
           ...(uiUrl ? { temporalUiUrl: uiUrl } : {}),
           namespace: serving.target.namespace,
+          memoryStore: serving.memoryStore,
         });
         const server = createServer(toNodeListener(studio));
         const port = await listen(server, Number(opts.port), opts.host, 'The studio');

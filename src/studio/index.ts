@@ -10,4 +10,5 @@ export type { StudioUsage, CostReport, QuotaStanding } from './usage-api.ts';
 export type { AgentDescription } from './describe-agents.ts';
 export type { RunTimeline, WaitingCall } from './runs-api.ts';
 export type { EvalReportListing } from './evals-api.ts';
+export type { ResourceMemory } from './memory-api.ts';
 export { toNodeListener } from './node-listener.ts';

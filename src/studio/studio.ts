@@ -5,6 +5,8 @@ import { createChatHandler } from '../ui-stream/chat-handler.ts';
 import { accessRefusal } from './access.ts';
 import { describeAgents } from './describe-agents.ts';
 import { compareSaved, EvalReportNotFound, listEvalReports, readReport } from './evals-api.ts';
+import type { MemoryStore } from '../memory/types.ts';
+import { MemoryRequestError, StudioMemories } from './memory-api.ts';
 import { pageFile, pageHtml } from './page-files.ts';
 import { decideCall, listRuns, runTimeline, waitingCalls } from './runs-api.ts';
 import { costReport, runFigures, type StudioUsage } from './usage-api.ts';
@@ -31,6 +33,8 @@ export interface StudioOptions {
   temporalUiUrl?: string;
   /** The namespace of the Temporal UI links (default `default`). */
   namespace?: string;
+  /** The workers' memory store, where agents without a `memoryStore` of their own keep working memory (the Memory view). */
+  memoryStore?: MemoryStore;
 }
 
 /** A refusal the page is told as JSON `{ error }`. */
@@ -81,6 +85,7 @@ export function createStudio(options: StudioOptions): (request: Request) => Prom
     }
     return chat;
   };
+  const memories = new StudioMemories(agents, options.memoryStore);
   const evalsFolder = () => {
     if (!options.evalsFolder)
       throw new StudioRequestError(404, 'This studio has no evals folder (evalsFolder).');
@@ -136,6 +141,12 @@ export function createStudio(options: StudioOptions): (request: Request) => Prom
       );
     if (get && (m = /^evals\/([^/]+)$/.exec(path)))
       return Response.json(await readReport(evalsFolder(), decodeURIComponent(m[1]!)));
+    if (get && path === 'memory') return Response.json(memories.agents());
+    if ((m = /^memory\/([^/]+)(\/forget)?$/.exec(path))) {
+      const agent = decodeURIComponent(m[1]!);
+      if (get && !m[2]) return Response.json(await memories.read(agent, params));
+      if (request.method === 'POST' && m[2]) return Response.json(await memories.forget(agent, params));
+    }
     throw new StudioRequestError(404, `No studio route ${request.method} ${base}api/${path}.`);
   };
 
@@ -163,6 +174,8 @@ export function createStudio(options: StudioOptions): (request: Request) => Prom
     } catch (error) {
       if (error instanceof StudioRequestError)
         return Response.json({ error: error.message }, { status: error.status });
+      if (error instanceof MemoryRequestError || error instanceof ConfigurationError)
+        return Response.json({ error: error.message }, { status: 400 });
       if (error instanceof EvalReportNotFound)
         return Response.json({ error: error.message }, { status: 404 });
       return Response.json({ error: (error as Error).message }, { status: 500 });

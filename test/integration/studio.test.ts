@@ -103,7 +103,9 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
       agents.startRun('guarded', 'something forbidden', { tenant: 'acme' }),
     ]);
     const waiting = await agents.startRun('careful', 'add 4 and 5', { tenant: 'acme' });
+    const remembered = await agents.startRun('remembering', 'please add 6 and 7', { tenant: 'acme' });
     await Promise.all([
+      remembered.result(),
       answered.result(),
       delegated.result(),
       expect(tripped.result()).rejects.toThrow(/guardrail/),
@@ -207,6 +209,20 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     await view(page, 'evals/compare/before.json..after.json', 'tr[data-case="two"]', 'eval-compare');
     expect(await page.locator('tr[data-case="two"]').getAttribute('data-change')).toBe('better');
     expect(await page.locator('tr[data-case="five"]').getAttribute('data-change')).toBe('same');
+
+    // Memory: what `remembering` keeps of ada (acme's), found by its words, then forgotten.
+    await view(page, 'memory', 'select[name="agent"]', 'memory');
+    await page.selectOption('select[name="agent"]', 'remembering');
+    await page.fill('input[name="resource"]', 'ada');
+    await page.fill('input[name="tenant"]', 'acme');
+    await page.fill('input[name="q"]', 'add 6 and 7');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('.hits tr[data-message-id]').first().waitFor();
+    expect(await page.locator('.hits').textContent()).toContain('please add 6 and 7');
+    await page.screenshot({ path: `${SCREENSHOTS}memory.png`, fullPage: true });
+    await page.click('#forget-all');
+    await page.locator('.note', { hasText: /Forgot [1-9]\d* message\(s\) and the working memory/ }).waitFor();
+    await page.locator('.hits-empty').waitFor();
 
     expect(failures).toEqual([]);
   }, 120_000);

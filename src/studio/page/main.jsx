@@ -1,4 +1,4 @@
-// The studio page: one view per hash route (#/agents, #/runs/<id>, #/approvals, #/cost, #/evals).
+// The studio page: one view per hash route (#/agents, #/runs/<id>, #/approvals, #/cost, #/evals, #/memory).
 import './no-eval.js';
 import '@picocss/pico/css/pico.min.css';
 import './studio.css';
@@ -8,6 +8,7 @@ import { AgentsView } from './agents.jsx';
 import { ApprovalsView } from './approvals.jsx';
 import { CostView } from './cost.jsx';
 import { EvalsView } from './evals.jsx';
+import { MemoryView } from './memory.jsx';
 import { RunsView } from './runs.jsx';
 
 const VIEWS = [
@@ -16,6 +17,7 @@ const VIEWS = [
   ['approvals', 'Approvals', ApprovalsView],
   ['cost', 'Cost', CostView],
   ['evals', 'Evals', EvalsView],
+  ['memory', 'Memory', MemoryView],
 ];
 
 function useRoute() {

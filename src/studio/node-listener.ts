@@ -15,16 +15,18 @@ export function toNodeListener(
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
       const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+      // `duplex: 'half'` (a streamed body) is Node's; the DOM's RequestInit does not name it.
+      const init: RequestInit & { duplex?: 'half' } = {
+        method: request.method ?? 'GET',
+        headers,
+        ...(hasBody ? { body: Readable.toWeb(request), duplex: 'half' } : {}),
+      };
       const answer = await handler(
-        new Request(`http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`, {
-          method: request.method ?? 'GET',
-          headers,
-          ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream, duplex: 'half' } : {}),
-        } as RequestInit),
+        new Request(`http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`, init),
       );
       response.writeHead(answer.status, Object.fromEntries(answer.headers));
       if (!answer.body) return void response.end();
-      const body = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream);
+      const body = Readable.fromWeb(answer.body);
       response.once('close', () => body.destroy());
       body.pipe(response);
     })().catch((error: unknown) => {

@@ -172,9 +172,10 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     );
     const own = await delegated.listEvents();
     const top = page.locator('.timeline tr[data-depth="0"]');
-    expect(await top.evaluateAll((rows) => rows.map((r) => [Number(r.dataset.seq), r.dataset.type]))).toEqual(
-      own.map((e) => [e.seq, e.type]),
+    const shownEvents = await top.evaluateAll((rows: Array<{ getAttribute(name: string): string | null }>) =>
+      rows.map((row) => [Number(row.getAttribute('data-seq')), row.getAttribute('data-type')]),
     );
+    expect(shownEvents).toEqual(own.map((e) => [e.seq, e.type]));
     const childId = own.find((e) => e.type === 'tool_called')!.payload.child_run as string;
     const child = await agents.getHandle(childId).listEvents();
     expect(await page.locator('.timeline tr[data-depth="1"]').count()).toBe(child.length);

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { credentialStoreOf, loadConfig } from './config.ts';
 import { listen } from './listen.ts';
-import { note, paint, printJson } from './output.ts';
+import { note, paint, printJson, UsageError } from './output.ts';
 import { readServerState, targetOf, withTargetOptions, type TargetOptions } from './target.ts';
 import { untilSignal } from './until-signal.ts';
 import { usageStoreFollowing } from '../usage/default-store.ts';
@@ -28,7 +28,7 @@ export function registerStudio(program: Command): void {
   withTargetOptions(
     program
       .command('studio')
-      .description("A local web page of the config's agents: chat, runs, approvals, cost and evals"),
+      .description("A local web page of the config's agents: chat, runs, approvals, cost, evals and memory"),
   )
     .option('-p, --port <port>', 'HTTP port (0 picks a free one)', '4400')
     .option('--host <host>', 'address to listen on (anything but loopback needs a token)', '127.0.0.1')
@@ -45,6 +45,9 @@ export function registerStudio(program: Command): void {
       '\nOn another address than 127.0.0.1 every request needs a token: TOOLKIT_AGENT_STUDIO_TOKEN, or one\nmade up at start; the printed URL carries it (#token=...).',
     )
     .action(async (opts: StudioCliOptions, cmd: Command) => {
+      const portNumber = Number(opts.port);
+      if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
+        throw new UsageError(`--port takes a port from 0 to 65535 (0: any free one); got "${opts.port}".`);
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const { serve } = await import('./serving.ts');
       const { createStudio, toNodeListener } = await import('../studio/index.ts');
@@ -82,7 +85,7 @@ export function registerStudio(program: Command): void {
           memoryStore: serving.memoryStore,
         });
         const server = createServer(toNodeListener(studio));
-        const port = await listen(server, Number(opts.port), opts.host, 'The studio');
+        const port = await listen(server, portNumber, opts.host, 'The studio');
         const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
         const url = `http://${host}:${port}/${token ? `#token=${token}` : ''}`;
         if (opts.json) printJson({ url });

@@ -103,6 +103,9 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
       agents.startRun('guarded', 'something forbidden', { tenant: 'acme' }),
     ]);
     const waiting = await agents.startRun('careful', 'add 4 and 5', { tenant: 'acme' });
+    const waitingToo = await agents.startRun('careful', 'add 10 and 11', { tenant: 'globex' });
+    // Waits an hour for a user to authorize mail (cancelled at the end).
+    const authorizing = await agents.startRun('waiting', 'read my mail', { tenant: 'acme' });
     const remembered = await agents.startRun('remembering', 'please add 6 and 7', { tenant: 'acme' });
     await Promise.all([
       remembered.result(),
@@ -146,16 +149,35 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     await page.locator('.chat .assistant .text', { hasText: 'The sum is 15.' }).waitFor({ timeout: 20_000 });
     await page.locator('.chat[data-status="ready"]').waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}agents.png`, fullPage: true });
+    // A call that waits for approval in the chat is a button there.
+    await view(page, 'agents/careful', '.definition[data-agent="careful"]', 'agents');
+    await page.fill('#message', 'add 1 and 2');
+    await page.press('#message', 'Enter');
+    await page.locator('.chat').getByRole('button', { name: 'Approve' }).click();
+    await page.locator('.chat .assistant .text', { hasText: 'The sum is 3.' }).waitFor({ timeout: 20_000 });
 
-    // Approvals: the waiting call, approved from the page; the run resumes, once.
-    await view(page, 'approvals', `tr[data-call-id]`, 'approvals');
+    // Approvals: the calls waiting across runs; one approved from the page resumes its run, once.
+    await page.goto(`${origin}/#/approvals`);
     const row = page.locator('tr[data-kind="approval"]', { hasText: waiting.workflowId });
+    await row.waitFor();
+    await page.locator('tr[data-kind="approval"]', { hasText: waitingToo.workflowId }).waitFor();
+    await page.locator('tr[data-kind="authorization"]', { hasText: authorizing.workflowId }).waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}approvals.png`, fullPage: true });
     await row.getByRole('button', { name: 'Approve' }).click();
     expect((await waiting.result()).output).toBe('The sum is 9.');
-    await page.locator('.empty', { hasText: 'Nothing waits.' }).waitFor();
+    await row.waitFor({ state: 'detached' });
     const decided = await waiting.listEvents();
     expect(decided.filter((e) => e.type === 'approval_granted')).toHaveLength(1);
     expect(decided.filter((e) => e.type === 'tool_completed')).toHaveLength(1);
+
+    // A running run's timeline goes on live: approved from its page, it completes there, once.
+    await view(page, `runs/${waitingToo.workflowId}`, '.run[data-status="running"] .waiting', 'run-waiting');
+    await page.locator('.run .waiting').getByRole('button', { name: 'Approve' }).click();
+    await page.locator('.run[data-status="completed"] tr[data-type="run_completed"]').waitFor();
+    expect((await waitingToo.result()).output).toBe('The sum is 21.');
+    const shownLive = await page.locator('.timeline tr').count();
+    expect(shownLive - 1).toBe((await waitingToo.listEvents()).length); // less the header row
+    expect((await waitingToo.listEvents()).filter((e) => e.type === 'approval_granted')).toHaveLength(1);
 
     // Runs: the list, and the sub-agent's run nested in the manager's timeline, event for event.
     await view(page, 'runs', `tr[data-workflow-id="${delegated.workflowId}"]`, 'runs');
@@ -225,6 +247,7 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     await page.locator('.note', { hasText: /Forgot [1-9]\d* message\(s\) and the working memory/ }).waitFor();
     await page.locator('.hits-empty').waitFor();
 
+    await authorizing.cancel('The test is done.');
     expect(failures).toEqual([]);
   }, 120_000);
 

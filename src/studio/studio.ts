@@ -1,6 +1,7 @@
 import type { AgentDefinition } from '../agent/definition.ts';
 import type { AgentClient } from '../client/agent-client.ts';
 import { ConfigurationError } from '../errors.ts';
+import { MissingDependencyError } from '../optional-dependency.ts';
 import { createChatHandler } from '../ui-stream/chat-handler.ts';
 import { accessRefusal } from './access.ts';
 import { describeAgents } from './describe-agents.ts';
@@ -174,6 +175,9 @@ export function createStudio(options: StudioOptions): (request: Request) => Prom
     } catch (error) {
       if (error instanceof StudioRequestError)
         return Response.json({ error: error.message }, { status: error.status });
+      // A chat without the `ai` package: the message says what to install.
+      if (error instanceof MissingDependencyError)
+        return Response.json({ error: error.message }, { status: 501 });
       if (error instanceof MemoryRequestError || error instanceof ConfigurationError)
         return Response.json({ error: error.message }, { status: 400 });
       if (error instanceof EvalReportNotFound)

@@ -156,6 +156,20 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     await page.locator('.chat').getByRole('button', { name: 'Approve' }).click();
     await page.locator('.chat .assistant .text', { hasText: 'The sum is 3.' }).waitFor({ timeout: 20_000 });
 
+    // The chats are durable chat sessions: listed as chats, each with its timeline.
+    const authorized = { headers: { authorization: `Bearer ${TOKEN}` } };
+    const chats = (await (await fetch(`${origin}/api/runs?kind=chat`, authorized)).json()) as Array<{
+      workflowId: string;
+      agent: string;
+    }>;
+    expect(chats.map((chat) => chat.agent).sort()).toEqual(['careful', 'helper']);
+    for (const chat of chats) {
+      const timeline = (await (
+        await fetch(`${origin}/api/runs/${encodeURIComponent(chat.workflowId)}`, authorized)
+      ).json()) as { events: Array<{ type: string }> };
+      expect(timeline.events.map((e) => e.type)).toContain('run_completed');
+    }
+
     // Approvals: the calls waiting across runs; one approved from the page resumes its run, once.
     await page.goto(`${origin}/#/approvals`);
     const row = page.locator('tr[data-kind="approval"]', { hasText: waiting.workflowId });
@@ -259,5 +273,10 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     expect(rebound.status).toBe(403);
     expect(((await rebound.json()) as { error: string }).error).toContain('give it a token');
     expect(() => createStudio({ client: agents, token: 'short' })).toThrow(/at least 16 characters/);
+    // A report's name is a file of the evals folder, never a path out of it.
+    const withEvals = createStudio({ client: agents, evalsFolder: join(home, 'evals') });
+    const outside = await withEvals(new Request('http://127.0.0.1/api/evals/..%2Fbefore.jsonl'));
+    expect(outside.status).toBe(404);
+    expect(((await outside.json()) as { error: string }).error).toContain('is not the file name of a report');
   });
 });

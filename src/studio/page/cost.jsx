@@ -113,16 +113,22 @@ export function CostView() {
                 format={formatCost}
               />
             )}
-            <figure data-chart="cache-share">
-              <figcaption>Input read from the prompt cache, per agent (%)</figcaption>
-              <Bar
-                data={{
-                  labels: (cost.byAgent.groups ?? []).map((g) => g.key || '(none)'),
-                  datasets: [{ label: 'cache reads (%)', data: (cost.byAgent.groups ?? []).map(share) }],
-                }}
-                options={{ scales: { y: { beginAtZero: true, max: 100 } } }}
-              />
-            </figure>
+            {[
+              ['day', cost.byDay],
+              ['agent', cost.byAgent],
+              ['tenant', cost.byTenant],
+            ].map(([by, report]) => (
+              <figure key={by} data-chart={`cache-share-per-${by}`}>
+                <figcaption>Input read from the prompt cache, per {by} (%)</figcaption>
+                <Bar
+                  data={{
+                    labels: (report.groups ?? []).map((g) => g.key || '(none)'),
+                    datasets: [{ label: 'cache reads (%)', data: (report.groups ?? []).map(share) }],
+                  }}
+                  options={{ scales: { y: { beginAtZero: true, max: 100 } } }}
+                />
+              </figure>
+            ))}
           </div>
           <h3>Quotas</h3>
           {cost.quotas.length === 0 ? (

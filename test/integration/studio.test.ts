@@ -91,7 +91,14 @@ async function view(page: Page, hash: string, ready: string, shot: string): Prom
 describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
   it('shows agents, runs, approvals, cost and evals, chats, decides an approval once, and refuses requests without its token', async () => {
     const evals = join(home, 'evals');
-    studio = startCli(['-c', CONFIG, 'studio', '--port', '0', '--evals', evals], { env });
+    // (No Temporal UI answers at that address: the test reads the links only.)
+    const temporalUi = 'http://127.0.0.1:8233';
+    studio = startCli(
+      ['-c', CONFIG, 'studio', '--port', '0', '--evals', evals, '--temporal-ui', temporalUi],
+      {
+        env,
+      },
+    );
     const url = (await studio.waitForLine(/^Studio at /)).replace(/^Studio at /, '').trim();
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/#token=${TOKEN}$`));
     const origin = new URL(url).origin;
@@ -205,6 +212,9 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
       `runs/${delegated.workflowId}`,
       '.run[data-status="completed"] .timeline tr[data-seq]',
       'run',
+    );
+    expect(await page.getByRole('link', { name: 'Open in the Temporal UI' }).getAttribute('href')).toBe(
+      `${temporalUi}/namespaces/default/workflows/${delegated.workflowId}`,
     );
     const own = await delegated.listEvents();
     const top = page.locator('.timeline tr[data-depth="0"]');

@@ -169,7 +169,7 @@ export function createStudio(options: StudioOptions): (request: Request) => Prom
           headers: { 'content-type': 'text/css; charset=utf-8' },
         });
       const refused = accessRefusal(request, options.token);
-      if (refused) throw new StudioRequestError(options.token === undefined ? 403 : 401, refused);
+      if (refused) throw new StudioRequestError(refused.status, refused.message);
       if (!path.startsWith('api/')) throw new StudioRequestError(404, `No studio page ${url.pathname}.`);
       return await api(request, path.slice('api/'.length), url.searchParams);
     } catch (error) {

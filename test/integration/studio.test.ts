@@ -84,7 +84,7 @@ async function saveEvalReports(folder: string): Promise<void> {
 
 async function view(page: Page, hash: string, ready: string, shot: string): Promise<void> {
   await page.goto(`${page.url().split('#')[0]}#/${hash}`);
-  await page.locator(ready).first().waitFor({ timeout: 20_000 });
+  await page.locator(ready).first().waitFor();
   await page.screenshot({ path: `${SCREENSHOTS}${shot}.png`, fullPage: true });
 }
 
@@ -134,6 +134,8 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // Generous waits: the machine may be busy; nothing here is timed.
+    page.setDefaultTimeout(60_000);
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
     page.on('console', (message) => {
@@ -153,7 +155,7 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     await view(page, 'agents/helper', '.definition[data-agent="helper"]', 'agents');
     await page.fill('#message', 'add 7 and 8');
     await page.press('#message', 'Enter');
-    await page.locator('.chat .assistant .text', { hasText: 'The sum is 15.' }).waitFor({ timeout: 20_000 });
+    await page.locator('.chat .assistant .text', { hasText: 'The sum is 15.' }).waitFor();
     await page.locator('.chat[data-status="ready"]').waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}agents.png`, fullPage: true });
     // A call that waits for approval in the chat is a button there.
@@ -161,14 +163,16 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     await page.fill('#message', 'add 1 and 2');
     await page.press('#message', 'Enter');
     await page.locator('.chat').getByRole('button', { name: 'Approve' }).click();
-    await page.locator('.chat .assistant .text', { hasText: 'The sum is 3.' }).waitFor({ timeout: 20_000 });
+    await page.locator('.chat .assistant .text', { hasText: 'The sum is 3.' }).waitFor();
 
     // The chats are durable chat sessions: listed as chats, each with its timeline.
     const authorized = { headers: { authorization: `Bearer ${TOKEN}` } };
-    const chats = (await (await fetch(`${origin}/api/runs?kind=chat`, authorized)).json()) as Array<{
-      workflowId: string;
-      agent: string;
-    }>;
+    // (Visibility lists a new workflow a moment after it starts: asked again for up to 30 s.)
+    let chats: Array<{ workflowId: string; agent: string }> = [];
+    for (let asked = 0; asked < 60 && chats.length < 2; asked++) {
+      if (asked) await new Promise((resolve) => setTimeout(resolve, 500));
+      chats = (await (await fetch(`${origin}/api/runs?kind=chat`, authorized)).json()) as typeof chats;
+    }
     expect(chats.map((chat) => chat.agent).sort()).toEqual(['careful', 'helper']);
     for (const chat of chats) {
       const timeline = (await (
@@ -273,7 +277,7 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
 
     await authorizing.cancel('The test is done.');
     expect(failures).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   it('answers only requests addressed to this machine when it has no token', async () => {
     const handler = createStudio({ client: agents });
@@ -282,6 +286,15 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     const rebound = await handler(new Request('http://studio.attacker.example:4400/api/info'));
     expect(rebound.status).toBe(403);
     expect(((await rebound.json()) as { error: string }).error).toContain('give it a token');
+    // Another site's page in the same browser (its Origin another) may not act through the studio.
+    const forged = await handler(
+      new Request('http://127.0.0.1:4400/api/memory/remembering/forget?resource=ada', {
+        method: 'POST',
+        headers: { origin: 'https://elsewhere.example' },
+      }),
+    );
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as { error: string }).error).toContain('https://elsewhere.example');
     expect(() => createStudio({ client: agents, token: 'short' })).toThrow(/at least 16 characters/);
     // A report's name is a file of the evals folder, never a path out of it.
     const withEvals = createStudio({ client: agents, evalsFolder: join(home, 'evals') });

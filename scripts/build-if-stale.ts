@@ -1,6 +1,6 @@
 /**
  * Part of `npm start`: runs `npm run build` when dist/ is missing or older than what it is built
- * from (src/, the package and TypeScript configs, the workflow bundler), so a second `npm start`
+ * from (src/, the package and TypeScript configs, the bundlers), so a second `npm start`
  * starts at once and an edited source is never run stale.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,9 +14,10 @@ const SOURCES = [
   'tsconfig.json',
   'tsconfig.build.json',
   'scripts/bundle-workflows.ts',
+  'scripts/bundle-studio.ts',
 ];
-/** Written by tsc (the first step of the build) and by the bundler (the last). */
-const OUTPUTS = ['dist/cli/main.js', 'dist/workflow-bundle.cjs'];
+/** Written by tsc (the first step of the build) and by the bundlers (the last). */
+const OUTPUTS = ['dist/cli/main.js', 'dist/workflow-bundle.cjs', 'dist/studio/page.js'];
 
 /** The newest modification time of a file, or of any file under a folder. */
 function newest(path: string): number {

@@ -44,6 +44,13 @@ try {
     const a2a = await serveA2a({ agents: {}, transport: { port: 0, bearerToken: 'a2a-consumer-probe-token' } }).then(() => undefined, (caught) => caught);
     if (!(a2a instanceof MissingDependencyError) || !a2a.message.includes('npm install @a2a-js/sdk@')) throw a2a ?? new Error('no error');
     console.log(a2a.message);
+    const { createStudio } = await import('toolkit-agent/studio');
+    const studio = createStudio({ client: {} });
+    for (const [path, type] of [['/', 'text/html'], ['/studio.js', 'text/javascript'], ['/studio.css', 'text/css']]) {
+      const answer = await studio(new Request('http://127.0.0.1' + path));
+      if (answer.status !== 200 || !answer.headers.get('content-type').startsWith(type)) throw new Error('the studio does not serve ' + path + ' from the package: ' + answer.status + ' ' + (await answer.text()).slice(0, 200));
+    }
+    console.log('the studio serves its page from the package');
     const { createAgUiHandler } = await import('toolkit-agent/ag-ui');
     let agUi;
     try { agUi = createAgUiHandler({ client: {}, agent: 'probe' }); } catch (caught) { agUi = caught; }

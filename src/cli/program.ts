@@ -18,6 +18,7 @@ import { registerSchedules } from './schedules.ts';
 import { registerServer } from './server.ts';
 import { registerSetup } from './setup.ts';
 import { registerSkills } from './skills.ts';
+import { registerStudio } from './studio.ts';
 import { registerTriggers } from './triggers.ts';
 import { registerUsage } from './usage.ts';
 
@@ -56,5 +57,6 @@ export function createProgram(): Command {
   registerReplay(program);
   registerDeploy(program);
   registerEval(program);
+  registerStudio(program);
   return program;
 }

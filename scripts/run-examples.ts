@@ -12,8 +12,9 @@
  *   `@ci-stdin <text>`  typed on its stdin (`\n` is a newline), e.g. the answer to a y/n question
  *   `@ci-args <args>`   command-line arguments (split on spaces)
  *   `@ci-skip <reason>` not run here (the reason is printed), e.g. when another CI step runs it
- * EXAMPLES_TIMEOUT_MS sets how long one example may take (default 180,000); EXAMPLES_DIR runs
- * another folder's examples (the runner's own test).
+ * Two run at a time (EXAMPLES_CONCURRENCY), each on its own embedded server: an example's output is
+ * printed whole when it ends, so the two never interleave. EXAMPLES_TIMEOUT_MS sets how long one
+ * example may take (default 180,000); EXAMPLES_DIR runs another folder's examples (the runner's own test).
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const examplesDir = process.env.EXAMPLES_DIR ?? join(root, 'examples');
 const timeoutMs = Number(process.env.EXAMPLES_TIMEOUT_MS ?? 180_000);
+const concurrency = Math.max(1, Number(process.env.EXAMPLES_CONCURRENCY ?? 2));
 const UNSET = /^(ANTHROPIC_API_KEY|OPENAI_API_KEY|GOOGLE_CLIENT_.*)$/;
 
 /** What an example's header asks of CI. */
@@ -45,8 +47,12 @@ export function exampleTags(source: string): ExampleTags {
   };
 }
 
-/** Runs one example; resolves with why it failed, or undefined when it exited 0 in time. */
-function runExample(file: string, tags: ExampleTags, keepKeys: boolean): Promise<string | undefined> {
+/** Runs one example; resolves with its output and why it failed (undefined when it exited 0 in time). */
+function runExample(
+  file: string,
+  tags: ExampleTags,
+  keepKeys: boolean,
+): Promise<{ output: string; why: string | undefined }> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => keepKeys || !UNSET.test(name)),
   );
@@ -54,9 +60,13 @@ function runExample(file: string, tags: ExampleTags, keepKeys: boolean): Promise
   const child = spawn(process.execPath, [file, ...tags.args], {
     cwd: root,
     env,
-    stdio: ['pipe', 'inherit', 'inherit'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
+  let output = '';
+  const collect = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   child.stdin.on('error', () => undefined); // an example that never reads its stdin
   child.stdin.end(tags.stdin ?? '');
   let timedOut = false;
@@ -73,14 +83,18 @@ function runExample(file: string, tags: ExampleTags, keepKeys: boolean): Promise
     setTimeout(() => killGroup('SIGKILL'), 5_000).unref();
   }, timeoutMs);
   return new Promise((resolve) => {
-    child.on('error', (error) => resolve(`it could not start: ${error.message}`));
-    child.on('exit', (code, signal) => {
+    child.on('error', (error) => resolve({ output, why: `it could not start: ${error.message}` }));
+    // 'close', not 'exit': the output is whole once its pipes are.
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       // Whatever it left running (a server it forgot to stop) goes with it.
       killGroup('SIGKILL');
-      if (timedOut) resolve(`it did not end within ${timeoutMs / 1000} s (EXAMPLES_TIMEOUT_MS)`);
-      else if (code !== 0) resolve(`it exited with ${signal ?? `code ${code}`}`);
-      else resolve(undefined);
+      const why = timedOut
+        ? `it did not end within ${timeoutMs / 1000} s (EXAMPLES_TIMEOUT_MS)`
+        : code !== 0
+          ? `it exited with ${signal ?? `code ${code}`}`
+          : undefined;
+      resolve({ output, why });
     });
   });
 }
@@ -97,25 +111,30 @@ async function main(): Promise<void> {
   if (!files.length) throw new Error(`No example matches ${words.join(', ')} in ${examplesDir}.`);
   const failed: string[] = [];
   let skipped = 0;
-  for (const name of files) {
-    const file = relative(root, join(examplesDir, name));
-    const tags = exampleTags(await readFile(join(examplesDir, name), 'utf8'));
-    if (tags.skip) {
-      console.log(`\n- ${file}: skipped (${tags.skip})`);
-      skipped += 1;
-      continue;
+  const queue = [...files];
+  const next = async (): Promise<void> => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const file = relative(root, join(examplesDir, name));
+      const tags = exampleTags(await readFile(join(examplesDir, name), 'utf8'));
+      if (tags.skip) {
+        console.log(`\n- ${file}: skipped (${tags.skip})`);
+        skipped += 1;
+        continue;
+      }
+      const started = performance.now();
+      const { output, why } = await runExample(file, tags, keepKeys);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(`\n▶ ${file}${tags.args.length ? ` ${tags.args.join(' ')}` : ''}`);
+      process.stdout.write(output);
+      if (why) {
+        console.error(`✗ ${file} failed after ${seconds} s: ${why}.`);
+        failed.push(`${file}: ${why}`);
+      } else {
+        console.log(`✓ ${file} (${seconds} s)`);
+      }
     }
-    console.log(`\n▶ ${file}${tags.args.length ? ` ${tags.args.join(' ')}` : ''}`);
-    const started = performance.now();
-    const why = await runExample(file, tags, keepKeys);
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    if (why) {
-      console.error(`✗ ${file} failed after ${seconds} s: ${why}.`);
-      failed.push(`${file}: ${why}`);
-    } else {
-      console.log(`✓ ${file} (${seconds} s)`);
-    }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, next));
   if (failed.length) {
     console.error(`\n${failed.length} of ${files.length} examples failed:\n  ${failed.join('\n  ')}`);
     process.exitCode = 1;

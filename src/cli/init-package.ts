@@ -19,7 +19,8 @@ function ours(): Manifest {
 
 /**
  * What a project needs to run the config `init` writes: toolkit-agent, the offline model's runtime,
- * and zod (the config's tool declares its arguments with it).
+ * zod (the config's tool declares its arguments with it) and ai (the studio's chat, like any
+ * `useChat` page, speaks the AI SDK's UI message stream).
  */
 export function projectDependencies(): Record<string, string> {
   const manifest = ours();
@@ -27,6 +28,7 @@ export function projectDependencies(): Record<string, string> {
     'toolkit-agent': installedSpec(manifest.version ?? '0.0.0'),
     'node-llama-cpp': manifest.peerDependencies?.['node-llama-cpp'] ?? 'latest',
     zod: manifest.dependencies?.zod ?? 'latest',
+    ai: manifest.peerDependencies?.ai ?? 'latest',
   };
 }
 

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pack } from '../../scripts/consumer-project.mjs';
 import {
@@ -122,7 +124,12 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
       overrides: Record<string, string>;
     };
     expect(manifest.type).toBe('module');
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent', 'zod']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      'ai',
+      'node-llama-cpp',
+      'toolkit-agent',
+      'zod',
+    ]);
     // The package the CLI came from (the tarball: there is no registry copy to ask for).
     expect(manifest.dependencies['toolkit-agent']).toBe(`file:${tarball}`);
     // node-llama-cpp's GPU builds, which the offline model never loads, are left out.
@@ -207,6 +214,50 @@ describe.skipIf(skipped)('the CLI from an empty folder to a first answer (packed
       expect(text, prompt).toMatch(expected);
     }
   }, 900_000);
+
+  it('studio on the project init wrote: the page, its agent as configured, a chat answered and listed', async () => {
+    await terminal.type('npx toolkit-agent studio --port 0');
+    const shown = await terminal.waitFor(/Studio at (http:\S+)/, 120_000);
+    const url = /Studio at (http:\S+)/.exec(shown)![1]!;
+    try {
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script');
+      const agents = (await (await fetch(`${url}api/agents`)).json()) as Array<{
+        name: string;
+        tools: Array<{ name: string }>;
+      }>;
+      expect(agents.map((agent) => agent.name)).toEqual(['assistant']);
+      expect(agents[0]!.tools.map((tool) => tool.name)).toContain('clock');
+
+      // The Agents view's chat, as the page's useChat sends it, answered by the offline model.
+      const transport = new DefaultChatTransport({ api: `${url}api/chat/assistant` });
+      const stream = await transport.sendMessages({
+        chatId: 'first',
+        trigger: 'submit-message',
+        messageId: undefined,
+        abortSignal: undefined,
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hello!' }] }],
+      });
+      let answer: UIMessage | undefined;
+      for await (const message of readUIMessageStream({ stream, terminateOnError: true })) answer = message;
+      const text = answer!.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+      expect(nonsense('Hello!', text), text).toBe('');
+      // The Runs view lists the chat session once visibility has it (it lags a write by a moment).
+      let listed: string[] = [];
+      for (let tries = 0; tries < 50 && !listed.includes('chat-studio-assistant-first'); tries += 1) {
+        if (tries) await sleep(200);
+        const runs = (await (await fetch(`${url}api/runs`)).json()) as Array<{ workflowId: string }>;
+        listed = runs.map((run) => run.workflowId);
+      }
+      expect(listed).toContain('chat-studio-assistant-first');
+    } finally {
+      await terminal.send('C-c');
+    }
+    // Ctrl-C stops it: the shell is back (npm exec reports the interrupt as 130, as a shell would).
+    const stopped = await terminal.command('echo "[studio exit $?]"', 60_000);
+    expect(stopped.output).toMatch(/\[studio exit (0|130)\]/);
+  }, 300_000);
 
   it('skills lint says so when the skills have no errors', async () => {
     const lint = await terminal.command('npx toolkit-agent skills lint');

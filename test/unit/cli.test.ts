@@ -184,7 +184,7 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       };
       expect(manifest.scripts).toEqual({ start: 'node app.js', typecheck: 'tsc' });
       expect(Object.keys(manifest.dependencies)).toEqual(
-        expect.arrayContaining(['toolkit-agent', 'node-llama-cpp', 'zod']),
+        expect.arrayContaining(['toolkit-agent', 'node-llama-cpp', 'zod', 'ai']),
       );
       expect(Object.keys(manifest.devDependencies)).toEqual(expect.arrayContaining(['typescript']));
     } finally {

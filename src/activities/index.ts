@@ -27,7 +27,7 @@ import { lookupAgent, lookupModel } from './registry.ts';
 import { openRun } from './open-run.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
-import { recordRun } from '../usage/recorder.ts';
+import { recordEmbedding, recordRun } from '../usage/recorder.ts';
 import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activities.ts';
 import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
@@ -165,7 +165,16 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(async () => {
         const agent = lookupAgent(registry, input.agent);
         if (!agent.memory) return [];
-        return rememberTurn(agent.memory, agent.memoryStore, input);
+        const embedding = { tokens: 0 };
+        const ids = await rememberTurn(agent.memory, agent.memoryStore, input, embedding);
+        const embedder = agent.memory.memory.embedderId;
+        if (agent.usage && embedder)
+          await recordEmbedding(
+            agent.usage,
+            { ...input, embedder, use: 'remember', seq: input.fromSeq, ...embedding },
+            Context.current(),
+          );
+        return ids;
       }),
 
     /** Condenses turns of a chat session into observations in long-term memory; answers the ids written. */

@@ -6,7 +6,7 @@ import { writeAttemptOf } from '../activities/write-attempt.ts';
 import { hasLimits, limitsFor, startRefusal, tokenRefusal, type Quotas } from './quotas.ts';
 import { startOfUtcDay } from './ledger-keys.ts';
 import { QUOTA_FAILURE_TYPE } from './failure-type.ts';
-import { runKey, stepKey, type RecordRunInput } from './run-input.ts';
+import { embeddingKey, runKey, stepKey, type RecordRunInput } from './run-input.ts';
 import type { AdmissionScopes, UsageEntry, UsageStore } from './types.ts';
 
 /** What an agent on this worker knows of the ledger: where it is and the quotas in force. */
@@ -193,4 +193,41 @@ export async function recordRun(usage: AgentUsage, input: RecordRunInput, contex
     writeAttemptOf(context),
   );
   if (input.release) await usage.store.release(workflowId);
+}
+
+/**
+ * The tokens an embedding model spent on a turn's long-term memory (its write, or the recall into
+ * its prompt), as input tokens of the embedder's id (`openai:text-embedding-3-small`), so `pricing`
+ * prices them as any model's. Nothing is written when none were spent; a retry writes the same line.
+ */
+export async function recordEmbedding(
+  usage: AgentUsage,
+  input: {
+    agent: string;
+    tenant?: string;
+    embedder: string;
+    conversationId: string;
+    use: 'remember' | 'recall';
+    seq: number;
+    tokens: number;
+  },
+  context: Context,
+): Promise<void> {
+  if (input.tokens <= 0) return;
+  const { workflowId, runId } = runIds(context);
+  await usage.store.record(
+    usageEntry(
+      {
+        key: embeddingKey(workflowId, runId, input.conversationId, input.use, input.seq),
+        at: Date.now(),
+        agent: input.agent,
+        model: input.embedder,
+        workflow_id: workflowId,
+        input_tokens: input.tokens,
+        total_tokens: input.tokens,
+      },
+      input.tenant,
+    ),
+    writeAttemptOf(context),
+  );
 }

@@ -72,7 +72,15 @@ export async function rememberSessionTurn(
   );
   if (observe)
     await observeAnsweredTurns(
-      { agent, conversationId, resource: memory.resource, fromSeq: observe.fromSeq, toSeq: turn.toSeq, at },
+      {
+        agent,
+        ...(turn.tenant === undefined ? {} : { tenant: turn.tenant }),
+        conversationId,
+        resource: memory.resource,
+        fromSeq: observe.fromSeq,
+        toSeq: turn.toSeq,
+        at,
+      },
       emit,
     );
 }

@@ -9,7 +9,9 @@ import type { WriteAttempt } from '../memory/types.ts';
 export interface UsageEntry {
   /**
    * `<workflowId>/<runId>/step/<conversation>/<seq>`, `<workflowId>/<runId>/run/<conversation>/<seq>`
-   * or `<workflowId>/<runId>/embed/<conversation>/<remember|recall>/<seq>`.
+   * `<workflowId>/<runId>/embed/<conversation>/<remember|recall|observe>/<seq>` (embedding tokens of
+   * long-term memory) or `<workflowId>/<runId>/observe/<conversation>/<from>-<to>` (turns condensed
+   * into observations).
    */
   key: string;
   /** When it happened, in milliseconds since the epoch. */

@@ -16,6 +16,8 @@ import { startTestWorker, type TestWorker } from './helpers.ts';
 
 const EMBEDDER = 'local:all-minilm-l6-v2';
 const lastContent = (request: ModelRequest) => String(request.messages.at(-1)?.content);
+/** Whose memory: the user named before the first dot of the session id. */
+const byUser = ({ sessionId }: { sessionId?: string }) => sessionId?.split('.')[0];
 
 describe("memory's embedding tokens in the usage ledger, and the 'auto' recall's span", () => {
   const embedder = localEmbedder();
@@ -26,15 +28,26 @@ describe("memory's embedding tokens in the usage ledger, and the 'auto' recall's
   const model = new ScriptedModel(
     Array.from({ length: 10 }, () => (request: ModelRequest) => ({ text: `Heard: ${lastContent(request)}` })),
   );
+  /** Answers turns with "Noted.", and the observer's request with one observation, spending tokens. */
+  const observer = new ScriptedModel(
+    Array.from(
+      { length: 10 },
+      () => (request: ModelRequest) =>
+        lastContent(request).startsWith('Condense this conversation')
+          ? {
+              text: '- The user is learning Portuguese for a trip to Porto in May.',
+              usage: { input_tokens: 120, output_tokens: 15, total_tokens: 135 },
+            }
+          : { text: 'Noted.' },
+    ),
+  );
   let env: TestWorker;
 
   beforeAll(async () => {
     env = await startTestWorker(
       {
-        keeper: {
-          llm: model,
-          memory: { store: memory, resource: ({ sessionId }) => sessionId?.split('.')[0] },
-        },
+        keeper: { llm: model, memory: { store: memory, resource: byUser } },
+        observer: { llm: observer, memory: { store: memory, resource: byUser, observe: { everyTurns: 2 } } },
       },
       { telemetry: { tracerProvider }, usageStore },
     );
@@ -122,5 +135,37 @@ describe("memory's embedding tokens in the usage ledger, and the 'auto' recall's
       'toolkit_agent.tenant': 'acme',
     });
     expect(JSON.stringify(second?.attributes)).not.toContain('bees');
+  });
+
+  it("records the observer's model call and the observations' embedding", async () => {
+    const cleo = `cleo-${randomUUID().slice(0, 8)}`;
+    const session = env.agents.chatSession('observer', {
+      sessionId: `${cleo}.1`,
+      memoryStore: env.memoryStore,
+      tenant: 'acme',
+    });
+    await session.send('I am learning Portuguese.');
+    await session.send('It is for a trip to Porto in May.');
+    const lines = async (part: string) =>
+      (await usageStore.entries()).filter((entry) => entry.key.includes(`/${part}/${cleo}.1/`));
+    await expect.poll(async () => (await lines('observe')).length, { timeout: 15_000 }).toBe(1);
+    const [call] = await lines('observe');
+    expect(call).toMatchObject({ agent: 'observer', tenant: 'acme', input_tokens: 120, output_tokens: 15 });
+    expect(call!.key).toMatch(/\/observe\/[^/]+\/1-\d+$/);
+    expect(call!.model).not.toBe(EMBEDDER);
+    await expect
+      .poll(async () => (await lines('embed')).filter((entry) => entry.key.includes('/observe/')).length, {
+        timeout: 15_000,
+      })
+      .toBe(1);
+    const [embedded] = (await lines('embed')).filter((entry) => entry.key.includes('/observe/'));
+    const date = new Date(embedded!.at).toISOString().slice(0, 10);
+    expect(embedded).toMatchObject({
+      model: EMBEDDER,
+      tenant: 'acme',
+      input_tokens: await tokensOf([
+        `Observations of ${date}:\n- The user is learning Portuguese for a trip to Porto in May.`,
+      ]),
+    });
   });
 });

@@ -47,7 +47,15 @@ const round = (n: number, places = 3) => Number(n.toFixed(places));
  * The offline embedder, each turn's vector made once for all the stores (`embedTurns`); queries are
  * embedded at every recall, so recall latency includes them.
  */
-function turnsEmbeddedOnce(embedder: Embedder): Embedder & { embedTurns(texts: string[]): Promise<number> } {
+/** The offline embedder's rate on the turns: texts a second, and the word pieces a second it reads. */
+interface EmbedRate {
+  rate: number;
+  tokensPerSecond: number;
+}
+
+function turnsEmbeddedOnce(
+  embedder: Embedder,
+): Embedder & { embedTurns(texts: string[]): Promise<EmbedRate> } {
   const vectors = new Map<string, Float32Array>();
   return {
     id: embedder.id,
@@ -58,27 +66,30 @@ function turnsEmbeddedOnce(embedder: Embedder): Embedder & { embedTurns(texts: s
     async embedTurns(texts) {
       const cache = process.env.LTM_VECTOR_CACHE;
       if (cache && (await readFile(cache).catch(() => undefined))) {
-        const saved = JSON.parse(await readFile(cache, 'utf8')) as {
-          rate: number;
+        const saved = JSON.parse(await readFile(cache, 'utf8')) as EmbedRate & {
           vectors: Record<string, number[]>;
         };
         for (const [text, vector] of Object.entries(saved.vectors))
           vectors.set(text, Float32Array.from(vector));
-        return saved.rate;
+        return { rate: saved.rate, tokensPerSecond: saved.tokensPerSecond ?? 0 };
       }
       const start = performance.now();
-      const made = await embedder.embed(texts);
-      const rate = texts.length / ((performance.now() - start) / 1000);
+      const usage = { tokens: 0 };
+      const made = await embedder.embed(texts, usage);
+      const seconds = (performance.now() - start) / 1000;
+      const rate = texts.length / seconds;
+      const tokensPerSecond = usage.tokens / seconds;
       texts.forEach((text, i) => vectors.set(text, made[i]!));
       if (cache)
         await writeFile(
           cache,
           JSON.stringify({
             rate,
+            tokensPerSecond,
             vectors: Object.fromEntries([...vectors].map(([t, v]) => [t, Array.from(v)])),
           }),
         );
-      return rate;
+      return { rate, tokensPerSecond };
     },
     close: () => embedder.close?.() ?? Promise.resolve(),
   };
@@ -181,7 +192,9 @@ const postgres = process.env.LTM_POSTGRES_URL
 const embedder = turnsEmbeddedOnce(localEmbedder());
 try {
   const allTurns = conversations.flatMap((conversation) => turnsOf(conversation).map((turn) => turn.text));
-  const embedTurnsPerSecond = Math.round(await embedder.embedTurns(allTurns));
+  const embedRate = await embedder.embedTurns(allTurns);
+  const embedTurnsPerSecond = Math.round(embedRate.rate);
+  const embedTokensPerSecond = Math.round(embedRate.tokensPerSecond);
   const stores: Array<[string, () => LongTermMemoryStore]> = [
     ['in memory', () => new InMemoryLongTermStore()],
     ['SQLite', () => new SqliteLongTermStore({ path: join(scratch, 'memory.sqlite') })],
@@ -199,13 +212,18 @@ try {
     `# Long-term memory on LoCoMo (${conversations.length} conversations, ${allTurns.length} turns)\n\n` +
     `Recall tuned on ${TUNED_ON.join(' and ')} (${questions('tuning')} questions); "held out" is the other ` +
     `${conversations.length - TUNED_ON.length} (${questions('held out')} questions). Offline embedder ` +
-    `(${embedder.id}, one thread): ${embedTurnsPerSecond} turns/s, the bound of remember with vectors; ` +
+    `(${embedder.id}, one thread): ${embedTurnsPerSecond} turns/s (${embedTokensPerSecond} word pieces/s), ` +
+    `the bound of remember with vectors; ` +
     `"remember" below is the store's own rate with each turn's vector made beforehand.\n\n` +
     `| ${columns.join(' | ')} |\n| ${columns.map(() => '---').join(' | ')} |\n` +
     results.map((row) => `| ${columns.map((column) => row[column]).join(' | ')} |`).join('\n') +
     `\n\nEvidence recall@k: the share of a question's evidence turns among the first k recalled; category 5 left out. ` +
     `One remember call per turn. Recall latency includes embedding the query.\n`;
-  await writeResults('long-term-memory', { embedder: embedder.id, embedTurnsPerSecond, results }, table);
+  await writeResults(
+    'long-term-memory',
+    { embedder: embedder.id, embedTurnsPerSecond, embedTokensPerSecond, results },
+    table,
+  );
 } finally {
   await embedder.close?.();
   if ('stop' in postgres) await postgres.stop();

@@ -85,6 +85,7 @@ export type {
   MemoryResourceContext,
 } from './agent-memory/options.ts';
 export type { LongTermMemoryOption } from './agent-memory/registered.ts';
+export { forgetMemory, type ForgetMemoryInput, type ForgottenMemory } from './agent-memory/forget.ts';
 export {
   InProcessLiveChannel,
   inProcessLiveChannel,

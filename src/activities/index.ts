@@ -27,7 +27,7 @@ import { lookupAgent, lookupModel } from './registry.ts';
 import { openRun } from './open-run.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
-import { recordRun } from '../usage/recorder.ts';
+import { recordEmbedding, recordObserver, recordRun } from '../usage/recorder.ts';
 import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activities.ts';
 import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
@@ -36,7 +36,7 @@ import { guardrailsOwner } from '../guardrails/registered.ts';
 import type { RegisteredAgent } from './registered-agent.ts';
 import type { CheckGuardrailInput, RecordedVerdict } from '../guardrails/recorded.ts';
 import { rememberTurn, type RememberTurnInput } from '../agent-memory/remember-turn.ts';
-import { observeTurns, type ObserveTurnsInput } from '../agent-memory/observe-turns.ts';
+import { observeTurns, type ObserveTurnsInput, type ObserverSpend } from '../agent-memory/observe-turns.ts';
 import { keepingRecalled } from '../agent-memory/turn-memory.ts';
 
 /**
@@ -165,7 +165,16 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(async () => {
         const agent = lookupAgent(registry, input.agent);
         if (!agent.memory) return [];
-        return rememberTurn(agent.memory, agent.memoryStore, input);
+        const embedding = { tokens: 0 };
+        const ids = await rememberTurn(agent.memory, agent.memoryStore, input, embedding);
+        const embedder = agent.memory.memory.embedderId;
+        if (agent.usage && embedder)
+          await recordEmbedding(
+            agent.usage,
+            { ...input, embedder, use: 'remember', seq: input.fromSeq, ...embedding },
+            Context.current(),
+          );
+        return ids;
       }),
 
     /** Condenses turns of a chat session into observations in long-term memory; answers the ids written. */
@@ -173,14 +182,27 @@ export function createActivities(registry: AgentRegistry) {
       atBoundary(async () => {
         const agent = lookupAgent(registry, input.agent);
         if (!agent.memory) return [];
-        const { cancellationSignal } = Context.current();
-        return observeTurns(
+        const context = Context.current();
+        const spend: ObserverSpend = { embedding: { tokens: 0 } };
+        const ids = await observeTurns(
           agent.memory,
           agent.memoryStore,
           lookupModel(agent, undefined),
           input,
-          cancellationSignal,
+          context.cancellationSignal,
+          spend,
         );
+        if (agent.usage) {
+          await recordObserver(agent.usage, { ...input, model: agent.defaultModel }, spend.model, context);
+          const embedder = agent.memory.memory.embedderId;
+          if (embedder)
+            await recordEmbedding(
+              agent.usage,
+              { ...input, embedder, use: 'observe', seq: input.fromSeq, ...spend.embedding },
+              context,
+            );
+        }
+        return ids;
       }),
 
     /** Stores messages the workflow decided on (a failed tool's error, refused calls). */

@@ -10,7 +10,7 @@ import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
-import { admitRun } from '../usage/recorder.ts';
+import { admitRun, recordEmbedding } from '../usage/recorder.ts';
 import { guardrailPlan, type RegisteredGuardrails } from '../guardrails/registered.ts';
 import { openTurnMemory } from '../agent-memory/turn-memory.ts';
 
@@ -45,10 +45,18 @@ export async function resolveRun(
     .filter(Boolean)
     .join('\n\n');
   // A deep run's phases and a handoff take no part in memory: the turn's own prompt does.
+  const embedding = { tokens: 0 };
   const memory =
     input.noTools || input.deepPhase || input.handoff
       ? undefined
-      : await openTurnMemory(agent.memory, { ...input, agent: agent.name }, context);
+      : await openTurnMemory(agent.memory, { ...input, agent: agent.name }, context, embedding);
+  const embedder = agent.memory?.memory.embedderId;
+  if (agent.usage && embedder)
+    await recordEmbedding(
+      agent.usage,
+      { ...input, agent: agent.name, embedder, use: 'recall', seq: input.startSeq ?? 0, ...embedding },
+      context,
+    );
   const user: Message = {
     role: 'user',
     content: input.prompt,

@@ -1,4 +1,5 @@
-import type { Message } from '../common/messages.ts';
+import type { Message, Usage } from '../common/messages.ts';
+import type { EmbeddingTokens } from '../long-term-memory/embedder.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import type { RegisteredMemory } from './registered.ts';
@@ -9,6 +10,8 @@ const MAX_MESSAGE_CHARS = 4_000;
 /** What the `observeTurns` activity takes: the positions of the turns to condense, and whose memory they go to. */
 export interface ObserveTurnsInput {
   agent: string;
+  /** The session's tenant, for the usage ledger's lines of the observer's tokens. */
+  tenant?: string;
   conversationId: string;
   resource: string;
   fromSeq: number;
@@ -17,11 +20,18 @@ export interface ObserveTurnsInput {
   at: number;
 }
 
+/** What condensing turns spent: the observer model's tokens, and the embedder's. */
+export interface ObserverSpend {
+  model?: Usage;
+  embedding: EmbeddingTokens;
+}
+
 /**
  * Condenses the turns stored at `[fromSeq, toSeq)` into dated observations with the agent's model,
  * and remembers them as one message `<conversationId>/observations/<fromSeq>-<toSeq>`: recalled like
  * turns, and replaced whole when the activity runs again (a retry, another worker). Answers its id,
- * or none when the turns said nothing (or the model found nothing worth keeping).
+ * or none when the turns said nothing (or the model found nothing worth keeping). What the model
+ * and the embedder spent goes in `spend`.
  */
 export async function observeTurns(
   memory: RegisteredMemory,
@@ -29,6 +39,7 @@ export async function observeTurns(
   model: ModelAdapter,
   input: ObserveTurnsInput,
   signal: AbortSignal,
+  spend: ObserverSpend = { embedding: { tokens: 0 } },
 ): Promise<string[]> {
   const stored = await store.read(input.conversationId, { before: input.toSeq });
   const transcript = stored.slice(input.fromSeq).flatMap(line);
@@ -39,20 +50,24 @@ export async function observeTurns(
     tools: [],
     signal,
   });
+  if (answer.usage) spend.model = answer.usage;
   const observations = answer.text.trim();
   if (!observations || /^none\.?$/i.test(observations)) return [];
-  return memory.memory.remember({
-    resource: input.resource,
-    sessionId: input.conversationId,
-    at: input.at,
-    messages: [
-      {
-        id: `${input.conversationId}/observations/${input.fromSeq}-${input.toSeq}`,
-        role: 'system',
-        content: `Observations of ${date}:\n${observations}`,
-      },
-    ],
-  });
+  return memory.memory.remember(
+    {
+      resource: input.resource,
+      sessionId: input.conversationId,
+      at: input.at,
+      messages: [
+        {
+          id: `${input.conversationId}/observations/${input.fromSeq}-${input.toSeq}`,
+          role: 'system',
+          content: `Observations of ${date}:\n${observations}`,
+        },
+      ],
+    },
+    { usage: spend.embedding },
+  );
 }
 
 /** The instruction the observer model gets; its first words mark it (tests and logs know it by them). */

@@ -1,3 +1,4 @@
+import type { EmbeddingTokens } from '../long-term-memory/embedder.ts';
 import type { RecallHit } from '../long-term-memory/long-term-memory.ts';
 import type { RegisteredMemory } from './registered.ts';
 
@@ -9,7 +10,8 @@ export interface RecalledForTurn {
 
 /**
  * The best matches of `resource`'s memory for a prompt, left out those of the conversation itself
- * (the model sees those already), at most the agent's `recall.limit`.
+ * (the model sees those already), at most the agent's `recall.limit`. The tokens the query's
+ * embedding spends are added to `usage`.
  */
 export async function recallMatches(
   memory: RegisteredMemory,
@@ -17,9 +19,13 @@ export async function recallMatches(
   query: string,
   conversationId: string,
   limit = memory.limit,
+  usage?: EmbeddingTokens,
 ): Promise<RecallHit[]> {
   // Asked for more than the limit: hits of this conversation are dropped below.
-  const hits = await memory.memory.recall({ resource, query, limit: Math.min(1000, limit * 2 + 10) });
+  const hits = await memory.memory.recall(
+    { resource, query, limit: Math.min(1000, limit * 2 + 10) },
+    { ...(usage ? { usage } : {}) },
+  );
   return hits.filter((hit) => hit.sessionId !== conversationId).slice(0, limit);
 }
 
@@ -35,9 +41,10 @@ export async function recallForTurn(
   resource: string,
   prompt: string,
   conversationId: string,
+  usage?: EmbeddingTokens,
 ): Promise<RecalledForTurn> {
   if (memory.mode !== 'auto') return { text: undefined, ids: [] };
-  const hits = await recallMatches(memory, resource, prompt, conversationId);
+  const hits = await recallMatches(memory, resource, prompt, conversationId, memory.limit, usage);
   if (hits.length === 0) return { text: undefined, ids: [] };
   return { text: formatRecalled(hits), ids: hits.map((hit) => hit.messageId) };
 }

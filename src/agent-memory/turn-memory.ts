@@ -1,5 +1,7 @@
 import type { Context } from '@temporalio/activity';
+import { wrappedMemoryRecall } from '../activities/model-step-wrappers.ts';
 import type { Message } from '../common/messages.ts';
+import type { EmbeddingTokens } from '../long-term-memory/embedder.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { MemoryResourceContext } from './options.ts';
 import { recallForTurn } from './recall.ts';
@@ -46,17 +48,29 @@ export interface TurnMemory {
 
 /**
  * The memory of a turn about to open: its resource (`undefined` when the agent has no memory or
- * answers no resource) and, in `'auto'` mode, what is recalled for its prompt.
+ * answers no resource) and, in `'auto'` mode, what is recalled for its prompt (inside the wrappers
+ * telemetry sets, for its span); the tokens the recall's embedding spends are added to `usage`.
  */
 export async function openTurnMemory(
   memory: RegisteredMemory | undefined,
   turn: { agent: string; tenant?: string; conversationId: string; prompt: string },
   context: Context,
+  usage?: EmbeddingTokens,
 ): Promise<TurnMemory | undefined> {
   if (!memory || !REMEMBERING_WORKFLOWS.has(context.info.workflowType ?? '')) return undefined;
   const resource = resourceOf(memory, memoryContext(turn.agent, turn.tenant, turn.conversationId, context));
   if (resource === undefined) return undefined;
-  const recalled = await recallForTurn(memory, resource, turn.prompt, turn.conversationId);
+  const recalled =
+    memory.mode === 'auto'
+      ? await wrappedMemoryRecall(
+          {
+            agent: turn.agent,
+            conversationId: turn.conversationId,
+            ...(turn.tenant === undefined ? {} : { tenant: turn.tenant }),
+          },
+          () => recallForTurn(memory, resource, turn.prompt, turn.conversationId, usage),
+        )
+      : { text: undefined, ids: [] };
   const profile = memory.working && (await readWorkingMemory(memory.working.store, resource));
   const text = [profile && formatWorkingMemory(profile), recalled.text].filter(Boolean).join('\n\n');
   return { resource, recalled: recalled.ids, ...(text ? { text } : {}) };

@@ -33,6 +33,7 @@ const observeActivities = proxyActivities<AgentActivities>({
 /** An answered chat turn, for its memory. */
 export interface AnsweredSessionTurn {
   agent: string;
+  tenant?: string;
   sessionId: string;
   turnId: string;
   /** The turn's positions in the stored conversation. */
@@ -59,6 +60,7 @@ export async function rememberSessionTurn(
   await rememberAnsweredTurn(
     {
       agent,
+      ...(turn.tenant === undefined ? {} : { tenant: turn.tenant }),
       conversationId,
       resource: memory.resource,
       fromSeq: turn.fromSeq,
@@ -70,7 +72,15 @@ export async function rememberSessionTurn(
   );
   if (observe)
     await observeAnsweredTurns(
-      { agent, conversationId, resource: memory.resource, fromSeq: observe.fromSeq, toSeq: turn.toSeq, at },
+      {
+        agent,
+        ...(turn.tenant === undefined ? {} : { tenant: turn.tenant }),
+        conversationId,
+        resource: memory.resource,
+        fromSeq: observe.fromSeq,
+        toSeq: turn.toSeq,
+        at,
+      },
       emit,
     );
 }

@@ -8,10 +8,18 @@ import { aiPackage } from '../ui-stream/ai-package.ts';
  */
 export interface Embedder {
   readonly id: string;
-  /** One vector per text, in the order of `texts`; every vector of one embedder has the same length. */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * One vector per text, in the order of `texts`; every vector of one embedder has the same length.
+   * An embedder that knows what it spent adds its tokens to `usage.tokens` (for the usage ledger).
+   */
+  embed(texts: string[], usage?: EmbeddingTokens): Promise<Float32Array[]>;
   /** Frees what the embedder holds (a loaded model). */
   close?(): Promise<void>;
+}
+
+/** Tokens an embedder spent, added up over its calls. */
+export interface EmbeddingTokens {
+  tokens: number;
 }
 
 /**
@@ -49,10 +57,12 @@ function isEmbedder(option: unknown): option is Embedder {
 function aiSdkEmbedder(model: AiSdkEmbeddingModel): Embedder {
   return {
     id: `${model.provider}:${model.modelId}`,
-    async embed(texts) {
+    async embed(texts, usage) {
       if (texts.length === 0) return [];
       const { embedMany } = aiPackage('LongTermMemory with an AI SDK embedding model');
-      const { embeddings } = await embedMany({ model: model as unknown as Ai.EmbeddingModel, values: texts });
+      const result = await embedMany({ model: model as unknown as Ai.EmbeddingModel, values: texts });
+      const { embeddings } = result;
+      if (usage) usage.tokens += result.usage?.tokens ?? 0;
       return embeddings.map((embedding) => Float32Array.from(embedding));
     },
   };

@@ -8,6 +8,7 @@
  */
 export {
   LongTermMemory,
+  type EmbeddingSpend,
   type ForgetInput,
   type LongTermMemoryOptions,
   type MemoryMessage,
@@ -17,7 +18,7 @@ export {
   type RecallMode,
   type RememberInput,
 } from './long-term-memory.ts';
-export type { AiSdkEmbeddingModel, Embedder, EmbedderOption } from './embedder.ts';
+export type { AiSdkEmbeddingModel, Embedder, EmbedderOption, EmbeddingTokens } from './embedder.ts';
 export { findLocalEmbeddingModel, localEmbedder, type LocalEmbedderOptions } from './local-embedder.ts';
 export { InMemoryLongTermStore } from './in-memory.ts';
 export { PostgresLongTermStore, type PostgresLongTermStoreOptions } from './postgres.ts';

@@ -131,7 +131,7 @@ export function localEmbedder(options: LocalEmbedderOptions = {}): Embedder {
     : 'all-minilm-l6-v2';
   return {
     id: `local:${modelName}`,
-    async embed(texts) {
+    async embed(texts, usage) {
       loading ??= load().catch((error: unknown) => {
         loading = undefined;
         throw error;
@@ -141,6 +141,7 @@ export function localEmbedder(options: LocalEmbedderOptions = {}): Embedder {
       for (const text of texts) {
         // Places are kept for the [CLS] and [SEP] pieces the context adds (the input must be shorter than it).
         const tokens = model.tokenize(text).slice(0, model.trainContextSize - 3);
+        if (usage) usage.tokens += tokens.length;
         vectors.push(
           tokens.length === 0
             ? new Float32Array(model.embeddingVectorSize)

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors.ts';
-import { toEmbedder, type Embedder, type EmbedderOption } from './embedder.ts';
+import { toEmbedder, type Embedder, type EmbedderOption, type EmbeddingTokens } from './embedder.ts';
 import { spanNamedIn } from './query-dates.ts';
 import { fuse, type RankedList } from './recall-ranking.ts';
 import type { LongTermMemoryStore, MemoryEntry, MemoryRole } from './types.ts';
@@ -67,6 +67,12 @@ export interface ForgetInput {
   messageId?: string;
 }
 
+/** What `remember` and `recall` may also take: where to add the tokens their embedding spends. */
+export interface EmbeddingSpend {
+  /** Gets the tokens the embedder reports (an AI SDK model's `usage.tokens`, the offline model's word pieces). */
+  usage?: EmbeddingTokens;
+}
+
 /** Options of {@link LongTermMemory}. */
 export interface LongTermMemoryOptions {
   /** Where memory lives: an `InMemoryLongTermStore`, a `SqliteLongTermStore` or a `PostgresLongTermStore`. */
@@ -108,12 +114,17 @@ export class LongTermMemory {
       );
   }
 
+  /** The embedder's id (`<provider>:<model id>`, `local:all-minilm-l6-v2`), or undefined without one. */
+  get embedderId(): string | undefined {
+    return this.#embedder?.id;
+  }
+
   /**
    * Remembers the messages of one session. A message without an `id` gets
    * `<sessionId>/<at as ISO 8601>/<position in messages>`, so the same call retried stores nothing twice.
    * @returns the ids stored, in the order of `messages`.
    */
-  async remember(input: RememberInput): Promise<string[]> {
+  async remember(input: RememberInput, spend: EmbeddingSpend = {}): Promise<string[]> {
     const resource = requireText(input?.resource, 'remember: resource');
     const sessionId = requireText(input.sessionId, 'remember: sessionId');
     const at = toTime(input.at, 'remember: at');
@@ -141,12 +152,12 @@ export class LongTermMemory {
       );
     if (entries.length > 0) await this.#store.upsert(entries);
     // Stored first: should embedding fail, the messages are still remembered, and embedded on a later recall.
-    if (entries.length > 0 && this.#embedder) await this.#storeVectors(resource, entries);
+    if (entries.length > 0 && this.#embedder) await this.#storeVectors(resource, entries, spend.usage);
     return ids;
   }
 
   /** The messages of `resource` that best match `query`, at most `limit` of them, best first. */
-  async recall(input: RecallInput): Promise<RecallHit[]> {
+  async recall(input: RecallInput, spend: EmbeddingSpend = {}): Promise<RecallHit[]> {
     const resource = requireText(input?.resource, 'recall: resource');
     if (typeof input.query !== 'string') throw new ConfigurationError('recall: query must be a string.');
     if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > maxLimit)
@@ -172,8 +183,8 @@ export class LongTermMemory {
       until: Math.min(span.until, until ?? Infinity),
     };
     const embedder = mode === 'words' ? undefined : this.#embedder!;
-    if (embedder) await this.#catchUp(resource);
-    const [vector] = embedder ? await embedder.embed([input.query]) : [];
+    if (embedder) await this.#catchUp(resource, spend.usage);
+    const [vector] = embedder ? await embedder.embed([input.query], spend.usage) : [];
     const lists: RankedList[] = [];
     const search = async (within: { since?: number; until?: number }, weight: number) => {
       const query = { resource, query: input.query, limit: Math.max(input.limit, candidates), ...within };
@@ -212,9 +223,12 @@ export class LongTermMemory {
     await this.#embedder?.close?.();
   }
 
-  async #storeVectors(resource: string, entries: MemoryEntry[]): Promise<void> {
+  async #storeVectors(resource: string, entries: MemoryEntry[], usage?: EmbeddingTokens): Promise<void> {
     const embedder = this.#embedder!;
-    const vectors = await embedder.embed(entries.map((entry) => entry.text));
+    const vectors = await embedder.embed(
+      entries.map((entry) => entry.text),
+      usage,
+    );
     if (vectors.length !== entries.length)
       throw new Error(
         `The embedder ${embedder.id} gave ${vectors.length} vectors for ${entries.length} texts.`,
@@ -227,7 +241,7 @@ export class LongTermMemory {
   }
 
   /** Embeds the messages of `resource` that have no vector of this embedder (remembered without it). */
-  async #catchUp(resource: string): Promise<void> {
+  async #catchUp(resource: string, usage?: EmbeddingTokens): Promise<void> {
     const done = new Set<string>();
     for (;;) {
       const missing = await this.#store.withoutVectors!(resource, this.#embedder!.id, catchUpBatch);
@@ -238,7 +252,7 @@ export class LongTermMemory {
           `The store still has no vector for ${JSON.stringify(again.messageId)} after it was given one: ` +
             'its putVectors does not keep what withoutVectors finds missing.',
         );
-      await this.#storeVectors(resource, missing);
+      await this.#storeVectors(resource, missing, usage);
       for (const entry of missing) done.add(entry.messageId);
       if (missing.length < catchUpBatch) return;
     }

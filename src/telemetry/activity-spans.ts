@@ -6,7 +6,12 @@ import type {
   Next,
 } from '@temporalio/worker';
 import { failureType } from '../activities/failures.ts';
-import { withModelStepWrapper } from '../activities/model-step-wrappers.ts';
+import {
+  withMemoryRecallWrapper,
+  withModelStepWrapper,
+  type MemoryRecallResult,
+  type MemoryRecallWork,
+} from '../activities/model-step-wrappers.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import type { ModelAdapter } from '../models/model-adapter.ts';
 import type { CallModelInput, InvokeToolInput, ModelStep, ToolOutcome } from '../common/index.ts';
@@ -26,8 +31,10 @@ const GUARDRAIL = {
   phase: 'toolkit_agent.guardrail.phase',
 } as const;
 
-/** How many messages a `remember_memory` span wrote to long-term memory. */
+/** How many messages a `remember_memory` span wrote to long-term memory (a `recall_memory` span: recalled). */
 const MEMORY_MESSAGES = 'toolkit_agent.memory.messages';
+/** How a `recall_memory` span recalled: `auto` (into the turn's prompt). */
+const MEMORY_RECALL_MODE = 'toolkit_agent.memory.recall_mode';
 
 /**
  * What the spans read of the worker's agents (the registry is one): their models and where their
@@ -42,7 +49,8 @@ export type SpanAgents = ReadonlyMap<
  * Activity interceptors that trace each model step as `chat <model>` (a `callModel` activity, or
  * the first step a run's opening step takes), each tool call as `execute_tool <tool>` (GenAI
  * semantic conventions), each input or output guardrail as `guardrail <name>`, and each turn written
- * to long-term memory as `remember_memory` (`observe_memory` for turns condensed into observations). Activities do not replay, so each attempt
+ * to long-term memory as `remember_memory` (`observe_memory` for turns condensed into observations),
+ * and each `'auto'` recall into a turn's prompt as `recall_memory`. Activities do not replay, so each attempt
  * is one span. Content (messages, arguments, results) only with `recordContent`; never a credential:
  * tool results are the redacted ones the activity stored.
  */
@@ -73,8 +81,9 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
     if (this.#type === 'openRun')
       return withModelStepWrapper(
         (request, step) => this.#chat(request, step),
-        () => next(input),
+        () => this.#withRecallSpans(() => next(input)),
       );
+    if (this.#type === 'resolveRun') return this.#withRecallSpans(() => next(input));
     if (this.#type === 'invokeTool') return this.#tool(input.args[0] as InvokeToolInput, () => next(input));
     if (this.#type === 'checkGuardrail')
       return this.#guardrail(input.args[0] as CheckGuardrailInput, () => next(input));
@@ -159,7 +168,26 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
     });
   }
 
-  /** Runs `work` in an active span that ends with it, with error status when it throws. */
+  /** Runs an activity that opens a turn with a `recall_memory` span around its `'auto'` recall. */
+  #withRecallSpans<T>(work: () => Promise<T>): Promise<T> {
+    return withMemoryRecallWrapper((recall, run) => this.#recall(recall, run), work);
+  }
+
+  /** A turn's `'auto'` recall from long-term memory: how many messages it put in the prompt, never their text. */
+  #recall(input: MemoryRecallWork, run: () => Promise<MemoryRecallResult>): Promise<MemoryRecallResult> {
+    const attributes: Attributes = {
+      [GEN_AI.agentName]: input.agent,
+      [GEN_AI.conversationId]: input.conversationId,
+      [MEMORY_RECALL_MODE]: 'auto',
+      ...(input.tenant === undefined ? {} : { [TENANT_ATTRIBUTE]: input.tenant }),
+    };
+    return this.#inSpan('recall_memory', SpanKind.INTERNAL, attributes, async (span) => {
+      const recalled = await run();
+      span.setAttribute(MEMORY_MESSAGES, recalled.ids.length);
+      return recalled;
+    });
+  }
+
   /**
    * A turn written to long-term memory (`remember_memory`), or turns condensed into observations
    * (`observe_memory`): how many messages were written, never their text.
@@ -177,6 +205,7 @@ class GenAiActivitySpans implements ActivityInboundCallsInterceptor {
     });
   }
 
+  /** Runs `work` in an active span that ends with it, with error status when it throws. */
   #inSpan<T>(
     name: string,
     kind: SpanKind,

@@ -6,7 +6,7 @@ import { writeAttemptOf } from '../activities/write-attempt.ts';
 import { hasLimits, limitsFor, startRefusal, tokenRefusal, type Quotas } from './quotas.ts';
 import { startOfUtcDay } from './ledger-keys.ts';
 import { QUOTA_FAILURE_TYPE } from './failure-type.ts';
-import { runKey, stepKey, type RecordRunInput } from './run-input.ts';
+import { embeddingKey, observerKey, runKey, stepKey, type RecordRunInput } from './run-input.ts';
 import type { AdmissionScopes, UsageEntry, UsageStore } from './types.ts';
 
 /** What an agent on this worker knows of the ledger: where it is and the quotas in force. */
@@ -158,13 +158,52 @@ export async function recordStep(
         agent: input.agent,
         model: input.model,
         workflow_id: workflowId,
-        input_tokens: tokens.input_tokens,
-        output_tokens: tokens.output_tokens,
-        cached_input_tokens: tokens.cached_input_tokens ?? 0,
-        cache_write_5m_tokens: tokens.cache_write_5m_tokens ?? 0,
-        cache_write_1h_tokens: tokens.cache_write_1h_tokens ?? 0,
-        reasoning_tokens: tokens.reasoning_tokens ?? 0,
-        total_tokens: tokens.total_tokens,
+        ...tokenFields(tokens),
+      },
+      input.tenant,
+    ),
+    writeAttemptOf(context),
+  );
+}
+
+/** A model call's tokens as ledger fields. */
+function tokenFields(tokens: Usage): Partial<UsageEntry> {
+  return {
+    input_tokens: tokens.input_tokens,
+    output_tokens: tokens.output_tokens,
+    cached_input_tokens: tokens.cached_input_tokens ?? 0,
+    cache_write_5m_tokens: tokens.cache_write_5m_tokens ?? 0,
+    cache_write_1h_tokens: tokens.cache_write_1h_tokens ?? 0,
+    reasoning_tokens: tokens.reasoning_tokens ?? 0,
+    total_tokens: tokens.total_tokens,
+  };
+}
+
+/** The model call that condensed turns `[fromSeq, toSeq)` of a chat session into observations. */
+export async function recordObserver(
+  usage: AgentUsage,
+  input: {
+    agent: string;
+    tenant?: string;
+    model: string;
+    conversationId: string;
+    fromSeq: number;
+    toSeq: number;
+  },
+  tokens: Usage | undefined,
+  context: Context,
+): Promise<void> {
+  if (!tokens) return;
+  const { workflowId, runId } = runIds(context);
+  await usage.store.record(
+    usageEntry(
+      {
+        key: observerKey(workflowId, runId, input.conversationId, input.fromSeq, input.toSeq),
+        at: Date.now(),
+        agent: input.agent,
+        model: input.model,
+        workflow_id: workflowId,
+        ...tokenFields(tokens),
       },
       input.tenant,
     ),
@@ -193,4 +232,41 @@ export async function recordRun(usage: AgentUsage, input: RecordRunInput, contex
     writeAttemptOf(context),
   );
   if (input.release) await usage.store.release(workflowId);
+}
+
+/**
+ * The tokens an embedding model spent on a turn's long-term memory (its write, or the recall into
+ * its prompt), as input tokens of the embedder's id (`openai:text-embedding-3-small`), so `pricing`
+ * prices them as any model's. Nothing is written when none were spent; a retry writes the same line.
+ */
+export async function recordEmbedding(
+  usage: AgentUsage,
+  input: {
+    agent: string;
+    tenant?: string;
+    embedder: string;
+    conversationId: string;
+    use: 'remember' | 'recall' | 'observe';
+    seq: number;
+    tokens: number;
+  },
+  context: Context,
+): Promise<void> {
+  if (input.tokens <= 0) return;
+  const { workflowId, runId } = runIds(context);
+  await usage.store.record(
+    usageEntry(
+      {
+        key: embeddingKey(workflowId, runId, input.conversationId, input.use, input.seq),
+        at: Date.now(),
+        agent: input.agent,
+        model: input.embedder,
+        workflow_id: workflowId,
+        input_tokens: input.tokens,
+        total_tokens: input.tokens,
+      },
+      input.tenant,
+    ),
+    writeAttemptOf(context),
+  );
 }

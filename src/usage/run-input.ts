@@ -30,3 +30,29 @@ export function runKey(workflowId: string, runId: string, conversationId: string
 export function stepKey(workflowId: string, runId: string, conversationId: string, seq: number): string {
   return `${workflowId}/${runId}/step/${conversationId}/${seq}`;
 }
+
+/**
+ * The key of the ledger line of a turn's embedding tokens: `remember` for the turn written to
+ * long-term memory, `recall` for what was recalled into its prompt (`seq` where the turn starts),
+ * `observe` for observations of turns (`seq` where they start).
+ */
+export function embeddingKey(
+  workflowId: string,
+  runId: string,
+  conversationId: string,
+  use: 'remember' | 'recall' | 'observe',
+  seq: number,
+): string {
+  return `${workflowId}/${runId}/embed/${conversationId}/${use}/${seq}`;
+}
+
+/** The key of the ledger line of the model call that condensed turns `[fromSeq, toSeq)` into observations. */
+export function observerKey(
+  workflowId: string,
+  runId: string,
+  conversationId: string,
+  fromSeq: number,
+  toSeq: number,
+): string {
+  return `${workflowId}/${runId}/observe/${conversationId}/${fromSeq}-${toSeq}`;
+}

@@ -3,18 +3,23 @@ import type { WriteAttempt } from '../memory/types.ts';
 /**
  * One line of the usage ledger, keyed by what Temporal gives (workflow id, run id, position), so a
  * retried or crashed activity writes the same line again instead of a second one. A model step
- * records its tokens; the end of a run or chat turn records its tool calls by tool, sub-runs and
+ * records its tokens (an embedding model its input tokens, for long-term memory); the end of a run or chat turn records its tool calls by tool, sub-runs and
  * wall time (and `runs: 1` for a run or turn that was started from outside, not a sub-run).
  */
 export interface UsageEntry {
-  /** `<workflowId>/<runId>/step/<conversation>/<seq>` or `<workflowId>/<runId>/run/<conversation>/<seq>`. */
+  /**
+   * `<workflowId>/<runId>/step/<conversation>/<seq>`, `<workflowId>/<runId>/run/<conversation>/<seq>`
+   * `<workflowId>/<runId>/embed/<conversation>/<remember|recall|observe>/<seq>` (embedding tokens of
+   * long-term memory) or `<workflowId>/<runId>/observe/<conversation>/<from>-<to>` (turns condensed
+   * into observations).
+   */
   key: string;
   /** When it happened, in milliseconds since the epoch. */
   at: number;
   /** The run's tenant (`''` when it has none); a sub-run counts in its parent's tenant. */
   tenant: string;
   agent: string;
-  /** The model's name on the worker. */
+  /** The model's name on the worker (an embedding model's: its embedder id). */
   model: string;
   workflow_id: string;
   input_tokens: number;

@@ -42,6 +42,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunOutput> {
       await rememberAnsweredTurn(
         {
           agent: input.agent,
+          ...(input.tenant === undefined ? {} : { tenant: input.tenant }),
           conversationId,
           resource: memory.resource,
           fromSeq: 0,

@@ -123,7 +123,15 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
         const turnEvent: Emit = (type, message, payload) =>
           events.emit(type, message, { ...payload, turn_id: turnId });
         const agent = state.agent ?? input.agent;
-        const answered = { agent, sessionId: input.sessionId, turnId, fromSeq, toSeq: messageCount, memory };
+        const answered = {
+          agent,
+          ...(input.tenant === undefined ? {} : { tenant: input.tenant }),
+          sessionId: input.sessionId,
+          turnId,
+          fromSeq,
+          toSeq: messageCount,
+          memory,
+        };
         void rememberSessionTurn(state, answered, turnEvent).finally(() => (remembering -= 1));
       }
       showSessionIdle(turn, {

@@ -81,29 +81,44 @@ describe('LongTermMemory with an AI SDK embedding model', () => {
       supportsParallelCalls: false,
       async doEmbed({ values }) {
         calls.push(values);
-        return { embeddings: (await local.embed(values)).map((vector) => Array.from(vector)), warnings: [] };
+        return {
+          embeddings: (await local.embed(values)).map((vector) => Array.from(vector)),
+          usage: { tokens: 10 * values.length },
+          warnings: [],
+        };
       },
     };
     const store = new InMemoryLongTermStore();
     const memory = new LongTermMemory({ store, embedder: model });
-    await memory.remember({
-      resource: 'ana',
-      sessionId: 's',
-      at: 0,
-      messages: [
-        { id: 'dog', role: 'user', content: 'I adopted a dog named Biscuit' },
-        { id: 'car', role: 'user', content: 'My car needs new tyres' },
-        { id: 'rain', role: 'user', content: 'It rained all weekend' },
-      ],
-    });
+    const spent = { tokens: 0 };
+    await memory.remember(
+      {
+        resource: 'ana',
+        sessionId: 's',
+        at: 0,
+        messages: [
+          { id: 'dog', role: 'user', content: 'I adopted a dog named Biscuit' },
+          { id: 'car', role: 'user', content: 'My car needs new tyres' },
+          { id: 'rain', role: 'user', content: 'It rained all weekend' },
+        ],
+      },
+      { usage: spent },
+    );
+    // The model's usage.tokens of every call embedMany made, added up.
+    expect(spent.tokens).toBe(30);
+    expect(memory.embedderId).toBe('offline:minilm');
     // embedMany splits by the model's maxEmbeddingsPerCall.
     expect(calls.slice(0, 2)).toEqual([
       ['I adopted a dog named Biscuit', 'My car needs new tyres'],
       ['It rained all weekend'],
     ]);
     expect(await store.withoutVectors('ana', 'offline:minilm', 10)).toEqual([]);
-    const hits = await memory.recall({ resource: 'ana', query: 'puppy', limit: 1, mode: 'meaning' });
+    const hits = await memory.recall(
+      { resource: 'ana', query: 'puppy', limit: 1, mode: 'meaning' },
+      { usage: spent },
+    );
     expect(hits.map((hit) => hit.messageId)).toEqual(['dog']);
+    expect(spent.tokens).toBe(40);
     await memory.close();
     await local.close?.();
   }, 600_000);

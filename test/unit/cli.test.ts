@@ -152,7 +152,12 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       expect(init.code, init.stderr).toBe(0);
       const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as typeof own;
       expect(manifest).toMatchObject({ name: 'mine', type: 'module', scripts: own.scripts });
-      expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent', 'zod']);
+      expect(Object.keys(manifest.dependencies).sort()).toEqual([
+        'ai',
+        'node-llama-cpp',
+        'toolkit-agent',
+        'zod',
+      ]);
       expect(manifest.dependencies['toolkit-agent']).toBe('^0.1.0');
       expect(init.stdout).toContain(`updated ${join(dir, 'package.json')}`);
       expect(init.stdout).toContain('"type": "module" (was "commonjs")');
@@ -195,7 +200,7 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
   it('names the provider package of a key that is set, so npm install brings it', () => {
     const own = {
       type: 'module',
-      dependencies: { 'toolkit-agent': '^0.1.0', 'node-llama-cpp': '^3.0.0', zod: '^4.0.0' },
+      dependencies: { 'toolkit-agent': '^0.1.0', 'node-llama-cpp': '^3.0.0', zod: '^4.0.0', ai: '^7.0.0' },
       overrides: gpuOverrides(),
     };
     const { text, changes } = updatePackageJson(JSON.stringify(own), {
@@ -225,7 +230,12 @@ describe('toolkit-agent init and skills', { timeout: 90_000 }, () => {
       expect(JSON.parse(await readFile(join(dir, 'no-gpu', 'package.json'), 'utf8'))).toMatchObject({
         name: 'no-gpu',
       });
-      expect(Object.keys(manifest.dependencies).sort()).toEqual(['node-llama-cpp', 'toolkit-agent', 'zod']);
+      expect(Object.keys(manifest.dependencies).sort()).toEqual([
+        'ai',
+        'node-llama-cpp',
+        'toolkit-agent',
+        'zod',
+      ]);
       const config = await readFile(join(dir, 'toolkit-agent.config.ts'), 'utf8');
       expect(config).toContain("from 'toolkit-agent'");
       expect(config).toContain("new LocalLlamaModel({ modelPath, toolChoice: 'required' })");

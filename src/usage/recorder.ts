@@ -149,18 +149,38 @@ export async function recordStep(
   context: Context,
 ): Promise<void> {
   if (!tokens) return;
+  await recordSpend(
+    usage,
+    input,
+    (workflowId, runId) => stepKey(workflowId, runId, input.conversationId, input.seq),
+    tokenFields(tokens),
+    context,
+  );
+}
+
+/**
+ * One line of tokens a model or an embedder spent for a run, at the key `keyOf` makes of the run's
+ * ids, so a retried activity writes the same line again.
+ */
+async function recordSpend(
+  usage: AgentUsage,
+  by: { agent: string; tenant?: string; model: string },
+  keyOf: (workflowId: string, runId: string) => string,
+  fields: Partial<UsageEntry>,
+  context: Context,
+): Promise<void> {
   const { workflowId, runId } = runIds(context);
   await usage.store.record(
     usageEntry(
       {
-        key: stepKey(workflowId, runId, input.conversationId, input.seq),
+        key: keyOf(workflowId, runId),
         at: Date.now(),
-        agent: input.agent,
-        model: input.model,
+        agent: by.agent,
+        model: by.model,
         workflow_id: workflowId,
-        ...tokenFields(tokens),
+        ...fields,
       },
-      input.tenant,
+      by.tenant,
     ),
     writeAttemptOf(context),
   );
@@ -194,20 +214,12 @@ export async function recordObserver(
   context: Context,
 ): Promise<void> {
   if (!tokens) return;
-  const { workflowId, runId } = runIds(context);
-  await usage.store.record(
-    usageEntry(
-      {
-        key: observerKey(workflowId, runId, input.conversationId, input.fromSeq, input.toSeq),
-        at: Date.now(),
-        agent: input.agent,
-        model: input.model,
-        workflow_id: workflowId,
-        ...tokenFields(tokens),
-      },
-      input.tenant,
-    ),
-    writeAttemptOf(context),
+  await recordSpend(
+    usage,
+    input,
+    (workflowId, runId) => observerKey(workflowId, runId, input.conversationId, input.fromSeq, input.toSeq),
+    tokenFields(tokens),
+    context,
   );
 }
 
@@ -253,20 +265,11 @@ export async function recordEmbedding(
   context: Context,
 ): Promise<void> {
   if (input.tokens <= 0) return;
-  const { workflowId, runId } = runIds(context);
-  await usage.store.record(
-    usageEntry(
-      {
-        key: embeddingKey(workflowId, runId, input.conversationId, input.use, input.seq),
-        at: Date.now(),
-        agent: input.agent,
-        model: input.embedder,
-        workflow_id: workflowId,
-        input_tokens: input.tokens,
-        total_tokens: input.tokens,
-      },
-      input.tenant,
-    ),
-    writeAttemptOf(context),
+  await recordSpend(
+    usage,
+    { ...input, model: input.embedder },
+    (workflowId, runId) => embeddingKey(workflowId, runId, input.conversationId, input.use, input.seq),
+    { input_tokens: input.tokens, total_tokens: input.tokens },
+    context,
   );
 }

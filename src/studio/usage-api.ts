@@ -1,4 +1,5 @@
 import type { AgentClient } from '../client/agent-client.ts';
+import { startOfUtcDay } from '../usage/ledger-keys.ts';
 import { usageFilter, type UsageQuery } from '../usage/query.ts';
 import { limitsFor, type Quotas } from '../usage/quotas.ts';
 import { costOf, priceOf, summarizeUsage, type Pricing, type UsageReport } from '../usage/summary.ts';
@@ -48,7 +49,7 @@ export async function costReport(
     report('day'),
     report('agent'),
     report('tenant'),
-    report('tenant', { since: startOfUtcDay() }),
+    report('tenant', { since: new Date(startOfUtcDay(Date.now())) }),
   ]);
   return { byDay, byAgent, byTenant, quotas: quotaStandings(usage.quotas, today) };
 }
@@ -72,11 +73,6 @@ function quotaStandings(quotas: Quotas | undefined, today: UsageReport): QuotaSt
     const usedToday = group ? group.input_tokens + group.output_tokens : 0;
     return [{ tenant, maxTokensPerDay: max, usedToday, left: Math.max(0, max - usedToday) }];
   });
-}
-
-function startOfUtcDay(): Date {
-  const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 
 /** Tokens and cost of one run (its turns' and sub-runs' lines of the ledger that carry its workflow id). */

@@ -133,7 +133,8 @@ export class LiveTextFollower {
     if (event.type !== 'text_delta' || this.#text === undefined) return event;
     const attempt = typeof event.payload.attempt === 'number' ? event.payload.attempt : 1;
     const text = typeof event.payload.text === 'string' ? event.payload.text : '';
-    if (attempt < this.#attempt) return event;
+    // Text of an attempt before the one that writes now (a stopped attempt's, recorded late) is not the step's.
+    if (attempt < this.#attempt) return this.#bound ? undefined : event;
     if (attempt > this.#attempt) {
       // A step taken again writes anew (its first attempt's text may have been read already).
       if (this.#attempt !== 0) this.#boundaries += 1;
@@ -236,12 +237,20 @@ export class LiveTextFollower {
     for (const step of this.#steps.values()) if (step.runId === this.#runId) newest = step;
     if (!newest || newest.broken) return;
     if (this.#bound) {
-      // A step taken again (its worker died) before the events said any of its text: the new
-      // attempt is delivered from its start, under its attempt (readers drop the old one's text).
+      // A step taken again (its worker died): the new attempt is delivered from its start, under
+      // its attempt (readers drop the old one's text).
       const old = this.#bound.step;
-      const retried = newest.seq === old.seq && newest.attempt > old.attempt && this.#attempt === 0;
+      const retried = newest.seq === old.seq && newest.attempt > old.attempt;
       if (!retried || this.#bound.early) return;
       this.#bound = undefined;
+    }
+    if (this.#retriedAfterItsStart(newest)) {
+      // What the events said of the step is the attempt before's: the new one writes it anew.
+      if (this.#attempt !== 0) this.#boundaries += 1;
+      this.#attempt = newest.attempt;
+      this.#text = '';
+      this.#bound = { step: newest, delivered: 0 };
+      return this.#signal('text');
     }
     if (newest.held && newest.opens && newest.start === 0 && this.#text === '' && this.#boundaries === 0) {
       // The run's first step, to a reader that has read the run's start: shown now, its start follows.
@@ -259,6 +268,18 @@ export class LiveTextFollower {
     if (!newest.text.startsWith(this.#text.slice(start))) return;
     this.#bound = { step: newest, delivered: this.#text.length };
     if (start + newest.text.length > this.#text.length) this.#signal('text');
+  }
+
+  /**
+   * A step taken again (its worker died or missed a heartbeat) after the events read its start and
+   * maybe what an attempt before wrote (a stopped attempt's text goes to the workflow). The run's
+   * first step is held in every attempt, though only the first can say its start: it qualifies
+   * once the one step start read is its own.
+   */
+  #retriedAfterItsStart(step: HeardStep): boolean {
+    if (step.start !== 0) return false;
+    if (step.held) return step.opens && this.#boundaries === 1 && step.attempt > Math.max(this.#attempt, 1);
+    return this.#attempt !== 0 && step.attempt > this.#attempt && this.#readsDone >= step.afterRead;
   }
 
   #signal(why: LiveWake): void {

@@ -201,6 +201,53 @@ describe('LiveTextFollower', () => {
     ]);
   });
 
+  it('delivers a retried attempt of a run’s first step live after the run recorded what the attempt before wrote', () => {
+    // A reader that joins (a page reloaded) after the first attempt missed its heartbeat: the
+    // workflow has the step's start and the text the stopped attempt wrote; the new attempt is held
+    // (a run's first step always is) and says its start nowhere, the run having it already.
+    const f = follower();
+    f.read(
+      event(1, 'step_started', { iteration: 1 }),
+      event(2, 'text_delta', { text: 'w1 w2 ', attempt: 1 }),
+    );
+    f.say({ kind: 'text', seq: 1, attempt: 2, offset: 0, text: 'w1 ', held: true, opens: true });
+    expect(f.live.take()).toBe('text');
+    f.say({ kind: 'text', seq: 1, attempt: 2, offset: 3, text: 'w2 w3 ', held: true, opens: true });
+    f.deliver();
+    // The stopped attempt's last words, recorded late, are not the step's any more.
+    f.read(event(3, 'text_delta', { text: 'w3 ', attempt: 1 }));
+    f.say({ kind: 'text', seq: 1, attempt: 2, offset: 9, text: 'w4', held: true, opens: true });
+    f.deliver();
+    // The step's result records the new attempt's text: nothing of it is delivered twice.
+    f.read(event(4, 'text_delta', { text: 'w1 w2 w3 w4.', attempt: 2 }));
+    const texts = f.out
+      .filter((e) => e.type === 'text_delta')
+      .map((e) => [e.payload.attempt, e.payload.text]);
+    expect(texts).toEqual([
+      [1, 'w1 w2 '],
+      [2, 'w1 w2 w3 '],
+      [2, 'w4'],
+      [2, '.'],
+    ]);
+  });
+
+  it('delivers a retried attempt from its start after the run recorded some of the attempt before', () => {
+    const f = follower();
+    f.read(event(1, 'step_started', { iteration: 2 }), event(2, 'text_delta', { text: 'Half', attempt: 1 }));
+    f.say({ kind: 'text', seq: 4, attempt: 2, offset: 0, text: 'Whole' });
+    expect(f.live.take()).toBe('read'); // read up to where it was heard first
+    f.read();
+    f.say({ kind: 'text', seq: 4, attempt: 2, offset: 5, text: ' answer' });
+    f.deliver();
+    expect(
+      f.out.filter((e) => e.type === 'text_delta').map((e) => [e.payload.attempt, e.payload.text]),
+    ).toEqual([
+      [1, 'Half'],
+      [2, 'Whole'],
+      [2, ' answer'],
+    ]);
+  });
+
   it('parses live cursors and refuses what is not a channel', () => {
     expect(parseCursor('12/3.40')).toEqual(Object.assign([12, 3], { chars: 40 }));
     expect(parseCursor('12.40').chars).toBe(40);

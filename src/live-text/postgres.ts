@@ -74,7 +74,6 @@ export class PostgresLiveChannel implements LiveTextChannel {
   #listening: Promise<pg.Client | undefined> | undefined;
   /** The reads of the open steps' text, one after the other. */
   #reading: Promise<pg.QueryResult<{ message: string }> | undefined> = Promise.resolve(undefined);
-  #subscribers = 0;
   #closed = false;
 
   constructor(options: PostgresLiveChannelOptions) {
@@ -115,7 +114,6 @@ export class PostgresLiveChannel implements LiveTextChannel {
   subscribe(workflowId: string, listener: (message: LiveTextMessage) => void): () => void {
     const unsubscribe = this.#local.subscribe(workflowId, listener);
     let subscribed = true;
-    this.#subscribers += 1;
     this.#listening ??= this.#listen().catch(() => undefined);
     // Once listening, the text so far of the steps in flight (the listener takes a piece twice once).
     // One query at a time on the listening connection, however many readers subscribe at once.
@@ -143,7 +141,6 @@ export class PostgresLiveChannel implements LiveTextChannel {
     return () => {
       subscribed = false;
       unsubscribe();
-      this.#subscribers -= 1;
     };
   }
 
@@ -176,7 +173,9 @@ export class PostgresLiveChannel implements LiveTextChannel {
   async #listen(): Promise<pg.Client> {
     const client = await this.#connect();
     client.on('notification', (notification) => {
-      if (notification.channel !== this.#channel || !notification.payload || this.#subscribers === 0) return;
+      // Heard even while nobody subscribes: the text so far kept here must not fall behind the
+      // table's, or a reader that subscribes next gets stale text, then a piece after a gap.
+      if (notification.channel !== this.#channel || !notification.payload) return;
       let said: unknown;
       try {
         said = JSON.parse(notification.payload);

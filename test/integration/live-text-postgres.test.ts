@@ -173,4 +173,45 @@ describe.skipIf(!url)('live text through PostgreSQL LISTEN/NOTIFY', () => {
       { workflowId: 'many-1', runId: 'r', seq: 1, attempt: 1, kind: 'text', offset: 0, text: written },
     ]);
   }, 60_000);
+
+  it('gives a reader that subscribes after nobody listened for a while the text so far whole, then the rest', async () => {
+    const channel = `test_live_gap_${Date.now()}`;
+    const workerSide = new PostgresLiveChannel({ connectionString: url, channel });
+    const readerSide = new PostgresLiveChannel({ connectionString: url, channel });
+    channels.push(workerSide, readerSide);
+    const say = (offset: number, text: string) =>
+      workerSide.publish({ workflowId: 'page', runId: 'r', seq: 1, attempt: 1, kind: 'text', offset, text });
+    const heardUntil = async (messages: LiveTextMessage[], text: string) => {
+      for (let waited = 0; waited < 20_000; waited += 25) {
+        if (messages.some((m) => m.kind === 'text' && m.offset + m.text.length >= text.length)) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`Never heard "${text}"`);
+    };
+    // A page reads the step, then reloads: nobody subscribes while the step writes on.
+    const before: LiveTextMessage[] = [];
+    const leave = readerSide.subscribe('page', (message) => before.push(message));
+    await readerSide.ready();
+    say(0, 'w1 ');
+    say(3, 'w2 ');
+    await heardUntil(before, 'w1 w2 ');
+    leave();
+    say(6, 'w3 ');
+    // The piece reaches the reader's process while nobody there subscribes (a notification comes
+    // within milliseconds of its statement).
+    await new Promise((r) => setTimeout(r, 1_000));
+    const after: LiveTextMessage[] = [];
+    readerSide.subscribe('page', (message) => after.push(message));
+    // What a subscriber gets first is the text so far, which the next piece follows on.
+    expect(after[0]).toMatchObject({ kind: 'text', offset: 0, text: 'w1 w2 w3 ' });
+    say(9, 'w4');
+    await heardUntil(after, 'w1 w2 w3 w4');
+    const pieces = after.filter((m) => m.kind === 'text');
+    let text = '';
+    for (const piece of pieces) {
+      expect(piece.offset).toBeLessThanOrEqual(text.length); // no gap
+      text += piece.text.slice(text.length - piece.offset);
+    }
+    expect(text).toBe('w1 w2 w3 w4');
+  }, 60_000);
 });

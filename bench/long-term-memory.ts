@@ -50,7 +50,8 @@ const round = (n: number, places = 3) => Number(n.toFixed(places));
 /** The offline embedder's rate on the turns: texts a second, and the word pieces a second it reads. */
 interface EmbedRate {
   rate: number;
-  tokensPerSecond: number;
+  /** Unknown when the vectors come from an LTM_VECTOR_CACHE file written before it was kept. */
+  tokensPerSecond?: number;
 }
 
 function turnsEmbeddedOnce(
@@ -71,7 +72,9 @@ function turnsEmbeddedOnce(
         };
         for (const [text, vector] of Object.entries(saved.vectors))
           vectors.set(text, Float32Array.from(vector));
-        return { rate: saved.rate, tokensPerSecond: saved.tokensPerSecond ?? 0 };
+        return saved.tokensPerSecond === undefined
+          ? { rate: saved.rate }
+          : { rate: saved.rate, tokensPerSecond: saved.tokensPerSecond };
       }
       const start = performance.now();
       const usage = { tokens: 0 };
@@ -194,7 +197,8 @@ try {
   const allTurns = conversations.flatMap((conversation) => turnsOf(conversation).map((turn) => turn.text));
   const embedRate = await embedder.embedTurns(allTurns);
   const embedTurnsPerSecond = Math.round(embedRate.rate);
-  const embedTokensPerSecond = Math.round(embedRate.tokensPerSecond);
+  const embedTokensPerSecond =
+    embedRate.tokensPerSecond === undefined ? undefined : Math.round(embedRate.tokensPerSecond);
   const stores: Array<[string, () => LongTermMemoryStore]> = [
     ['in memory', () => new InMemoryLongTermStore()],
     ['SQLite', () => new SqliteLongTermStore({ path: join(scratch, 'memory.sqlite') })],
@@ -212,7 +216,8 @@ try {
     `# Long-term memory on LoCoMo (${conversations.length} conversations, ${allTurns.length} turns)\n\n` +
     `Recall tuned on ${TUNED_ON.join(' and ')} (${questions('tuning')} questions); "held out" is the other ` +
     `${conversations.length - TUNED_ON.length} (${questions('held out')} questions). Offline embedder ` +
-    `(${embedder.id}, one thread): ${embedTurnsPerSecond} turns/s (${embedTokensPerSecond} word pieces/s), ` +
+    `(${embedder.id}, one thread): ${embedTurnsPerSecond} turns/s` +
+    `${embedTokensPerSecond === undefined ? '' : ` (${embedTokensPerSecond} word pieces/s)`}, ` +
     `the bound of remember with vectors; ` +
     `"remember" below is the store's own rate with each turn's vector made beforehand.\n\n` +
     `| ${columns.join(' | ')} |\n| ${columns.map(() => '---').join(' | ')} |\n` +

@@ -27,7 +27,7 @@ import { lookupAgent, lookupModel } from './registry.ts';
 import { openRun } from './open-run.ts';
 import { resolveRun } from './resolve-run.ts';
 import { writeAttemptOf } from './write-attempt.ts';
-import { recordEmbedding, recordObserver, recordRun } from '../usage/recorder.ts';
+import { recordEmbedding, recordObserver, recordRun, spendWriterOf } from '../usage/recorder.ts';
 import { awaitA2aTaskChange, sendA2aPushNotification } from '../a2a/push-activities.ts';
 import type { A2aPushInput, A2aTaskStateSeen } from '../common/a2a-push.ts';
 import type { RecordRunInput } from '../usage/run-input.ts';
@@ -171,8 +171,8 @@ export function createActivities(registry: AgentRegistry) {
         if (agent.usage && embedder)
           await recordEmbedding(
             agent.usage,
-            { ...input, embedder, use: 'remember', seq: input.fromSeq, ...embedding },
-            Context.current(),
+            { ...input, embedder, use: 'remember', at: input.fromSeq, ...embedding },
+            spendWriterOf(Context.current()),
           );
         return ids;
       }),
@@ -198,8 +198,8 @@ export function createActivities(registry: AgentRegistry) {
           if (embedder)
             await recordEmbedding(
               agent.usage,
-              { ...input, embedder, use: 'observe', seq: input.fromSeq, ...spend.embedding },
-              context,
+              { ...input, embedder, use: 'observe', at: input.fromSeq, ...spend.embedding },
+              spendWriterOf(context),
             );
         }
         return ids;

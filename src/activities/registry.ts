@@ -97,8 +97,14 @@ export function buildAgentRegistry(
     for (const tool of [...(delegation.subAgents?.keys() ?? []), ...(delegation.handoffs?.keys() ?? [])])
       initialTools.push(tool);
     const memoryStore = definition.memoryStore ?? defaultMemoryStore;
+    const agentUsage = usage && {
+      store: usage.store,
+      ...(usage.fleet ? { fleet: usage.fleet } : {}),
+      ...(definition.quotas ? { own: validateQuotas(`Agent "${name}"`, definition.quotas) } : {}),
+    };
     const memory = registerMemory(name, definition.memory, longTermMemory, memoryStore);
-    if (memory?.mode === 'tool') addTool(name, new RecallMemoryTool(memory), tools, schemas, initialTools);
+    if (memory?.mode === 'tool')
+      addTool(name, new RecallMemoryTool(memory, agentUsage), tools, schemas, initialTools);
     if (memory?.working)
       addTool(name, new UpdateWorkingMemoryTool(memory.working), tools, schemas, initialTools);
     const queues = toolQueues([...tools.values(), ...builtinTools.values()], rateLimited);
@@ -115,15 +121,7 @@ export function buildAgentRegistry(
       fastTools: resolveFastTools(name, definition.fastTools, tools, builtinTools),
       credentialStore: definition.credentialStore,
       memoryStore,
-      ...(usage
-        ? {
-            usage: {
-              store: usage.store,
-              ...(usage.fleet ? { fleet: usage.fleet } : {}),
-              ...(definition.quotas ? { own: validateQuotas(`Agent "${name}"`, definition.quotas) } : {}),
-            },
-          }
-        : {}),
+      ...(agentUsage ? { usage: agentUsage } : {}),
       systemPrompt: definition.systemPrompt,
       maxIterations,
       skills,

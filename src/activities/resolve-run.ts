@@ -10,7 +10,7 @@ import type { RegisteredAgent } from './registered-agent.ts';
 import { lookupModel } from './registry.ts';
 import { resolveSkills } from './resolve-skills.ts';
 import { writeAttemptOf } from './write-attempt.ts';
-import { admitRun, recordEmbedding } from '../usage/recorder.ts';
+import { admitRun, recordEmbedding, spendWriterOf } from '../usage/recorder.ts';
 import { guardrailPlan, type RegisteredGuardrails } from '../guardrails/registered.ts';
 import { openTurnMemory } from '../agent-memory/turn-memory.ts';
 
@@ -54,8 +54,8 @@ export async function resolveRun(
   if (agent.usage && embedder)
     await recordEmbedding(
       agent.usage,
-      { ...input, agent: agent.name, embedder, use: 'recall', seq: input.startSeq ?? 0, ...embedding },
-      context,
+      { ...input, agent: agent.name, embedder, use: 'recall', at: input.startSeq ?? 0, ...embedding },
+      spendWriterOf(context),
     );
   const user: Message = {
     role: 'user',

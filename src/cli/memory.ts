@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
+import { forgetMemory } from '../agent-memory/forget.ts';
 import { scopedResource, toLongTermMemory } from '../agent-memory/registered.ts';
-import { writeWorkingMemory } from '../agent-memory/working-memory.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
+import type { MemoryStore } from '../memory/types.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import type { ToolkitAgentConfig } from './config-types.ts';
 import { memoryStoreOf } from './memory-store.ts';
@@ -40,7 +41,7 @@ export function registerMemory(program: Command): void {
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
           throw new UsageError(`--limit must be a whole number from 1 to 1000; got "${opts.limit}".`);
-        await withMemory(cmd, resource, opts, async (ltm, scoped) => {
+        await withMemory(cmd, resource, opts, async ({ memory: ltm, resource: scoped }) => {
           const hits = await ltm.recall({ resource: scoped, query, limit });
           if (opts.json) return printJson(hits);
           if (hits.length === 0)
@@ -60,17 +61,20 @@ export function registerMemory(program: Command): void {
     .option('--tenant <id>', "the resource's tenant")
     .option('--agent <name>', "the agent whose memory to forget in (default: the config's default agent)")
     .action(async (resource: string, opts: MemoryOptions & { session?: string }, cmd: Command) => {
-      await withMemory(cmd, resource, opts, async (ltm, scoped, config) => {
-        const forgotten = await ltm.forget({
-          resource: scoped,
-          ...(opts.session !== undefined ? { sessionId: opts.session } : {}),
-        });
-        // The whole resource: its working memory (kept in the agent's memory store) goes too.
-        const working = opts.session === undefined && config.agent.memory?.workingMemory !== undefined;
-        if (working) await forgetWorkingMemory(config, scoped);
+      await withMemory(cmd, resource, opts, async ({ memory: ltm, config }) => {
+        const forgotten = await withWorkingMemoryStore(config, opts.session, (memoryStore) =>
+          forgetMemory({
+            memory: ltm,
+            resource,
+            ...(memoryStore ? { memoryStore } : {}),
+            ...(opts.tenant !== undefined ? { tenant: opts.tenant } : {}),
+            ...(opts.session !== undefined ? { sessionId: opts.session } : {}),
+          }),
+        );
         const what = opts.session === undefined ? resource : `session ${opts.session} of ${resource}`;
         process.stdout.write(
-          `Forgot ${forgotten} message(s) of ${what}${working ? ', and its working memory' : ''}.\n`,
+          `Forgot ${forgotten.messages} message(s) of ${what}` +
+            `${forgotten.workingMemory ? ', and its working memory' : ''}.\n`,
         );
       });
     });
@@ -83,11 +87,12 @@ async function withMemory(
   cmd: Command,
   given: string,
   opts: MemoryOptions,
-  work: (
-    memory: LongTermMemory,
-    resource: string,
-    config: { config: ToolkitAgentConfig; agent: AgentConfig },
-  ) => Promise<void>,
+  work: (opened: {
+    memory: LongTermMemory;
+    /** The resource scoped by its tenant, as the agent's runs keep it. */
+    resource: string;
+    config: { config: ToolkitAgentConfig; agent: AgentConfig };
+  }) => Promise<void>,
 ): Promise<void> {
   const { config } = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
   const name = pickAgent(config, opts.agent);
@@ -106,20 +111,26 @@ async function withMemory(
   }
   const memory = toLongTermMemory(store);
   try {
-    await work(memory, resource, { config, agent });
+    await work({ memory, resource, config: { config, agent } });
   } finally {
     await memory.close(); // the command ends here: a PostgreSQL pool must not keep it alive
   }
 }
 
-async function forgetWorkingMemory(
+/**
+ * Runs `work` with the store that keeps the agent's working memory (its `memoryStore`, else the
+ * config's), opened only when a whole resource is forgotten and the agent keeps a working memory.
+ */
+async function withWorkingMemoryStore<T>(
   { config, agent }: { config: ToolkitAgentConfig; agent: AgentConfig },
-  resource: string,
-): Promise<void> {
-  if (agent.memoryStore) return writeWorkingMemory(agent.memoryStore, resource, {});
+  session: string | undefined,
+  work: (memoryStore: MemoryStore | undefined) => Promise<T>,
+): Promise<T> {
+  if (session !== undefined || agent.memory?.workingMemory === undefined) return work(undefined);
+  if (agent.memoryStore) return work(agent.memoryStore);
   const opened = memoryStoreOf(config);
   try {
-    await writeWorkingMemory(opened.store, resource, {});
+    return await work(opened.store);
   } finally {
     await opened.close();
   }

@@ -4,6 +4,9 @@ import type { MemoryMatch } from './types.ts';
 const SESSION_WEIGHT = 0.3;
 /** How many of a session's best hits make its score. */
 const SESSION_HITS = 3;
+/** How much a message gains of its best neighbour's score: a message of its session said this close in time. */
+const NEIGHBOUR_WEIGHT = 0.2;
+const NEIGHBOUR_MS = 60_000;
 
 /** One search's matches, best first, and how much they count beside the others. */
 export interface RankedList {
@@ -14,9 +17,11 @@ export interface RankedList {
 /**
  * Joins the lists of several searches into one, best first. Each list's scores (BM25, cosine
  * similarity: no common scale) are divided by the list's best and weighted, and a message found
- * by several searches adds them up. Then each message gains a share of its session's score (the sum
- * of the session's best three), so that the turns of the session a question is about rise together.
- * Each step was kept for what it added on the LoCoMo bench (see docs/memory.md).
+ * by several searches adds them up. Then each message gains a share of its best neighbour's score
+ * (a message of the same session said within a minute of it: the question a hit answers, the answer
+ * to a hit's question), and a share of its session's score (the sum of the session's best three), so
+ * that the turns of the session a question is about rise together. Each step was kept for what it
+ * added on the LoCoMo bench (see docs/memory.md).
  */
 export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
   const fused = new Map<string, MemoryMatch>();
@@ -30,8 +35,9 @@ export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
       else fused.set(match.messageId, { ...match, score: add });
     }
   }
+  const matches = withNeighbours([...fused.values()]);
   const bySession = new Map<string, number[]>();
-  for (const match of fused.values())
+  for (const match of matches)
     bySession.set(match.sessionId, [...(bySession.get(match.sessionId) ?? []), match.score]);
   const sessionScore = new Map(
     [...bySession].map(([sessionId, scores]) => [
@@ -42,8 +48,22 @@ export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
         .reduce((sum, score) => sum + score, 0),
     ]),
   );
-  return [...fused.values()]
+  return matches
     .map((match) => ({ ...match, score: match.score + SESSION_WEIGHT * sessionScore.get(match.sessionId)! }))
     .sort((a, b) => b.score - a.score || b.at - a.at)
     .slice(0, limit);
+}
+
+/** The matches, each with {@link NEIGHBOUR_WEIGHT} of its best neighbour's score added (neighbours among the matches only). */
+function withNeighbours(matches: MemoryMatch[]): MemoryMatch[] {
+  const bySession = new Map<string, MemoryMatch[]>();
+  for (const match of matches)
+    bySession.set(match.sessionId, [...(bySession.get(match.sessionId) ?? []), match]);
+  return matches.map((match) => {
+    let best = 0;
+    for (const other of bySession.get(match.sessionId)!)
+      if (other !== match && Math.abs(other.at - match.at) <= NEIGHBOUR_MS)
+        best = Math.max(best, other.score);
+    return { ...match, score: match.score + NEIGHBOUR_WEIGHT * best };
+  });
 }

@@ -1,10 +1,7 @@
 import type { AgentDefinition } from '../agent/definition.ts';
+import { forgetMemory } from '../agent-memory/forget.ts';
 import { scopedResource, toLongTermMemory } from '../agent-memory/registered.ts';
-import {
-  readWorkingMemory,
-  writeWorkingMemory,
-  type WorkingProfile,
-} from '../agent-memory/working-memory.ts';
+import { readWorkingMemory, type WorkingProfile } from '../agent-memory/working-memory.ts';
 import type { LongTermMemory, RecallHit } from '../long-term-memory/long-term-memory.ts';
 import type { MemoryStore } from '../memory/types.ts';
 
@@ -46,17 +43,24 @@ export class StudioMemories {
     };
   }
 
-  /** Forgets `resource` (with its working memory), or one `session` of it; answers how many messages went. */
+  /**
+   * Forgets `resource` (with its working memory), or one `session` of it; answers how many messages
+   * went and whether a working memory was there and was reset.
+   */
   async forget(
     agent: string,
     params: URLSearchParams,
   ): Promise<{ forgotten: number; workingMemory: boolean }> {
-    const { memory, resource, workingStore } = this.#of(agent, params);
+    const { memory, given, tenant, workingStore } = this.#of(agent, params);
     const sessionId = params.get('session') || undefined;
-    const forgotten = await memory.forget({ resource, ...(sessionId ? { sessionId } : {}) });
-    const working = sessionId === undefined && workingStore !== undefined;
-    if (working) await writeWorkingMemory(workingStore, resource, {});
-    return { forgotten, workingMemory: working };
+    const forgotten = await forgetMemory({
+      memory,
+      resource: given,
+      ...(tenant ? { tenant } : {}),
+      ...(workingStore ? { memoryStore: workingStore } : {}),
+      ...(sessionId ? { sessionId } : {}),
+    });
+    return { forgotten: forgotten.messages, workingMemory: forgotten.workingMemory };
   }
 
   #of(agent: string, params: URLSearchParams) {
@@ -76,7 +80,7 @@ export class StudioMemories {
       definition.memory?.workingMemory !== undefined
         ? (definition.memoryStore ?? this.#memoryStore)
         : undefined;
-    return { memory, resource: scopedResource(given, tenant), workingStore };
+    return { memory, given, tenant, resource: scopedResource(given, tenant), workingStore };
   }
 }
 

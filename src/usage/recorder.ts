@@ -6,7 +6,15 @@ import { writeAttemptOf } from '../activities/write-attempt.ts';
 import { hasLimits, limitsFor, startRefusal, tokenRefusal, type Quotas } from './quotas.ts';
 import { startOfUtcDay } from './ledger-keys.ts';
 import { QUOTA_FAILURE_TYPE } from './failure-type.ts';
-import { embeddingKey, observerKey, runKey, stepKey, type RecordRunInput } from './run-input.ts';
+import {
+  embeddingKey,
+  observerKey,
+  runKey,
+  stepKey,
+  type EmbeddingUse,
+  type RecordRunInput,
+} from './run-input.ts';
+import type { WriteAttempt } from '../memory/types.ts';
 import type { AdmissionScopes, UsageEntry, UsageStore } from './types.ts';
 
 /** What an agent on this worker knows of the ledger: where it is and the quotas in force. */
@@ -19,9 +27,24 @@ export interface AgentUsage {
 }
 
 /** A run's identity in the activity's context. */
-function runIds(context: Context): { workflowId: string; runId: string } {
+function runIds(context: Pick<Context, 'info'>): { workflowId: string; runId: string } {
   const execution = context.info.workflowExecution;
   return { workflowId: execution?.workflowId ?? '', runId: execution?.runId ?? '' };
+}
+
+/**
+ * Who writes a ledger line of spent tokens: the run it counts for and, from an activity of its own,
+ * the attempt that writes it (a line written without one is replaced by any later write).
+ */
+export interface SpendWriter {
+  workflowId: string;
+  runId: string;
+  attempt?: WriteAttempt;
+}
+
+/** The activity running now as the writer of a ledger line. */
+export function spendWriterOf(context: Pick<Context, 'info'>): SpendWriter {
+  return { ...runIds(context), attempt: writeAttemptOf(context) };
 }
 
 /** A ledger line: zeros where `fields` say nothing, the tenant `''` when there is none. */
@@ -154,7 +177,7 @@ export async function recordStep(
     input,
     (workflowId, runId) => stepKey(workflowId, runId, input.conversationId, input.seq),
     tokenFields(tokens),
-    context,
+    spendWriterOf(context),
   );
 }
 
@@ -167,9 +190,9 @@ async function recordSpend(
   by: { agent: string; tenant?: string; model: string },
   keyOf: (workflowId: string, runId: string) => string,
   fields: Partial<UsageEntry>,
-  context: Context,
+  writer: SpendWriter,
 ): Promise<void> {
-  const { workflowId, runId } = runIds(context);
+  const { workflowId, runId, attempt } = writer;
   await usage.store.record(
     usageEntry(
       {
@@ -182,7 +205,7 @@ async function recordSpend(
       },
       by.tenant,
     ),
-    writeAttemptOf(context),
+    attempt,
   );
 }
 
@@ -219,7 +242,7 @@ export async function recordObserver(
     input,
     (workflowId, runId) => observerKey(workflowId, runId, input.conversationId, input.fromSeq, input.toSeq),
     tokenFields(tokens),
-    context,
+    spendWriterOf(context),
   );
 }
 
@@ -247,9 +270,11 @@ export async function recordRun(usage: AgentUsage, input: RecordRunInput, contex
 }
 
 /**
- * The tokens an embedding model spent on a turn's long-term memory (its write, or the recall into
- * its prompt), as input tokens of the embedder's id (`openai:text-embedding-3-small`), so `pricing`
- * prices them as any model's. Nothing is written when none were spent; a retry writes the same line.
+ * The tokens an embedding model spent on long-term memory: a turn's write (`remember`), the recall
+ * into its prompt (`recall`), observations (`observe`), each at the position `at` where they start,
+ * or a `recall_memory` tool call's query (`at`: the call's id). Recorded as input tokens of the
+ * embedder's id (`openai:text-embedding-3-small`), so `pricing` prices them as any model's. Nothing
+ * is written when none were spent; a retry writes the same line.
  */
 export async function recordEmbedding(
   usage: AgentUsage,
@@ -258,18 +283,18 @@ export async function recordEmbedding(
     tenant?: string;
     embedder: string;
     conversationId: string;
-    use: 'remember' | 'recall' | 'observe';
-    seq: number;
+    use: EmbeddingUse;
+    at: number | string;
     tokens: number;
   },
-  context: Context,
+  writer: SpendWriter,
 ): Promise<void> {
   if (input.tokens <= 0) return;
   await recordSpend(
     usage,
     { ...input, model: input.embedder },
-    (workflowId, runId) => embeddingKey(workflowId, runId, input.conversationId, input.use, input.seq),
+    (workflowId, runId) => embeddingKey(workflowId, runId, input.conversationId, input.use, input.at),
     { input_tokens: input.tokens, total_tokens: input.tokens },
-    context,
+    writer,
   );
 }

@@ -32,18 +32,24 @@ export function stepKey(workflowId: string, runId: string, conversationId: strin
 }
 
 /**
- * The key of the ledger line of a turn's embedding tokens: `remember` for the turn written to
- * long-term memory, `recall` for what was recalled into its prompt (`seq` where the turn starts),
- * `observe` for observations of turns (`seq` where they start).
+ * What embedding tokens were spent on: a turn written to long-term memory (`remember`), what was
+ * recalled into its prompt (`recall`), observations of turns (`observe`), or a `recall_memory` tool
+ * call's query (`recall_memory`).
+ */
+export type EmbeddingUse = 'remember' | 'recall' | 'observe' | 'recall_memory';
+
+/**
+ * The key of the ledger line of embedding tokens: `at` is where the turn (or the observed turns)
+ * starts in the conversation, or the id of the `recall_memory` call.
  */
 export function embeddingKey(
   workflowId: string,
   runId: string,
   conversationId: string,
-  use: 'remember' | 'recall' | 'observe',
-  seq: number,
+  use: EmbeddingUse,
+  at: number | string,
 ): string {
-  return `${workflowId}/${runId}/embed/${conversationId}/${use}/${seq}`;
+  return `${workflowId}/${runId}/embed/${conversationId}/${use}/${at}`;
 }
 
 /** The key of the ledger line of the model call that condensed turns `[fromSeq, toSeq)` into observations. */

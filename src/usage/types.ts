@@ -9,7 +9,8 @@ import type { WriteAttempt } from '../memory/types.ts';
 export interface UsageEntry {
   /**
    * `<workflowId>/<runId>/step/<conversation>/<seq>`, `<workflowId>/<runId>/run/<conversation>/<seq>`
-   * `<workflowId>/<runId>/embed/<conversation>/<remember|recall|observe>/<seq>` (embedding tokens of
+   * `<workflowId>/<runId>/embed/<conversation>/<remember|recall|observe>/<seq>` or
+   * `<workflowId>/<runId>/embed/<conversation>/recall_memory/<callId>` (embedding tokens of
    * long-term memory) or `<workflowId>/<runId>/observe/<conversation>/<from>-<to>` (turns condensed
    * into observations).
    */

@@ -41,6 +41,12 @@ describe("memory's embedding tokens in the usage ledger, and the 'auto' recall's
           : { text: 'Noted.' },
     ),
   );
+  /** Answers the first session; in the second, looks in memory with `recall_memory` first. */
+  const seeker = new ScriptedModel([
+    { text: 'Noted.' },
+    { toolCalls: [{ name: 'recall_memory', args: { query: 'Which city is my sister in?' }, id: 'look-1' }] },
+    (request: ModelRequest) => ({ text: `Found: ${lastContent(request)}` }),
+  ]);
   let env: TestWorker;
 
   beforeAll(async () => {
@@ -48,6 +54,7 @@ describe("memory's embedding tokens in the usage ledger, and the 'auto' recall's
       {
         keeper: { llm: model, memory: { store: memory, resource: byUser } },
         observer: { llm: observer, memory: { store: memory, resource: byUser, observe: { everyTurns: 2 } } },
+        seeker: { llm: seeker, memory: { store: memory, resource: byUser, recall: { mode: 'tool' } } },
       },
       { telemetry: { tracerProvider }, usageStore },
     );
@@ -108,6 +115,33 @@ describe("memory's embedding tokens in the usage ledger, and the 'auto' recall's
     expect(line?.input_tokens).toBe(spent);
     expect(line?.cost).toBeCloseTo(spent);
     expect(report.unpriced_models ?? []).not.toContain(EMBEDDER);
+  });
+
+  it("records the query embedding of a recall_memory call at a line of the call's id", async () => {
+    const dan = `dan-${randomUUID().slice(0, 8)}`;
+    const seek = (sessionId: string) =>
+      env.agents.chatSession('seeker', { sessionId, memoryStore: env.memoryStore, tenant: 'acme' });
+    await seek(`${dan}.1`).send('My sister Ines lives in Porto.');
+    await expect
+      .poll(
+        async () =>
+          (await memory.recall({ resource: `tenant:acme/${dan}`, query: 'sister', limit: 5 })).length,
+        { timeout: 15_000 },
+      )
+      .toBe(2);
+    const answer = await seek(`${dan}.2`).send('Where is my sister again?');
+    expect(answer.output).toContain('My sister Ines lives in Porto.');
+    const lines = (await usageStore.entries()).filter((entry) => entry.key.includes(`/embed/${dan}.2/`));
+    // No 'auto' recall in this mode: the one line is the tool's, keyed by its call id.
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.key).toMatch(new RegExp(`/embed/${dan}\\.2/recall_memory/look-1$`));
+    expect(lines[0]).toMatchObject({
+      model: EMBEDDER,
+      tenant: 'acme',
+      agent: 'seeker',
+      input_tokens: await tokensOf(['Which city is my sister in?']),
+      output_tokens: 0,
+    });
   });
 
   it("traces the 'auto' recall into a turn's prompt as a recall_memory span", async () => {

@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readWorkingMemory, writeWorkingMemory } from '../../src/agent-memory/working-memory.ts';
+import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
 import { CLI_CONFIG, cliClusterEnv, ROOT, runCli } from '../support/cli.ts';
 
 let home: string;
@@ -15,9 +17,13 @@ beforeAll(async () => {
     config,
     `import base from ${JSON.stringify(CLI_CONFIG)};\n` +
       `import { SqliteLongTermStore } from ${JSON.stringify(`${ROOT}src/long-term-memory/index.ts`)};\n` +
+      `import { z } from ${JSON.stringify(import.meta.resolve('zod'))};\n` +
       `const store = new SqliteLongTermStore({ path: ${JSON.stringify(join(home, 'long-term.sqlite'))} });\n` +
-      'export default { ...base, agents: { ...base.agents, keeper: { ...Object.values(base.agents)[0], tools: [], ' +
-      "memory: { store, resource: ({ tenant }) => (tenant ? 'owner' : undefined) } } } };\n",
+      'const answerer = { ...Object.values(base.agents)[0], tools: [] };\n' +
+      'export default { ...base, agents: { ...base.agents, ' +
+      "keeper: { ...answerer, memory: { store, resource: ({ tenant }) => (tenant ? 'owner' : undefined) } }, " +
+      // `profiled` keeps a working memory too, in the CLI's default memory store.
+      "profiled: { ...answerer, memory: { store, resource: () => 'pat', workingMemory: z.object({ pet: z.string() }) } } } };\n",
   );
   env = cliClusterEnv(home);
 });
@@ -127,6 +133,35 @@ describe('toolkit-agent memory', () => {
     expect(JSON.parse((await recall('globex', '--json')).stdout)).not.toEqual([]);
     // Twelve CLI processes, three of them with a worker: more than the default minute on a loaded machine.
   }, 180_000);
+
+  it('forgets the working memory with the whole resource, and says so only when there was one', async () => {
+    const run = await runCli(['-c', config, 'run', 'my parrot is Kiwi', '--agent', 'profiled'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    // The profile the model would have written with update_working_memory, in the store the CLI's workers use.
+    const store = new SqliteMemoryStore({ path: join(home, 'memory.sqlite') });
+    try {
+      await writeWorkingMemory(store, 'pat', { pet: 'a parrot' });
+    } finally {
+      await store.close();
+    }
+    const forget = (...more: string[]) =>
+      runCli(['-c', config, 'memory', 'forget', 'pat', '--agent', 'profiled', ...more], { env });
+    // One session: its messages only; the profile is the resource's and stays.
+    const session = await forget('--session', 'no-such-session');
+    expect(session.stdout).toBe('Forgot 0 message(s) of session no-such-session of pat.\n');
+    const all = await forget();
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(/^Forgot [12] message\(s\) of pat, and its working memory\.$/m);
+    const reopened = new SqliteMemoryStore({ path: join(home, 'memory.sqlite') });
+    try {
+      expect(await readWorkingMemory(reopened, 'pat')).toEqual({});
+    } finally {
+      await reopened.close();
+    }
+    // Nothing is left: no working memory to reset, and the message does not claim one.
+    const again = await forget();
+    expect(again.stdout).toBe('Forgot 0 message(s) of pat.\n');
+  }, 120_000);
 
   it('refuses an agent without memory, and a limit it cannot read, saying what to do', async () => {
     const none = await runCli(['-c', config, 'memory', 'recall', 'owner', 'dog'], { env });

@@ -6,6 +6,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
 import { exists } from '../../src/fs/probe.ts';
+import { writeWorkingMemory } from '../../src/agent-memory/working-memory.ts';
+import { SqliteMemoryStore } from '../../src/memory/sqlite.ts';
 import { createStudio } from '../../src/studio/index.ts';
 import type { UsageReport } from '../../src/usage/summary.ts';
 import { cliClusterEnv, ROOT, runCli, startCli } from '../support/cli.ts';
@@ -261,7 +263,14 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     expect(await page.locator('tr[data-case="two"]').getAttribute('data-change')).toBe('better');
     expect(await page.locator('tr[data-case="five"]').getAttribute('data-change')).toBe('same');
 
-    // Memory: what `remembering` keeps of ada (acme's), found by its words, then forgotten.
+    // Memory: what `remembering` keeps of ada (acme's), found by its words, then forgotten. Its
+    // profile, as update_working_memory would have written it, in the workers' memory store.
+    const workers = new SqliteMemoryStore({ path: join(home, 'memory.sqlite') });
+    try {
+      await writeWorkingMemory(workers, 'tenant:acme/ada', { name: 'Ada' });
+    } finally {
+      await workers.close();
+    }
     await view(page, 'memory', 'select[name="agent"]', 'memory');
     await page.selectOption('select[name="agent"]', 'remembering');
     await page.fill('input[name="resource"]', 'ada');
@@ -270,10 +279,15 @@ describe.skipIf(skipped)('toolkit-agent studio in Chromium', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.locator('.hits tr[data-message-id]').first().waitFor();
     expect(await page.locator('.hits').textContent()).toContain('please add 6 and 7');
+    expect(await page.locator('.working').textContent()).toContain('"name": "Ada"');
     await page.screenshot({ path: `${SCREENSHOTS}memory.png`, fullPage: true });
     await page.click('#forget-all');
     await page.locator('.note', { hasText: /Forgot [1-9]\d* message\(s\) and the working memory/ }).waitFor();
     await page.locator('.hits-empty').waitFor();
+    await page.locator('.working', { hasText: 'none' }).waitFor();
+    // Asked again: nothing left, and no working memory to reset, so the note does not claim one.
+    await page.click('#forget-all');
+    await page.locator('.note', { hasText: /^Forgot 0 message\(s\)\.$/ }).waitFor();
 
     await authorizing.cancel('The test is done.');
     expect(failures).toEqual([]);

@@ -1,0 +1,122 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgUiHandler } from '../../src/ag-ui/handler.ts';
+import { exists } from '../../src/fs/probe.ts';
+import type { ModelRequest } from '../../src/models/model-adapter.ts';
+import { ScriptedModel } from '../../src/models/scripted.ts';
+import { bundlePage, installCopilotKit, pageBlock } from '../support/copilotkit-page.ts';
+import { serveFetch } from '../support/fetch-server.ts';
+import { writes } from '../support/writing-model.ts';
+import { historyText, startTestWorker, type TestWorker } from './helpers.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DOCS = new URL('../../docs/ag-ui.md', import.meta.url).pathname;
+const skipped = (await exists(CHROMIUM))
+  ? ''
+  : 'no Chromium (Debian: apt-get install chromium; .ci/run installs it)';
+if (skipped) console.warn(`Skipping the CopilotKit page test: ${skipped}.`);
+
+const STORY = Array.from({ length: 40 }, (_, i) => `w${i + 1}`).join(' ');
+// The page, and beside it what the test reads: every text the first answer shows, as it is drawn.
+const HTML = `<!doctype html><html><head><link rel="icon" href="data:,"><link rel="stylesheet" href="/page.css">
+<script>
+window.shown = [];
+new MutationObserver(() => {
+  const answer = document.querySelector('[data-testid="copilot-assistant-message"]')?.textContent ?? '';
+  if (answer && answer !== window.shown.at(-1)) window.shown.push(answer);
+}).observe(document, { subtree: true, childList: true, characterData: true });
+</script></head>
+<body><div id="root"></div><script type="module" src="/page.js"></script></body></html>`;
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+};
+
+/** The model's second turn: what the user said last, and how many user messages the session holds. */
+const echo = (request: ModelRequest) => {
+  const said = request.messages.filter((message) => message.role === 'user');
+  return { text: `You said: ${String(said.at(-1)!.content)} (message ${said.length} of this session)` };
+};
+
+describe.skipIf(skipped)("docs/ag-ui.md's CopilotKit page in Chromium, on a durable chat session", () => {
+  let dir: string;
+  let env: TestWorker;
+  let site: { url: string; close(): Promise<void> };
+  const threadIds = new Set<string>();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'copilotkit-page-'));
+    const { ms } = await installCopilotKit(dir);
+    console.log(`npm install of CopilotKit: ${(ms / 1000).toFixed(1)} s`);
+    const out = await bundlePage(dir, await pageBlock(DOCS, 'CopilotKit'));
+    env = await startTestWorker({ assistant: { llm: new ScriptedModel([writes(40, 50), echo]) } });
+    const agUi = createAgUiHandler({ client: env.agents, agent: 'assistant' });
+    // The page and the handler on one origin, as the docs' server serves them.
+    site = await serveFetch(async (request) => {
+      const path = new URL(request.url).pathname;
+      if (path.startsWith('/ag-ui')) {
+        if (request.method === 'POST') {
+          threadIds.add(((await request.clone().json()) as { threadId: string }).threadId);
+        }
+        return agUi(request);
+      }
+      if (path === '/') return new Response(HTML, { headers: { 'content-type': 'text/html' } });
+      const file = join(out, path.slice(1));
+      if (!(await exists(file))) return new Response('not found', { status: 404 });
+      return new Response(await readFile(file), { headers: { 'content-type': TYPES[extname(file)] ?? '' } });
+    });
+  }, 600_000);
+  afterAll(async () => {
+    await site?.close();
+    await env?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sends a message and shows the answer as it streams, then a second turn of the same session; no page errors', async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      const failures: string[] = [];
+      page.on('response', (r) => {
+        if (r.status() >= 400) failures.push(`${r.status()} ${r.url()}`);
+      });
+      page.on('pageerror', (error) => failures.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') failures.push(message.text());
+      });
+      await page.goto(site.url);
+      const input = page.getByTestId('copilot-chat-textarea');
+      await input.fill('Tell me a story');
+      await input.press('Enter');
+      const answers = page.getByTestId('copilot-assistant-message');
+      await answers.filter({ hasText: 'w40' }).waitFor({ timeout: 60_000 });
+      expect((await answers.first().innerText()).trim()).toBe(STORY);
+      // Streamed: the page showed the answer in parts before the whole of it.
+      const shown = (await page.evaluate<string[]>('window.shown')).filter((text) => !text.includes('w40'));
+      expect(shown.length).toBeGreaterThan(1);
+      expect(shown.every((text) => STORY.startsWith(text.trim()))).toBe(true);
+
+      await input.fill('Thanks');
+      await input.press('Enter');
+      await answers.filter({ hasText: 'You said: Thanks' }).waitFor({ timeout: 60_000 });
+      expect((await answers.nth(1).innerText()).trim()).toBe('You said: Thanks (message 2 of this session)');
+      expect(failures).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+    // One thread, one durable session: both messages are its turns.
+    expect(threadIds.size).toBe(1);
+    const [threadId] = threadIds;
+    const session = env.client.workflow.getHandle(`chat-${threadId}`);
+    expect((await session.describe()).status.name).toBe('RUNNING');
+    const history = await historyText(session);
+    expect(history).toContain('Tell me a story');
+    expect(history).toContain('Thanks');
+  }, 180_000);
+});

@@ -7,7 +7,13 @@ import { createAgUiHandler } from '../../src/ag-ui/handler.ts';
 import { exists } from '../../src/fs/probe.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
-import { bundlePage, installCopilotKit, pageBlock } from '../support/copilotkit-page.ts';
+import {
+  bundlePage,
+  installCopilotKit,
+  pageBlock,
+  typeCheckPage,
+  writePage,
+} from '../support/copilotkit-page.ts';
 import { serveFetch } from '../support/fetch-server.ts';
 import { writes } from '../support/writing-model.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
@@ -51,6 +57,7 @@ const toolSaid = (request: ModelRequest) => ({
 
 describe.skipIf(skipped)("docs/ag-ui.md's CopilotKit page in Chromium, on a durable chat session", () => {
   let dir: string;
+  let entry: string;
   let env: TestWorker;
   let site: { url: string; close(): Promise<void> };
   let browser: Browser;
@@ -62,8 +69,9 @@ describe.skipIf(skipped)("docs/ag-ui.md's CopilotKit page in Chromium, on a dura
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'copilotkit-page-'));
     const { ms } = await installCopilotKit(dir);
+    entry = await writePage(dir, await pageBlock(DOCS, 'CopilotKit'));
     const bundling = performance.now();
-    const out = await bundlePage(dir, await pageBlock(DOCS, 'CopilotKit'));
+    const out = await bundlePage(entry);
     const seconds = (since: number) => (since / 1000).toFixed(1);
     console.log(
       `CopilotKit installed in ${seconds(ms)} s, the page bundled in ${seconds(performance.now() - bundling)} s`,
@@ -126,6 +134,10 @@ describe.skipIf(skipped)("docs/ag-ui.md's CopilotKit page in Chromium, on a dura
     const history = await session.history();
     return history.filter((message) => message.role === 'user').map((message) => message.content);
   }
+
+  it("type-checks (strict) against CopilotKit's and React's own types", () => {
+    expect(typeCheckPage(entry)).toEqual([]);
+  });
 
   it('sends a message and shows the answer as it streams, then a second turn of the same session; no page errors', async () => {
     await send('Tell me a story');

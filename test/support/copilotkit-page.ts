@@ -1,19 +1,22 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import ts from 'typescript';
 
 const exec = promisify(execFile);
 
 /**
  * What a CopilotKit page installs, pinned (`@copilotkit/react-core` brings its own `@ag-ui/client`,
- * 0.0.59 for 1.74.0, and exports its `HttpAgent`).
+ * 0.0.59 for 1.74.0, and exports its `HttpAgent`), with React's types to check the page against.
  */
 export const COPILOTKIT_PACKAGES = {
   '@copilotkit/react-core': '1.74.0',
   react: '19.3.1',
   'react-dom': '19.3.1',
+  '@types/react': '19.3.3',
+  '@types/react-dom': '19.3.0',
 } as const;
 
 /**
@@ -61,14 +64,43 @@ export async function pageBlock(markdownFile: string, heading: string): Promise<
   return block[1]!;
 }
 
-/**
- * Bundles `source` (a page module, written to `dir` beside the installed packages) with esbuild
- * for the browser: `page.js`, `page.css` and the fonts they name, in `dir/out`. Answers that folder.
- */
-export async function bundlePage(dir: string, source: string): Promise<string> {
+/** Writes `source` to `dir/page.tsx`, beside the installed packages, and answers its path. */
+export async function writePage(dir: string, source: string): Promise<string> {
   const entry = join(dir, 'page.tsx');
   await writeFile(entry, source);
-  const outdir = join(dir, 'out');
+  return entry;
+}
+
+/**
+ * Type-checks the page (strict) against the installed packages' own types, as a bundler project
+ * does (the bundler resolves the CSS it imports). Answers each error as `line: message`.
+ */
+export function typeCheckPage(entry: string): string[] {
+  const program = ts.createProgram([entry], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    jsx: ts.JsxEmit.ReactJSX,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+    noUncheckedSideEffectImports: false,
+  });
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
+    if (!diagnostic.file || diagnostic.start === undefined) return message;
+    const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+    return `${diagnostic.file.fileName}:${line + 1}: ${message}`;
+  });
+}
+
+/**
+ * Bundles the page at `entry` with esbuild for the browser: `page.js`, `page.css` and the fonts
+ * they name, in `out` beside it. Answers that folder.
+ */
+export async function bundlePage(entry: string): Promise<string> {
+  const outdir = join(dirname(entry), 'out');
   await build({
     entryPoints: [entry],
     bundle: true,

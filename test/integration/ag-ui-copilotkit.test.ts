@@ -83,6 +83,7 @@ describe.skipIf(skipped)("docs/ag-ui.md's CopilotKit page in Chromium, on a dura
       toolSaid,
       { toolCalls: [{ name: 'add', args: { a: 1, b: 1 }, id: 'a2' }] },
       toolSaid,
+      writes(40, 50),
     ]);
     env = await startTestWorker({ assistant: { llm, tools: [add], approval: { tools: ['add'] } } });
     const agUi = createAgUiHandler({ client: env.agents, agent: 'assistant' });
@@ -175,5 +176,22 @@ describe.skipIf(skipped)("docs/ag-ui.md's CopilotKit page in Chromium, on a dura
     expect(failures).toEqual([]);
     // The answers resumed the waiting turns: the session holds each message once, as one turn.
     expect(await sessionPrompts()).toEqual(['Tell me a story', 'Thanks', 'Add 2 and 3', 'Add 1 and 1']);
+  }, 180_000);
+
+  it('joins the running turn after a reload mid-answer and shows its answer once', async () => {
+    const answers = page.getByTestId('copilot-assistant-message');
+    await send('Another story');
+    await answers.filter({ hasText: 'w3 ' }).waitFor({ timeout: 60_000 });
+    await page.reload();
+    await answers.filter({ hasText: 'w40' }).waitFor({ timeout: 60_000 });
+    expect((await answers.allInnerTexts()).map((text) => text.trim())).toEqual([STORY]);
+    expect(failures).toEqual([]);
+    expect(await sessionPrompts()).toEqual([
+      'Tell me a story',
+      'Thanks',
+      'Add 2 and 3',
+      'Add 1 and 1',
+      'Another story',
+    ]);
   }, 180_000);
 });

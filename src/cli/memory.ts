@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
-import { scopedResource, toLongTermMemory } from '../agent-memory/registered.ts';
-import { writeWorkingMemory } from '../agent-memory/working-memory.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import type { ToolkitAgentConfig } from './config-types.ts';
-import { memoryStoreOf } from './memory-store.ts';
 import { CliError, printJson, printTable, UsageError } from './output.ts';
 
 interface MemoryOptions {
@@ -98,6 +95,7 @@ async function withMemory(
       `Agent "${name}" keeps no long-term memory of its own: give it memory: { store, resource } in the config, ` +
         'or name another agent with --agent.',
     );
+  const { scopedResource, toLongTermMemory } = await import('../agent-memory/registered.ts');
   let resource: string;
   try {
     resource = scopedResource(given, opts.tenant);
@@ -116,7 +114,9 @@ async function forgetWorkingMemory(
   { config, agent }: { config: ToolkitAgentConfig; agent: AgentConfig },
   resource: string,
 ): Promise<void> {
+  const { writeWorkingMemory } = await import('../agent-memory/working-memory.ts');
   if (agent.memoryStore) return writeWorkingMemory(agent.memoryStore, resource, {});
+  const { memoryStoreOf } = await import('./memory-store.ts');
   const opened = memoryStoreOf(config);
   try {
     await writeWorkingMemory(opened.store, resource, {});

@@ -3,6 +3,10 @@ import { defineConfig } from 'vitest/config';
 // The hundreds of Node processes the tests start (workers, the CLI, examples) share V8's compiled
 // code: each then starts with about 40% less CPU, which two cores feel.
 process.env.NODE_COMPILE_CACHE ??= new URL('node_modules/.cache/node-compile', import.meta.url).pathname;
+// The offline model on one thread: three test files at a time keep every core busy, and llama.cpp's
+// threads spin waiting for one another whenever one is descheduled. On two loaded cores a first run
+// took 38 s of CPU (89 s) on two threads, 22 s (47 s) on one.
+process.env.TOOLKIT_AGENT_LOCAL_THREADS ??= '1';
 
 export default defineConfig({
   test: {

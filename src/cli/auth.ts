@@ -1,10 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import { ChatOAuthHelper } from '../oauth/chat.ts';
-import { DRIVE_SUITE_SCOPES, DriveSuiteOAuthHelper, type DriveSuiteService } from '../oauth/drive-suite.ts';
+import type { DriveSuiteService } from '../oauth/drive-suite.ts';
 import type { OAuthHelper } from '../oauth/helper.ts';
-import { loopbackLogin } from '../oauth/loopback-login.ts';
-import { InMemoryOAuthStateStore } from '../oauth/state-store.ts';
 import { credentialStoreOf, loadOptionalConfig } from './config.ts';
 import type { CliOAuthClient } from './config-types.ts';
 import { CliError, paint, printJson, UsageError } from './output.ts';
@@ -49,6 +46,7 @@ function show(url: string, opts: AuthOptions): void {
 }
 
 async function login(helper: OAuthHelper, names: string[], opts: AuthOptions, cmd: Command): Promise<void> {
+  const { loopbackLogin } = await import('../oauth/loopback-login.ts');
   await loopbackLogin(helper, { open: (url) => show(url, opts) });
   // Runs waiting for these keys (mid-run authorization) go on now.
   const wake = await wakeWaitingRuns(cmd, opts.tenant, names);
@@ -81,6 +79,10 @@ export function registerAuth(program: Command): void {
     .option('--services <list>', 'comma-separated: mail,file_drive,calendar', 'mail,file_drive,calendar')
     .action(async (opts: AuthOptions & { services: string }, cmd: Command) => {
       const services = opts.services.split(',').map((s) => s.trim()) as DriveSuiteService[];
+      const [{ DRIVE_SUITE_SCOPES, DriveSuiteOAuthHelper }, { InMemoryOAuthStateStore }] = await Promise.all([
+        import('../oauth/drive-suite.ts'),
+        import('../oauth/state-store.ts'),
+      ]);
       const unknown = services.filter((s) => !(s in DRIVE_SUITE_SCOPES));
       if (unknown.length)
         throw new UsageError(`Unknown service ${unknown.join(', ')}; use mail, file_drive, calendar.`);
@@ -102,6 +104,10 @@ export function registerAuth(program: Command): void {
   ).action(async (opts: AuthOptions, cmd: Command) => {
     const config = (await loadOptionalConfig(cmd.optsWithGlobals<{ config?: string }>().config))?.config;
     const client = clientFor('slack', config?.oauth?.slack, opts);
+    const [{ ChatOAuthHelper }, { InMemoryOAuthStateStore }] = await Promise.all([
+      import('../oauth/chat.ts'),
+      import('../oauth/state-store.ts'),
+    ]);
     const helper = new ChatOAuthHelper({
       config: { ...client, scopes: client.scopes ?? [] },
       credentialStore: credentialStoreOf(config),

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { describeDeployment, openOnVersionQuery, rampVersion, setCurrentVersion } from '../deploy/rollout.ts';
 import { BUILD_ID_ENV, DEPLOYMENT_NAME_ENV } from '../deploy/worker-deployment.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { note, paint, printJson, printTable, UsageError } from './output.ts';
@@ -42,6 +41,7 @@ export function registerDeploy(program: Command): void {
     const name = deploymentName(opts);
     const { agents } = await connect(opts, cmd);
     try {
+      const { describeDeployment, openOnVersionQuery } = await import('../deploy/rollout.ts');
       const state = await describeDeployment(agents.client, name);
       if (opts.json) return printJson(state);
       const ramping = state.ramping
@@ -73,6 +73,7 @@ export function registerDeploy(program: Command): void {
     const buildId = buildIdOf(given);
     const { agents } = await connect(opts, cmd);
     try {
+      const { setCurrentVersion } = await import('../deploy/rollout.ts');
       await setCurrentVersion(agents.client, name, buildId);
     } finally {
       await agents.close();
@@ -94,6 +95,7 @@ export function registerDeploy(program: Command): void {
     }
     const { agents } = await connect(opts, cmd);
     try {
+      const { rampVersion } = await import('../deploy/rollout.ts');
       await rampVersion(agents.client, name, buildId, percentage);
     } finally {
       await agents.close();

@@ -1,10 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { recordCase } from '../evals/index.ts';
 import { loadConfig, loadOptionalConfig, pickAgent } from './config.ts';
-import { memoryStoreOf } from './memory-store.ts';
 import { connect, type ConnectOptions } from './connect.ts';
-import { printReplay, replayOnConfig } from './eval-replay.ts';
 import { CliError, printJson, UsageError } from './output.ts';
 
 interface RecordOptions extends ConnectOptions {
@@ -30,8 +27,10 @@ export function registerEvalRecord(evalCommand: Command): void {
     .action(async (workflowId: string, _own: RecordOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RecordOptions & { agent?: string }>();
       if (opts.replay && opts.live) throw new UsageError('Give --replay or --live, not both.');
+      const { recordCase } = await import('../evals/index.ts');
       const { agents } = await connect(opts, cmd);
       // The workers' store: each step keeps the text the model wrote beside its tool calls.
+      const { memoryStoreOf } = await import('./memory-store.ts');
       const memory = memoryStoreOf(
         (await loadOptionalConfig(cmd.optsWithGlobals<{ config?: string }>().config))?.config,
       );
@@ -44,6 +43,7 @@ export function registerEvalRecord(evalCommand: Command): void {
       if (!opts.replay && !opts.live) return;
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const agent = pickAgent(loaded.config, opts.agent ?? evalCase.recorded.agent);
+      const { printReplay, replayOnConfig } = await import('./eval-replay.ts');
       const result = await replayOnConfig(loaded, evalCase, agent, { ...opts, live: Boolean(opts.live) });
       if (opts.json) printJson(result);
       else printReplay(workflowId, agent, result);

@@ -1,16 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  compareReports,
-  evaluate,
-  loadDataset,
-  toJUnit,
-  type EvalComparison,
-  type EvalReport,
-} from '../evals/index.ts';
+import type { EvalComparison, EvalReport } from '../evals/index.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import { registerEvalRecord } from './eval-record.ts';
-import { replayCaseFile } from './eval-replay.ts';
 import { CliError, printJson, printTable, UsageError } from './output.ts';
 import { targetOf, withTargetOptions, type TargetOptions } from './target.ts';
 
@@ -57,6 +49,7 @@ export function registerEval(program: Command): void {
       if (!path) throw new UsageError('Name a dataset: toolkit-agent eval <dataset>.');
       if (opts.replay) {
         const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+        const { replayCaseFile } = await import('./eval-replay.ts');
         return replayCaseFile(path, loaded, opts);
       }
       const repeat = count(opts.repeat, '--repeat');
@@ -64,6 +57,7 @@ export function registerEval(program: Command): void {
       const threshold = Number(opts.threshold);
       if (!(threshold >= 0 && threshold <= 1)) throw new UsageError('--threshold takes a rate from 0 to 1.');
       const baseline = opts.compare ? await readReport(opts.compare) : undefined;
+      const { compareReports, evaluate, loadDataset, toJUnit } = await import('../evals/index.ts');
       const dataset = await loadDataset(path);
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const agent = pickAgent(loaded.config, opts.agent ?? dataset.agent);

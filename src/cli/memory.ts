@@ -1,12 +1,9 @@
 import type { Command } from 'commander';
-import { forgetMemory } from '../agent-memory/forget.ts';
-import { scopedResource, toLongTermMemory } from '../agent-memory/registered.ts';
 import { ConfigurationError } from '../errors.ts';
 import type { LongTermMemory } from '../long-term-memory/long-term-memory.ts';
 import type { MemoryStore } from '../memory/types.ts';
 import { loadConfig, pickAgent } from './config.ts';
 import type { ToolkitAgentConfig } from './config-types.ts';
-import { memoryStoreOf } from './memory-store.ts';
 import { CliError, printJson, printTable, UsageError } from './output.ts';
 
 interface MemoryOptions {
@@ -62,6 +59,7 @@ export function registerMemory(program: Command): void {
     .option('--agent <name>', "the agent whose memory to forget in (default: the config's default agent)")
     .action(async (resource: string, opts: MemoryOptions & { session?: string }, cmd: Command) => {
       await withMemory(cmd, resource, opts, async ({ memory: ltm, config }) => {
+        const { forgetMemory } = await import('../agent-memory/forget.ts');
         const forgotten = await withWorkingMemoryStore(config, opts.session, (memoryStore) =>
           forgetMemory({
             memory: ltm,
@@ -103,6 +101,7 @@ async function withMemory(
       `Agent "${name}" keeps no long-term memory of its own: give it memory: { store, resource } in the config, ` +
         'or name another agent with --agent.',
     );
+  const { scopedResource, toLongTermMemory } = await import('../agent-memory/registered.ts');
   let resource: string;
   try {
     resource = scopedResource(given, opts.tenant);
@@ -128,6 +127,7 @@ async function withWorkingMemoryStore<T>(
 ): Promise<T> {
   if (session !== undefined || agent.memory?.workingMemory === undefined) return work(undefined);
   if (agent.memoryStore) return work(agent.memoryStore);
+  const { memoryStoreOf } = await import('./memory-store.ts');
   const opened = memoryStoreOf(config);
   try {
     return await work(opened.store);

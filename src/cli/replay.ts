@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import type { Command } from 'commander';
-import { replayHistories, type ReplayHistoriesOptions } from '../deploy/replay.ts';
+import type { ReplayHistoriesOptions } from '../deploy/replay.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { loadOptionalConfig } from './config.ts';
 import { CliError, note, paint, printJson, UsageError } from './output.ts';
@@ -53,6 +53,7 @@ export function registerReplay(program: Command): void {
           ...(encryption ? { encryption } : {}),
         };
       }
+      const { replayHistories } = await import('../deploy/replay.ts');
       const report = await replayHistories(options).finally(close);
       if (opts.json) printJson(report);
       else {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { registerSearchAttributes } from '../visibility/register-search-attributes.ts';
 import { connect, type ConnectOptions } from './connect.ts';
 import { printJson } from './output.ts';
 import { withTargetOptions } from './target.ts';
@@ -15,6 +14,7 @@ export function registerSetup(program: Command): void {
   )
     .option('--json', 'print what was registered as one JSON line')
     .action(async (opts: ConnectOptions, cmd: Command) => {
+      const { registerSearchAttributes } = await import('../visibility/register-search-attributes.ts');
       const { agents } = await connect(opts, cmd);
       const registered = await registerSearchAttributes(agents.client).finally(() => agents.close());
       if (opts.json) return printJson(registered);

@@ -2,11 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { lintSkills } from '../skills/lint.ts';
-import { discoverProjectSkills } from '../skills/project.ts';
-import { FileSkillRegistry } from '../skills/registry.ts';
-import { SkillSearchIndex } from '../skills/search.ts';
-import { skillIdFromName, skillPrompt, type Skill } from '../skills/skill.ts';
+import type { Skill } from '../skills/skill.ts';
 import { skillTemplate } from './init-templates.ts';
 import { CliError, paint, printJson, printTable, UsageError } from './output.ts';
 
@@ -17,6 +13,10 @@ interface SourceOptions {
 
 /** The skills an agent here can use: the catalog's and the project's SKILL.md files (which win an id clash). */
 async function availableSkills(opts: SourceOptions): Promise<Skill[]> {
+  const [{ FileSkillRegistry }, { discoverProjectSkills }] = await Promise.all([
+    import('../skills/registry.ts'),
+    import('../skills/project.ts'),
+  ]);
   const byId = new Map((await new FileSkillRegistry(opts.catalog).list()).map((skill) => [skill.id, skill]));
   for (const skill of (await discoverProjectSkills(resolve(opts.project))).skills) byId.set(skill.id, skill);
   return [...byId.values()];
@@ -64,6 +64,7 @@ export function registerSkills(program: Command): void {
     .option('-n, --limit <n>', 'most results', '10')
     .option('--json', 'print a JSON array')
     .action(async (query: string, opts: SourceOptions & { limit: string; json?: boolean }) => {
+      const { SkillSearchIndex } = await import('../skills/search.ts');
       const found = new SkillSearchIndex(await availableSkills(opts)).search(query, Number(opts.limit));
       if (opts.json)
         return printJson(
@@ -97,6 +98,7 @@ export function registerSkills(program: Command): void {
       field('tools', skill.tools);
       field('triggers', skill.trigger_phrases);
       field('tags', skill.tags);
+      const { skillPrompt } = await import('../skills/skill.ts');
       process.stdout.write(`\n${skillPrompt(skill)}\n`);
     });
 
@@ -105,6 +107,7 @@ export function registerSkills(program: Command): void {
     .description('Check SKILL.md files (default: this folder); exits 1 when any has an error')
     .option('--json', 'print the diagnostics as a JSON array')
     .action(async (paths: string[], opts: { json?: boolean }) => {
+      const { lintSkills } = await import('../skills/lint.ts');
       const diagnostics = await lintSkills(paths.length ? paths : ['.']);
       if (opts.json) printJson(diagnostics);
       else
@@ -128,6 +131,7 @@ export function registerSkills(program: Command): void {
     .description('Create .agents/skills/<id>/SKILL.md from a template')
     .option('--project <dir>', 'the project folder', '.')
     .action(async (name: string, opts: { project: string }) => {
+      const { skillIdFromName } = await import('../skills/skill.ts');
       const id = skillIdFromName(name);
       if (!id)
         throw new UsageError(`${JSON.stringify(name)} has no letters or digits to make a skill id from.`);

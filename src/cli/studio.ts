@@ -7,7 +7,6 @@ import { listen } from './listen.ts';
 import { note, paint, printJson, UsageError } from './output.ts';
 import { readServerState, targetOf, withTargetOptions, type TargetOptions } from './target.ts';
 import { untilSignal } from './until-signal.ts';
-import { usageStoreFollowing } from '../usage/default-store.ts';
 
 interface StudioCliOptions extends TargetOptions {
   port: string;
@@ -51,6 +50,7 @@ export function registerStudio(program: Command): void {
       const loaded = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
       const { serve } = await import('./serving.ts');
       const { createStudio, toNodeListener } = await import('../studio/index.ts');
+      const { usageStoreFollowing } = await import('../usage/default-store.ts');
       const serving = await serve(loaded, { ...targetOf(opts), worker: opts.worker, temporary: true });
       const closing: Array<() => Promise<unknown>> = [() => serving.close()];
       try {

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
 import { loadOptionalConfig } from './config.ts';
 import { printJson, printTable, UsageError } from './output.ts';
-import { usageStoreFollowing } from '../usage/default-store.ts';
-import { usageFilter, type UsageQuery } from '../usage/query.ts';
-import { summarizeUsage, type UsageTotals } from '../usage/summary.ts';
+import type { UsageQuery } from '../usage/query.ts';
+import type { UsageTotals } from '../usage/summary.ts';
 import type { UsageGroupBy } from '../usage/types.ts';
-import { cacheHitRate } from '../usage/hit-rate.ts';
 
 interface UsageOptions {
   tenant?: string;
@@ -40,6 +38,13 @@ export function registerUsage(program: Command): void {
         ...(opts.until !== undefined ? { until: opts.until } : {}),
         groupBy: (opts.groupBy ?? 'tenant') as UsageGroupBy,
       };
+      const [{ usageStoreFollowing }, { usageFilter }, { summarizeUsage }, { cacheHitRate }] =
+        await Promise.all([
+          import('../usage/default-store.ts'),
+          import('../usage/query.ts'),
+          import('../usage/summary.ts'),
+          import('../usage/hit-rate.ts'),
+        ]);
       let filter;
       try {
         filter = usageFilter(query);

@@ -14,7 +14,10 @@ export interface LocalLlamaOptions {
   modelPath: string;
   /** Tokens of context. Default 4096. */
   contextSize?: number;
-  /** CPU threads. Default: the cores this process may use (more threads than cores is far slower). */
+  /**
+   * CPU threads. Default: `TOOLKIT_AGENT_LOCAL_THREADS`, else the cores this process may use (more
+   * threads than free cores is far slower: llama.cpp's threads wait for each other).
+   */
   threads?: number;
   /**
    * `required` makes the first step after each user message a tool call (when the agent has tools):
@@ -32,6 +35,24 @@ export interface LocalLlamaOptions {
 }
 
 const DEFAULT_CONTEXT_SIZE = 4096;
+const THREADS_ENV = 'TOOLKIT_AGENT_LOCAL_THREADS';
+
+/**
+ * The CPU threads of a model made without the `threads` option: `TOOLKIT_AGENT_LOCAL_THREADS`, else
+ * the cores this process may use. On a machine busy with other work, fewer threads than cores answer
+ * sooner and on less CPU.
+ */
+export function defaultLocalThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env[THREADS_ENV];
+  if (given === undefined || given === '') return availableParallelism();
+  const threads = Number(given);
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new ConfigurationError(
+      `${THREADS_ENV} is the offline model's CPU threads, a whole number of at least 1; got "${given}". Set it to 1 or more, or unset it to use every core.`,
+    );
+  }
+  return threads;
+}
 const DEFAULT_MAX_TOKENS = 512;
 
 interface Loaded {
@@ -53,6 +74,7 @@ export class LocalLlamaModel implements ModelAdapter {
   readonly structuredOutput = 'native';
   readonly modelId: string;
   readonly #options: LocalLlamaOptions;
+  readonly #threads: number;
   #loading: Promise<Loaded> | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #steps = 0;
@@ -62,6 +84,7 @@ export class LocalLlamaModel implements ModelAdapter {
     // Said when the model is made (the config loads), not at the first step of a run.
     assertInstalled('node-llama-cpp', 'LocalLlamaModel (the offline model)');
     this.#options = options;
+    this.#threads = options.threads ?? defaultLocalThreads();
     this.modelId = `local:${basename(options.modelPath)}`;
   }
 
@@ -137,7 +160,7 @@ export class LocalLlamaModel implements ModelAdapter {
       if (logLevel !== 'ERROR') sayOnce(this.#options.modelPath);
       const context = await model.createContext({
         contextSize: this.#options.contextSize ?? DEFAULT_CONTEXT_SIZE,
-        threads: this.#options.threads ?? availableParallelism(),
+        threads: this.#threads,
       });
       const sequence = context.getSequence();
       const completion = new llamaCpp.LlamaCompletion({ contextSequence: sequence });

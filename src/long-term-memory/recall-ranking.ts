@@ -36,13 +36,11 @@ export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
     }
   }
   const matches = withNeighbours([...fused.values()]);
-  const bySession = new Map<string, number[]>();
-  for (const match of matches)
-    bySession.set(match.sessionId, [...(bySession.get(match.sessionId) ?? []), match.score]);
   const sessionScore = new Map(
-    [...bySession].map(([sessionId, scores]) => [
+    [...bySession(matches)].map(([sessionId, inSession]) => [
       sessionId,
-      scores
+      inSession
+        .map((match) => match.score)
         .sort((a, b) => b - a)
         .slice(0, SESSION_HITS)
         .reduce((sum, score) => sum + score, 0),
@@ -56,14 +54,23 @@ export function fuse(lists: RankedList[], limit: number): MemoryMatch[] {
 
 /** The matches, each with {@link NEIGHBOUR_WEIGHT} of its best neighbour's score added (neighbours among the matches only). */
 function withNeighbours(matches: MemoryMatch[]): MemoryMatch[] {
-  const bySession = new Map<string, MemoryMatch[]>();
-  for (const match of matches)
-    bySession.set(match.sessionId, [...(bySession.get(match.sessionId) ?? []), match]);
+  const sessions = bySession(matches);
   return matches.map((match) => {
     let best = 0;
-    for (const other of bySession.get(match.sessionId)!)
+    for (const other of sessions.get(match.sessionId)!)
       if (other !== match && Math.abs(other.at - match.at) <= NEIGHBOUR_MS)
         best = Math.max(best, other.score);
     return { ...match, score: match.score + NEIGHBOUR_WEIGHT * best };
   });
+}
+
+/** The matches by their session, each session's in the order given. */
+function bySession(matches: MemoryMatch[]): Map<string, MemoryMatch[]> {
+  const sessions = new Map<string, MemoryMatch[]>();
+  for (const match of matches) {
+    const inSession = sessions.get(match.sessionId);
+    if (inSession) inSession.push(match);
+    else sessions.set(match.sessionId, [match]);
+  }
+  return sessions;
 }

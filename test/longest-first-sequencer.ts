@@ -13,7 +13,7 @@ const DURATIONS = JSON.parse(readFileSync(new URL('durations.json', import.meta.
  * that no file of minutes starts near the end of the run and holds one worker while the others sit
  * idle. (Without it a fresh clone, which has no results cache, runs the integration files largest
  * first and the unit files after them.) A file the table lacks, a new one, starts first, as vitest
- * starts unknown files. `node scripts/test-durations.ts <report.json>` rewrites the table from a whole
+ * starts unknown files. `node scripts/test-durations.ts <report.json>` updates the table from a whole
  * run's `vitest run --reporter=json --outputFile=<report.json>`.
  */
 export default class LongestFirstSequencer extends BaseSequencer {

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/longest-first-sequencer.ts';
 
 // The hundreds of Node processes the tests start (workers, the CLI, examples) share V8's compiled
 // code: each then starts with about 40% less CPU, which two cores feel.
@@ -15,6 +16,8 @@ export default defineConfig({
     // heartbeats, a worker's death), so the others use the time one spends waiting. On two cores the
     // suite took 1,046 s with three (202 files) against 1,166 s with two (197 files).
     maxWorkers: 3,
+    // The longest files first, so that none of minutes starts last (test/longest-first-sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {

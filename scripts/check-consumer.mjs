@@ -8,9 +8,11 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { consumerProject, manifest, ourVersion, root, run } from './consumer-project.mjs';
+import { consumerProject, INSTALLED_PROJECT, manifest, ourVersion, root, run } from './consumer-project.mjs';
 
-const consumer = consumerProject();
+// Kept where INSTALLED_PROJECT says, for the tests that need the package installed (CI).
+const kept = process.env[INSTALLED_PROJECT];
+const consumer = consumerProject(kept ? { dir: kept } : {});
 const { app } = consumer;
 try {
   const optional = Object.keys(manifest.peerDependenciesMeta ?? {});
@@ -249,5 +251,5 @@ export const tools: BaseConnectorTool[] = [weather, new WeatherTool(), new Untyp
       : `fresh install: ${figures.node_modules_mib} MiB in node_modules, ${packages} packages`,
   );
 } finally {
-  consumer.remove();
+  if (!kept) consumer.remove();
 }

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export const root = new URL('..', import.meta.url).pathname;
 export const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -37,15 +37,48 @@ export function ourVersion(name) {
 }
 
 /**
- * A temporary folder with `app/` (package.json "type": "module", the tarball and `extra` installed).
- * Call `remove()` when done.
+ * A folder with `app/` (package.json "type": "module", the tarball and `extra` installed): `dir`, made
+ * if missing, or a new temporary one. Call `remove()` when done with it.
  */
-export function consumerProject({ extra = [], tarball } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'toolkit-agent-consumer-'));
+export function consumerProject({
+  extra = [],
+  tarball,
+  dir = mkdtempSync(join(tmpdir(), 'toolkit-agent-consumer-')),
+} = {}) {
   const app = join(dir, 'app');
-  mkdirSync(app);
+  mkdirSync(app, { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   const packed = tarball ?? pack(dir);
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', packed, ...extra], app);
   return { dir, app, tarball: packed, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The environment variable naming where `npm run check:consumer` keeps its project (CI sets it), so
+ * that tests needing the packed package installed link that project's node_modules instead of
+ * installing the package again.
+ */
+export const INSTALLED_PROJECT = 'TOOLKIT_AGENT_INSTALLED_PROJECT';
+
+/**
+ * The node_modules of the project check:consumer kept (see INSTALLED_PROJECT) when it holds `tarball`,
+ * else undefined (the variable unset). Throws, saying what to do, when the project holds another one.
+ */
+export function installedNodeModules(tarball) {
+  const dir = process.env[INSTALLED_PROJECT];
+  if (!dir) return undefined;
+  const app = join(dir, 'app');
+  const manifestFile = join(app, 'package.json');
+  const installed = existsSync(manifestFile)
+    ? JSON.parse(readFileSync(manifestFile, 'utf8')).dependencies?.['toolkit-agent']
+    : undefined;
+  // npm writes the tarball's path relative to the project: `file:../../pack/toolkit-agent-0.1.0.tgz`.
+  if (!installed?.startsWith('file:') || resolve(app, installed.slice(5)) !== resolve(tarball)) {
+    throw new Error(
+      `${INSTALLED_PROJECT}=${dir}: ${manifestFile} ${installed ? `installs ${installed}` : 'is missing'}, ` +
+        `not file:${tarball}. Run \`${INSTALLED_PROJECT}=${dir} npm run check:consumer\` with the same ` +
+        `TOOLKIT_AGENT_TARBALL, or unset ${INSTALLED_PROJECT}.`,
+    );
+  }
+  return join(app, 'node_modules');
 }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { isDeepStrictEqual, promisify } from 'node:util';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import ts from 'typescript';
 
@@ -53,6 +53,35 @@ export async function installCopilotKit(dir: string): Promise<{ ms: number }> {
     );
   }
   return { ms: performance.now() - started };
+}
+
+/** The environment variable naming a folder `installCopilotKit` already installed (CI does, beside the build). */
+export const PREPARED_COPILOTKIT = 'TOOLKIT_AGENT_COPILOTKIT_DIR';
+
+/**
+ * Gives `dir` CopilotKit: the packages of the folder ${PREPARED_COPILOTKIT} names, when it is set
+ * (linked, so that the install of 950 packages runs once, outside the test run), else an install of
+ * its own. Answers how long that took and where the packages came from.
+ */
+export async function copilotKitProject(dir: string): Promise<{ ms: number; from: string }> {
+  const prepared = process.env[PREPARED_COPILOTKIT];
+  if (!prepared) return { ...(await installCopilotKit(dir)), from: 'the registry' };
+  const started = performance.now();
+  const manifest = join(prepared, 'package.json');
+  const dependencies = await readFile(manifest, 'utf8').then(
+    (text) => (JSON.parse(text) as { dependencies?: unknown }).dependencies,
+    () => undefined,
+  );
+  if (!isDeepStrictEqual(dependencies, COPILOTKIT_PACKAGES)) {
+    throw new Error(
+      `${PREPARED_COPILOTKIT}=${prepared}: ${manifest} does not name the packages of COPILOTKIT_PACKAGES ` +
+        `(test/support/copilotkit-page.ts). Install them there with ` +
+        `\`node test/support/install-copilotkit.ts ${prepared}\`, or unset ${PREPARED_COPILOTKIT}.`,
+    );
+  }
+  await writeFile(join(dir, 'package.json'), await readFile(manifest));
+  await symlink(join(prepared, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return { ms: performance.now() - started, from: prepared };
 }
 
 /** The first ```` ```tsx ```` block under the `## <heading>` of a markdown page. */

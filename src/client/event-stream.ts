@@ -12,6 +12,7 @@ import { closedRunEvents, eventsAfter, type AgentEvent, type ClosedRunEvents } f
 import { eventsQuery } from '../common/workflow-definitions.ts';
 import type { LiveTextChannel } from '../live-text/channel.ts';
 import { LiveTextFollower } from '../live-text/follower.ts';
+import { HeardEvents } from '../live-text/heard-events.ts';
 
 /**
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
@@ -50,6 +51,8 @@ export async function* streamRunEvents(
   const live = options.live
     ? new LiveTextFollower(options.live, handle.workflowId, options.liveTags)
     : undefined;
+  // The run's events as the workers say them: taken from the channel instead of asked for.
+  const heard = options.live ? new HeardEvents(options.live, handle.workflowId) : undefined;
   if (afterSeq === 0 || options.atStepBoundary) live?.fromStart();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(handle.client, call, stopWaiting.signal);
@@ -69,11 +72,16 @@ export async function* streamRunEvents(
     };
     run.ended = runEnd(run.handle, stopWaiting.signal).then((end) => (run.end = end));
     live?.follow(runId);
+    heard?.follow(runId);
     return run;
   };
   try {
     let run = follow(options.runId ?? (await ask(() => handle.describe())).runId);
     let readAgain = false;
+    // How the next read is made: asking the run (at the start, after a silence, on a gap), or from
+    // the events heard on the channel (`silence`: the read follows a silence of the channel).
+    let next: 'ask' | 'silence' | 'heard' = 'ask';
+    let lastType: AgentEvent['type'] | undefined;
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
@@ -81,8 +89,12 @@ export async function* streamRunEvents(
       // worker (none may be alive), and whichever run of a chain the reader followed.
       const fromResult = eventsAfter(end?.events, seq);
       const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
+      // Heard events that follow on from the last read are read from the channel; else the run is asked.
+      const fromChannel = fromResult || fromTail || next !== 'heard' ? undefined : heard?.after(seq);
+      const afterSilence = next === 'silence';
+      next = 'ask';
       live?.readStarted();
-      let events = fromResult ?? fromTail;
+      let events = fromResult ?? fromTail ?? (Array.isArray(fromChannel) ? fromChannel : undefined);
       if (!events) {
         const asked = Promise.race([
           ask(() => run.handle.query(eventsQuery, seq)),
@@ -98,15 +110,18 @@ export async function* streamRunEvents(
           );
           while (!(await Promise.race([answered, live.changed().then(() => false)]))) {
             if (live.take() === 'read') readAgain = true;
-            const heard = live.heard(seq);
-            if (heard && include(heard)) yield heard;
+            const text = live.heard(seq);
+            if (text && include(text)) yield text;
           }
         }
         events = await asked;
+        // The channel was silent while the run logged events: it does not carry them (now).
+        if (afterSilence && events?.length) heard?.distrust();
       }
       if (events === undefined) continue;
       for (const read of events) {
         seq = read.seq;
+        lastType = read.type;
         // Text delivered live already is not delivered again.
         const event = live ? live.read(read) : read;
         if (!event || !include(event)) continue;
@@ -127,33 +142,60 @@ export async function* streamRunEvents(
       }
       live?.readDone();
       const last = events.at(-1);
-      // A step whose text is delivered live needs no reading while it writes: the channel says
-      // when it ends (or a batch carries more than text); the run is read when it has been silent long.
-      delay = live?.streaming
-        ? SILENT_CHANNEL_MS
-        : !last
-          ? Math.min(delay * 2, IDLE_POLL_MS)
-          : last.type === 'text_delta'
-            ? LIVE_TEXT_POLL_MS
-            : FIRST_POLL_MS;
+      // The channel says the run's events: it is read when the channel has been silent long. A step
+      // whose text is delivered live needs no reading while it writes: the channel says when it
+      // ends (or a batch carries more than text).
+      const trusted = heard?.trusted === true;
+      delay = trusted
+        ? QUIET_CHANNEL_MS
+        : live?.streaming
+          ? SILENT_CHANNEL_MS
+          : !last
+            ? Math.min(delay * 2, IDLE_POLL_MS)
+            : last.type === 'text_delta'
+              ? LIVE_TEXT_POLL_MS
+              : FIRST_POLL_MS;
       const ends = [run.ended, ...(tailKnown ? [] : [tailed]), ...(options.abort ? [options.abort] : [])];
       const quiet = timer(delay);
+      // With the events on the channel, a step heard live right after its start is read from it
+      // (nothing to ask: its start is the last event, and the channel says what follows).
+      const atItsStart = trusted && lastType === 'step_started';
       // A message asked for a read while the last one was under way: read again now.
-      let waited = readAgain ? Promise.resolve() : Promise.race([quiet.done, ...ends]);
+      const readNow = readAgain && (!trusted || atItsStart);
+      if (readNow && trusted) next = 'heard';
       readAgain = false;
+      let waited = readNow ? Promise.resolve() : Promise.race([quiet.done, ...ends]);
       try {
         for (;;) {
-          const heard = live?.heard(seq);
-          if (heard && include(heard)) yield heard;
+          const text = live?.heard(seq);
+          if (text && include(text)) yield text;
           // Text heard live is delivered as it comes; anything else (a batch with more, the step's end) is read.
-          await Promise.race([waited, ...(live ? [live.changed()] : [])]);
+          const timedOut = await Promise.race([
+            waited.then(() => true),
+            ...(live ? [live.changed().then(() => false)] : []),
+            ...(heard ? [heard.changed().then(() => false)] : []),
+          ]);
+          if (heard?.take()) {
+            next = 'heard';
+            break;
+          }
           const why = live?.take();
           if (why === 'text' && live?.streaming) quiet.restart();
           else if (why === 'closed') {
             // The step delivered live has closed: its result is read a moment later, once the
-            // workflow has it, unless the run ends meanwhile (its end carries the last events).
-            waited = Promise.race([sleep(AFTER_CLOSE_MS), ...ends]);
-          } else if (why !== 'text') break;
+            // workflow has it, unless the run ends meanwhile (its end carries the last events),
+            // or the channel says its events.
+            if (!trusted) waited = Promise.race([sleep(AFTER_CLOSE_MS), ...ends]);
+          } else if (why === 'read' && trusted) {
+            // Text of a step not yet delivered: its start is read from the channel.
+            if (lastType === 'step_started') {
+              next = 'heard';
+              break;
+            }
+          } else if (why !== 'text' || timedOut) {
+            if (timedOut && !readNow && trusted && run.end === undefined) next = 'silence';
+            break;
+          }
         }
       } finally {
         quiet.stop();
@@ -161,6 +203,7 @@ export async function* streamRunEvents(
     }
   } finally {
     live?.close();
+    heard?.close();
     // A read still in flight (dropped for the run's result) is cancelled, and a retry stops asking:
     // none may outlive the stream (and its client's connection, which may close next).
     stopWaiting.abort();
@@ -178,6 +221,8 @@ const IDLE_POLL_MS = 1000;
 export const LIVE_TEXT_POLL_MS = 100;
 /** While a step's text is heard live, the run is read only when the channel has been silent this long. */
 const SILENT_CHANNEL_MS = 5_000;
+/** With the run's events heard on the channel, the run is read only when it has been silent this long. */
+const QUIET_CHANNEL_MS = 15_000;
 /** How long after a step heard live has closed its result is read (the workflow takes it meanwhile). */
 const AFTER_CLOSE_MS = 250;
 

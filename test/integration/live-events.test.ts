@@ -1,15 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { z } from 'zod';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { AgentRunHandle } from '../../src/client/run-handle.ts';
-import type { AgentEvent } from '../../src/common/events.ts';
-import { eventsQuery } from '../../src/common/workflow-definitions.ts';
 import { InProcessLiveChannel, type LiveTextChannel } from '../../src/live-text/channel.ts';
 import { PostgresLiveChannel } from '../../src/live-text/postgres.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
+import { expectOneToolCallRun, readRun, textOnly } from '../support/event-readers.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 
 /** A tool that takes a few seconds, as a slow upstream does: a reader that polls asks meanwhile. */
@@ -37,53 +34,6 @@ function slowThenWrite(): ScriptedModel {
   ]);
 }
 
-/** A reader's client that counts the events queries it asks. */
-function countingClient(env: TestWorker): { client: Client; queries: () => number } {
-  let queries = 0;
-  const counter: WorkflowClientInterceptor = {
-    async query(input, next) {
-      if (input.queryType === eventsQuery.name) queries += 1;
-      return next(input);
-    },
-  };
-  const client = new Client({ connection: env.client.connection, interceptors: { workflow: [counter] } });
-  return { client, queries: () => queries };
-}
-
-/** The channel without its events (as a custom channel of earlier versions): readers poll. */
-function textOnly(channel: LiveTextChannel): LiveTextChannel {
-  return { publish: (m) => channel.publish(m), subscribe: (id, listener) => channel.subscribe(id, listener) };
-}
-
-/** Reads a run to its end; the run's own events (not live text) in order, and the text. */
-async function readAll(handle: AgentRunHandle): Promise<{ events: AgentEvent[]; text: string }> {
-  const events: AgentEvent[] = [];
-  let text = '';
-  for await (const event of handle.events()) {
-    if (event.type === 'text_delta' && event.cursor?.includes('.')) text += String(event.payload.text);
-    else {
-      events.push(event);
-      if (event.type === 'text_delta') text += String(event.payload.text);
-    }
-  }
-  return { events, text };
-}
-
-/** Every event of the run once, in seq order, the tool's start and result among them. */
-function expectWhole(events: AgentEvent[]): void {
-  const seqs = events.map((event) => event.seq);
-  expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
-  const types = events.map((event) => event.type).filter((type) => type !== 'text_delta');
-  expect(types).toEqual([
-    'run_started',
-    'step_started',
-    'tool_called',
-    'tool_completed',
-    'step_started',
-    'run_completed',
-  ]);
-}
-
 describe('the run events through the live channel', () => {
   const workers: TestWorker[] = [];
   const channels: PostgresLiveChannel[] = [];
@@ -92,23 +42,15 @@ describe('the run events through the live channel', () => {
     for (const channel of channels) await channel.close();
   });
 
+  /** A run with a 3 s tool call, then an answer written live, read by one reader per channel given. */
   async function streamedTurn(workerSide: LiveTextChannel, readers: LiveTextChannel[]) {
     const env = await startTestWorker(
       { finder: { llm: slowThenWrite(), tools: [new SlowTool()] } },
       { liveChannel: workerSide },
     );
     workers.push(env);
-    const counted = readers.map(() => countingClient(env));
     const started = await env.agents.startRun('finder', 'Find it');
-    const reads = readers.map((channel, i) =>
-      readAll(
-        new AgentRunHandle(counted[i]!.client.workflow.getHandle(started.workflowId), {
-          liveChannel: channel,
-        }),
-      ),
-    );
-    const results = await Promise.all(reads);
-    return results.map((result, i) => ({ ...result, queries: counted[i]!.queries() }));
+    return Promise.all(readers.map((channel) => readRun(env.client.connection, started.workflowId, channel)));
   }
 
   it('a subscribed reader hears the tool call, its result and the end without polling (in process)', async () => {
@@ -120,7 +62,7 @@ describe('the run events through the live channel', () => {
         `with the events on the channel, ${polling!.queries} with its text alone`,
     );
     for (const read of [subscribed!, polling!]) {
-      expectWhole(read.events);
+      expectOneToolCallRun(read.events);
       expect(read.text).toBe('It was found.');
     }
     expect(subscribed!.queries).toBeLessThanOrEqual(3);
@@ -141,7 +83,7 @@ describe('the run events through the live channel', () => {
     };
     const [read] = await streamedTurn(channel, [losing]);
     expect(dropped).toBeGreaterThan(0);
-    expectWhole(read!.events);
+    expectOneToolCallRun(read!.events);
     expect(read!.text).toBe('It was found.');
   }, 60_000);
 
@@ -158,7 +100,7 @@ describe('the run events through the live channel', () => {
       console.log(
         `a streamed turn with a 3 s tool call, through PostgreSQL: ${read!.queries} events queries`,
       );
-      expectWhole(read!.events);
+      expectOneToolCallRun(read!.events);
       expect(read!.text).toBe('It was found.');
       expect(read!.queries).toBeLessThanOrEqual(3);
     },

@@ -19,7 +19,9 @@ import { HeardEvents } from '../live-text/heard-events.ts';
  * again {@link FIRST_POLL_MS} after new events, then less and less often while none come, at least
  * once every {@link IDLE_POLL_MS}, and every {@link LIVE_TEXT_POLL_MS} while the model writes; while
  * the text of a step is heard on the live channel, only once the step has closed or when the channel
- * has been silent for {@link SILENT_CHANNEL_MS}. The
+ * has been silent for {@link SILENT_CHANNEL_MS}. Once the run's events are heard on the channel (its
+ * workers say them there), they are taken from it, in seq order and once each, and the run is read
+ * only when one is missing or the channel has been silent for {@link QUIET_CHANNEL_MS}. The
  * run's end is awaited with the server's long-poll for the result. Each run of a chain (a chat session
  * continues as new) is read by its id until it has closed and its last events are read, then the next;
  * once the last run has closed the stream ends, rethrowing the run's failure if it failed. A query
@@ -265,8 +267,9 @@ export interface StreamOptions {
    */
   tail?: Promise<ClosedRunEvents | undefined>;
   /**
-   * Where the workers say the model's text as it is written (src/live-text/): heard text is
-   * delivered at once and the run is read far less often while a step writes. Default: none (poll).
+   * Where the workers say the model's text as it is written, and the run's events as they are
+   * logged (src/live-text/): heard text and events are delivered at once and the run is read far
+   * less often. Default: none (poll).
    */
   live?: LiveTextChannel | undefined;
   /** The events after `afterSeq` start at a step (a chat turn's first): its live text can be delivered. */

@@ -87,7 +87,7 @@ export class HeardEvents {
     if (typeof runId !== 'string' || !Number.isInteger(seq)) return;
     let heard = this.#byRun.get(runId);
     if (!heard) {
-      this.#byRun.set(runId, (heard = new Map()));
+      this.#byRun.set(runId, (heard = new Map<number, AgentEvent | undefined>()));
       // The oldest runs go (runs before the one read have closed).
       for (const other of this.#byRun.keys()) {
         if (this.#byRun.size <= RUNS_KEPT) break;

@@ -71,7 +71,9 @@ type Said = { text: LiveTextMessage } | { event: LiveEventMessage };
  * step answers): those said while a statement is under way go in the next one, as one notification
  * (a JSON array; a listener also takes a single message). The text of each step in flight is also kept in the table `toolkit_live_text_steps`
  * (created on first use, unlogged) until the step closes: a reader that subscribes in the middle of
- * a step gets its text so far from there. `pg` is an optional peer dependency.
+ * a step gets its text so far from there. The runs' events go on a `NOTIFY` channel of their own,
+ * `<channel>_events` (in order with the text said here; an event too large for a notification as its
+ * seq alone). `pg` is an optional peer dependency.
  */
 export class PostgresLiveChannel implements LiveTextChannel {
   readonly #options: PostgresLiveChannelOptions;

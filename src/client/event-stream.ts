@@ -84,6 +84,9 @@ export async function* streamRunEvents(
     // the events heard on the channel (`silence`: the read follows a silence of the channel).
     let next: 'ask' | 'silence' | 'heard' = 'ask';
     let lastType: AgentEvent['type'] | undefined;
+    // The next read from the channel stands for a read of the run even with nothing new: the run's
+    // last event read is a step's start, and that step's text is heard (its start is all there is).
+    let emptyRead = false;
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
@@ -94,8 +97,10 @@ export async function* streamRunEvents(
       // Heard events that follow on from the last read are read from the channel; else the run is asked.
       const fromChannel = fromResult || fromTail || next !== 'heard' ? undefined : heard?.after(seq);
       const afterSilence = next === 'silence';
+      // Nothing new heard (an event read already): no read, so no step heard live is bound on it.
+      const nothingNew = next === 'heard' && Array.isArray(fromChannel) && fromChannel.length === 0;
       next = 'ask';
-      live?.readStarted();
+      if (!nothingNew || emptyRead) live?.readStarted();
       let events = fromResult ?? fromTail ?? (Array.isArray(fromChannel) ? fromChannel : undefined);
       if (!events) {
         const asked = Promise.race([
@@ -142,7 +147,8 @@ export async function* streamRunEvents(
         await run.handle.result();
         return;
       }
-      live?.readDone();
+      if (!nothingNew || emptyRead) live?.readDone();
+      emptyRead = false;
       const last = events.at(-1);
       // The channel says the run's events: it is read when the channel has been silent long. A step
       // whose text is delivered live needs no reading while it writes: the channel says when it
@@ -164,7 +170,7 @@ export async function* streamRunEvents(
       const atItsStart = trusted && lastType === 'step_started';
       // A message asked for a read while the last one was under way: read again now.
       const readNow = readAgain && (!trusted || atItsStart);
-      if (readNow && trusted) next = 'heard';
+      if (readNow && trusted) [next, emptyRead] = ['heard', true];
       readAgain = false;
       let waited = readNow ? Promise.resolve() : Promise.race([quiet.done, ...ends]);
       try {
@@ -191,7 +197,7 @@ export async function* streamRunEvents(
           } else if (why === 'read' && trusted) {
             // Text of a step not yet delivered: its start is read from the channel.
             if (lastType === 'step_started') {
-              next = 'heard';
+              [next, emptyRead] = ['heard', true];
               break;
             }
           } else if (why !== 'text' || timedOut) {

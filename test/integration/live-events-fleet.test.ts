@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.ts';
+import type { LiveEventMessage } from '../../src/live-text/channel.ts';
 import { PostgresLiveChannel } from '../../src/live-text/postgres.ts';
 import { expectOneToolCallRun, readRun } from '../support/event-readers.ts';
 import { startNodeProcess, type NodeProcess } from './processes.ts';
@@ -77,6 +78,9 @@ describe.skipIf(!url)('the run events through PostgreSQL, the worker in another 
     const first = start('test/fixtures/worker-process.ts', { ...env, MODE: 'crash-first' });
     await first.waitForLine(/^READY$/);
     const started = await agents.startRun('durable', 'Leave a mark, then finish');
+    // What the workers said on the channel, beside what the reader delivered.
+    const said: LiveEventMessage[] = [];
+    const unsubscribe = channel.subscribeEvents(started.workflowId, (message) => said.push(message));
     const reading = readRun(connection, started.workflowId, channel);
     // The tool has completed and the model is on its second step: kill the worker mid-turn.
     await first.waitForLine(/^MODEL_STEP 2 /);
@@ -84,7 +88,15 @@ describe.skipIf(!url)('the run events through PostgreSQL, the worker in another 
     await first.exited;
     start('test/fixtures/worker-process.ts', { ...env, MODE: 'crash-second' });
     const read = await reading;
+    // The second worker says the end it logged (the run's result may reach the reader first).
+    const types = () => said.map((message) => message.event?.type);
+    await expect.poll(() => types().includes('run_completed'), { timeout: 10_000 }).toBe(true);
+    unsubscribe();
+    console.log(`a turn whose worker was SIGKILLed, read through PostgreSQL: ${read.queries} events queries`);
     expectOneToolCallRun(read.events);
+    // Each said once: the second worker did not say the first one's events again (a replay says nothing).
+    expect(types().filter((type) => type === 'run_completed')).toHaveLength(1);
+    expect(types().filter((type) => type === 'tool_called')).toHaveLength(1);
     expect(read.events.at(-1)).toMatchObject({
       type: 'run_completed',
       payload: { output: 'finished after the restart' },

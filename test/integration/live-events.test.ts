@@ -84,6 +84,8 @@ describe('the run events through the live channel', () => {
     const [read] = await streamedTurn(channel, [losing]);
     expect(dropped).toBeGreaterThan(0);
     expectOneToolCallRun(read!.events);
+    // The start, then the run read once more for the missing event.
+    expect(read!.queries).toBe(2);
     expect(read!.text).toBe('It was found.');
   }, 60_000);
 

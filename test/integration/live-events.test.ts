@@ -1,13 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { InProcessLiveChannel, type LiveTextChannel } from '../../src/live-text/channel.ts';
+import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
+import {
+  InProcessLiveChannel,
+  type LiveEventMessage,
+  type LiveTextChannel,
+} from '../../src/live-text/channel.ts';
 import { PostgresLiveChannel } from '../../src/live-text/postgres.ts';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
 import { BaseConnectorTool, type ToolOutput } from '../../src/tools/connector-base.ts';
 import { expectOneToolCallRun, readRun, textOnly } from '../support/event-readers.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
+import { TokenTool } from './tools.ts';
+
+const CANARY = 'sk-canary-live-events-7f3a2c';
 
 /** A tool that takes a few seconds, as a slow upstream does: a reader that polls asks meanwhile. */
 class SlowTool extends BaseConnectorTool {
@@ -87,6 +95,30 @@ describe('the run events through the live channel', () => {
     // The start, then the run read once more for the missing event.
     expect(read!.queries).toBe(2);
     expect(read!.text).toBe('It was found.');
+  }, 60_000);
+
+  it('says no secret on the channel: a tool that reads one has its result redacted there as in the run', async () => {
+    const channel = new InProcessLiveChannel();
+    const credentialStore = new InMemoryCredentialStore();
+    await credentialStore.put({ name: 'upstream', type: 'bearer', token: CANARY });
+    const llm = new ScriptedModel([
+      { toolCalls: [{ name: 'token', args: {}, id: 't1' }] },
+      { text: 'I read it.' },
+    ]);
+    const env = await startTestWorker(
+      { keeper: { llm, tools: [new TokenTool()], credentialStore } },
+      { liveChannel: channel },
+    );
+    workers.push(env);
+    const started = await env.agents.startRun('keeper', 'Read the token');
+    const said: LiveEventMessage[] = [];
+    const unsubscribe = channel.subscribeEvents(started.workflowId, (message) => said.push(message));
+    const read = await readRun(env.client.connection, started.workflowId, channel);
+    unsubscribe();
+    expect(said.map((message) => message.event?.type)).toContain('tool_completed');
+    expect(read.events.map((event) => event.type)).toContain('tool_completed');
+    expect(JSON.stringify(said)).not.toContain(CANARY);
+    expect(JSON.stringify(read.events)).not.toContain(CANARY);
   }, 60_000);
 
   const url = inject('postgresUrl');

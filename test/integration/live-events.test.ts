@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { AgentEvent } from '../../src/common/events.ts';
 import { InMemoryCredentialStore } from '../../src/credentials/in-memory.ts';
 import {
   InProcessLiveChannel,
@@ -139,5 +140,33 @@ describe('the run events through the live channel', () => {
       expect(read!.queries).toBeLessThanOrEqual(3);
     },
     60_000,
+  );
+
+  it.skipIf(!url)(
+    'says an event too large for a notification by its seq alone, in order with the rest',
+    async () => {
+      const name = `test_live_events_big_${Date.now()}`;
+      const workerSide = new PostgresLiveChannel({ connectionString: url, channel: name });
+      const readerSide = new PostgresLiveChannel({ connectionString: url, channel: name });
+      channels.push(workerSide, readerSide);
+      const heard: LiveEventMessage[] = [];
+      readerSide.subscribeEvents('big', (message) => heard.push(message));
+      await readerSide.ready();
+      const event = (seq: number, text: string): AgentEvent => ({
+        seq,
+        type: 'tool_completed',
+        message: 'done',
+        payload: { text },
+        timestamp: new Date().toISOString(),
+      });
+      const said = [event(1, 'small'), event(2, 'x'.repeat(10_000)), event(3, 'small again')];
+      for (const one of said)
+        workerSide.publishEvent({ workflowId: 'big', runId: 'r', seq: one.seq, event: one });
+      await expect.poll(() => heard.length, { timeout: 10_000 }).toBe(3);
+      expect(heard.map((message) => message.seq)).toEqual([1, 2, 3]);
+      expect(heard[0]!.event).toEqual(said[0]);
+      expect(heard[1]!.event).toBeUndefined();
+      expect(heard[2]!.event).toEqual(said[2]);
+    },
   );
 });

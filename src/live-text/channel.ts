@@ -9,8 +9,9 @@ export type { LiveEventMessage, LiveStepKey, LiveTextMessage } from './message.t
  * `createAgentWorker` and `AgentClient`). The default is in-process: a worker and the readers in
  * the same process (an `Agent`, an embedded server, a chat handler beside its worker). Processes
  * apart can share one by implementing this (a message bus, PostgreSQL LISTEN/NOTIFY). A reader that
- * hears nothing gets a step's text when the step answers, from the run's events. Messages are best
- * effort: one lost costs latency, never text.
+ * hears nothing gets a step's text when the step answers, from the run's events. A channel with
+ * `publishEvent` and `subscribeEvents` also carries the runs' events, so that readers need not read
+ * the runs while they wait. Messages are best effort: one lost costs latency, never text or events.
  */
 export interface LiveTextChannel {
   /** Called by the worker for every message of every step; must not throw or block. */

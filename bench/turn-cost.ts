@@ -2,7 +2,8 @@
  * Benchmark (not a test): what a turn costs in Temporal's billable actions, counted by the server
  * itself (the embedded dev server's `action` metric on `/metrics`, this bench's namespace only): a
  * plain run with one tool call, a run and a chat turn streaming 1,000 tokens to one live reader
- * (50 tokens every 100 ms: 2 s of writing), and the same 1,000 tokens through `@temporalio/ai-sdk`'s
+ * (50 tokens every 100 ms: 2 s of writing), a run that calls a 3 s tool before it streams them (a
+ * reader that polled would ask while the tool runs), and the same 1,000 tokens through `@temporalio/ai-sdk`'s
  * streaming (`streamText` with a `streamingTopic`, read by a `WorkflowStreamClient`). Each figure
  * is the median of REPEATS (default 3). Writes bench/results/turn-cost.json and .md.
  */
@@ -12,12 +13,14 @@ import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { z } from 'zod';
 import { AgentClient } from '../src/client/agent-client.ts';
 import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
 import { freePort } from '../src/embedded/free-port.ts';
 import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
 import type { ModelRequest } from '../src/models/model-adapter.ts';
 import { ScriptedModel } from '../src/models/scripted.ts';
+import { BaseConnectorTool, type ToolOutput } from '../src/tools/connector-base.ts';
 import { createAgentWorker } from '../src/worker.ts';
 import { ActionCounter, type ActionCost } from '../test/support/action-count.ts';
 import { NoopTool } from './loop-agent.ts';
@@ -47,6 +50,17 @@ async function writeThousand(request: ModelRequest) {
   return { text: TEXT };
 }
 
+/** A tool that takes 3 s, as a slow upstream does. */
+class SlowTool extends BaseConnectorTool {
+  readonly name = 'slow';
+  readonly description = 'Looks something up, slowly';
+  readonly parameters = z.object({});
+  async run(): Promise<ToolOutput> {
+    await sleep(3_000);
+    return { text: 'found', metadata: {} };
+  }
+}
+
 const stops: Array<() => Promise<void>> = [];
 try {
   const nativeConnection = await NativeConnection.connect({ address: server.address });
@@ -73,6 +87,15 @@ try {
         tools: [new NoopTool()],
       },
       writer: { llm: new ScriptedModel(Array.from({ length: REPEATS * 3 }, () => writeThousand)) },
+      finder: {
+        llm: new ScriptedModel(
+          Array.from({ length: REPEATS }, () => [
+            { toolCalls: [{ name: 'slow', args: {}, id: 'slow_1' }] },
+            writeThousand,
+          ]).flat(),
+        ),
+        tools: [new SlowTool()],
+      },
     },
   });
   const running = ours.run();
@@ -101,9 +124,10 @@ try {
     if (text !== TEXT)
       throw new Error(`The reader got ${text.length} characters, not the ${TEXT.length} written.`);
   };
-  const samples: Record<'plain' | 'streamedRun' | 'chatTurn' | 'aiSdk', ActionCost[]> = {
+  const samples: Record<'plain' | 'streamedRun' | 'slowToolRun' | 'chatTurn' | 'aiSdk', ActionCost[]> = {
     plain: [],
     streamedRun: [],
+    slowToolRun: [],
     chatTurn: [],
     aiSdk: [],
   };
@@ -112,6 +136,13 @@ try {
     samples.streamedRun.push(
       await costOf(async () => {
         const handle = await agents.start('writer', 'Write 1,000 tokens');
+        await read(handle.events());
+        await handle.result();
+      }),
+    );
+    samples.slowToolRun.push(
+      await costOf(async () => {
+        const handle = await agents.start('finder', 'Find it, then write 1,000 tokens');
         await read(handle.events());
         await handle.result();
       }),
@@ -156,6 +187,7 @@ try {
     '| --- | --- | --- |',
     row('toolkit-agent: a run with one tool call, nobody reading', results.plain!),
     row('toolkit-agent: a run streaming 1,000 tokens', results.streamedRun!),
+    row('toolkit-agent: a run calling a 3 s tool, then streaming 1,000 tokens', results.slowToolRun!),
     row('toolkit-agent: a chat turn streaming 1,000 tokens', results.chatTurn!),
     row('@temporalio/ai-sdk: streamText streaming 1,000 tokens (workflow streams)', results.aiSdk!),
     '',

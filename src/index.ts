@@ -89,6 +89,7 @@ export { forgetMemory, type ForgetMemoryInput, type ForgottenMemory } from './ag
 export {
   InProcessLiveChannel,
   inProcessLiveChannel,
+  type LiveEventMessage,
   type LiveStepKey,
   type LiveTextChannel,
   type LiveTextMessage,

@@ -18,6 +18,7 @@ import {
   type WorkerDeployment,
 } from './deploy/worker-deployment.ts';
 import { resolveLiveChannel, type LiveTextChannel } from './live-text/channel.ts';
+import { liveEventSinks } from './live-text/event-sink.ts';
 import { buildAgentRegistry } from './activities/registry.ts';
 import { encryptionDataConverter } from './codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from './codec/key-ring.ts';
@@ -188,13 +189,14 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const quotas = validateQuotas('createAgentWorker', options.quotas);
   const deployment = resolveWorkerDeployment('createAgentWorker', options.deployment);
   const usageStore = options.usageStore ?? usageStoreFollowing(memoryStore);
+  const liveChannel = resolveLiveChannel(options.liveChannel, 'createAgentWorker');
   const registry = buildAgentRegistry(
     options.agents,
     memoryStore,
     mcpPool,
     queues,
     { store: usageStore, ...(quotas ? { fleet: quotas } : {}) },
-    resolveLiveChannel(options.liveChannel, 'createAgentWorker'),
+    liveChannel,
     options.longTermMemory && toLongTermMemory(options.longTermMemory),
   );
   const resolved = resolveTemporalConnection({
@@ -245,6 +247,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
           encodeFailures,
         })),
       ...telemetry,
+      // The runs' events go on the live channel as the workflows log them (readers need not ask).
+      sinks: { ...telemetry.sinks, ...liveEventSinks(liveChannel) },
     });
     // Activity-only workers: the workflow interceptors and sinks stay with the main worker.
     const { workflowModules: _modules, ...activityInterceptors } = telemetry.interceptors;

@@ -12,13 +12,16 @@ import { closedRunEvents, eventsAfter, type AgentEvent, type ClosedRunEvents } f
 import { eventsQuery } from '../common/workflow-definitions.ts';
 import type { LiveTextChannel } from '../live-text/channel.ts';
 import { LiveTextFollower } from '../live-text/follower.ts';
+import { HeardEvents } from '../live-text/heard-events.ts';
 
 /**
  * Yields a run's events as they happen, read with the events query (which costs the run no history):
  * again {@link FIRST_POLL_MS} after new events, then less and less often while none come, at least
  * once every {@link IDLE_POLL_MS}, and every {@link LIVE_TEXT_POLL_MS} while the model writes; while
  * the text of a step is heard on the live channel, only once the step has closed or when the channel
- * has been silent for {@link SILENT_CHANNEL_MS}. The
+ * has been silent for {@link SILENT_CHANNEL_MS}. Once the run's events are heard on the channel (its
+ * workers say them there), they are taken from it, in seq order and once each, and the run is read
+ * only when one is missing or the channel has been silent for {@link QUIET_CHANNEL_MS}. The
  * run's end is awaited with the server's long-poll for the result. Each run of a chain (a chat session
  * continues as new) is read by its id until it has closed and its last events are read, then the next;
  * once the last run has closed the stream ends, rethrowing the run's failure if it failed. A query
@@ -50,6 +53,8 @@ export async function* streamRunEvents(
   const live = options.live
     ? new LiveTextFollower(options.live, handle.workflowId, options.liveTags)
     : undefined;
+  // The run's events as the workers say them: taken from the channel instead of asked for.
+  const heard = options.live ? new HeardEvents(options.live, handle.workflowId) : undefined;
   if (afterSeq === 0 || options.atStepBoundary) live?.fromStart();
   const ask = <T>(call: () => Promise<T>): Promise<T> => {
     const work = retried(handle.client, call, stopWaiting.signal);
@@ -69,11 +74,19 @@ export async function* streamRunEvents(
     };
     run.ended = runEnd(run.handle, stopWaiting.signal).then((end) => (run.end = end));
     live?.follow(runId);
+    heard?.follow(runId);
     return run;
   };
   try {
     let run = follow(options.runId ?? (await ask(() => handle.describe())).runId);
     let readAgain = false;
+    // How the next read is made: asking the run (at the start, after a silence, on a gap), or from
+    // the events heard on the channel (`silence`: the read follows a silence of the channel).
+    let next: 'ask' | 'silence' | 'heard' = 'ask';
+    let lastType: AgentEvent['type'] | undefined;
+    // The next read from the channel stands for a read of the run even with nothing new: the run's
+    // last event read is a step's start, and that step's text is heard (its start is all there is).
+    let emptyRead = false;
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
@@ -81,8 +94,14 @@ export async function* streamRunEvents(
       // worker (none may be alive), and whichever run of a chain the reader followed.
       const fromResult = eventsAfter(end?.events, seq);
       const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
-      live?.readStarted();
-      let events = fromResult ?? fromTail;
+      // Heard events that follow on from the last read are read from the channel; else the run is asked.
+      const fromChannel = fromResult || fromTail || next !== 'heard' ? undefined : heard?.after(seq);
+      const afterSilence = next === 'silence';
+      // Nothing new heard (an event read already): no read, so no step heard live is bound on it.
+      const nothingNew = next === 'heard' && Array.isArray(fromChannel) && fromChannel.length === 0;
+      next = 'ask';
+      if (!nothingNew || emptyRead) live?.readStarted();
+      let events = fromResult ?? fromTail ?? (Array.isArray(fromChannel) ? fromChannel : undefined);
       if (!events) {
         const asked = Promise.race([
           ask(() => run.handle.query(eventsQuery, seq)),
@@ -98,15 +117,18 @@ export async function* streamRunEvents(
           );
           while (!(await Promise.race([answered, live.changed().then(() => false)]))) {
             if (live.take() === 'read') readAgain = true;
-            const heard = live.heard(seq);
-            if (heard && include(heard)) yield heard;
+            const text = live.heard(seq);
+            if (text && include(text)) yield text;
           }
         }
         events = await asked;
+        // The channel was silent while the run logged events: it does not carry them (now).
+        if (afterSilence && events?.length) heard?.distrust();
       }
       if (events === undefined) continue;
       for (const read of events) {
         seq = read.seq;
+        lastType = read.type;
         // Text delivered live already is not delivered again.
         const event = live ? live.read(read) : read;
         if (!event || !include(event)) continue;
@@ -125,35 +147,63 @@ export async function* streamRunEvents(
         await run.handle.result();
         return;
       }
-      live?.readDone();
+      if (!nothingNew || emptyRead) live?.readDone();
+      emptyRead = false;
       const last = events.at(-1);
-      // A step whose text is delivered live needs no reading while it writes: the channel says
-      // when it ends (or a batch carries more than text); the run is read when it has been silent long.
-      delay = live?.streaming
-        ? SILENT_CHANNEL_MS
-        : !last
-          ? Math.min(delay * 2, IDLE_POLL_MS)
-          : last.type === 'text_delta'
-            ? LIVE_TEXT_POLL_MS
-            : FIRST_POLL_MS;
+      // The channel says the run's events: it is read when the channel has been silent long. A step
+      // whose text is delivered live needs no reading while it writes: the channel says when it
+      // ends (or a batch carries more than text).
+      const trusted = heard?.trusted === true;
+      delay = trusted
+        ? QUIET_CHANNEL_MS
+        : live?.streaming
+          ? SILENT_CHANNEL_MS
+          : !last
+            ? Math.min(delay * 2, IDLE_POLL_MS)
+            : last.type === 'text_delta'
+              ? LIVE_TEXT_POLL_MS
+              : FIRST_POLL_MS;
       const ends = [run.ended, ...(tailKnown ? [] : [tailed]), ...(options.abort ? [options.abort] : [])];
       const quiet = timer(delay);
+      // With the events on the channel, a step heard live right after its start is read from it
+      // (nothing to ask: its start is the last event, and the channel says what follows).
+      const atItsStart = trusted && lastType === 'step_started';
       // A message asked for a read while the last one was under way: read again now.
-      let waited = readAgain ? Promise.resolve() : Promise.race([quiet.done, ...ends]);
+      const readNow = readAgain && (!trusted || atItsStart);
+      if (readNow && trusted) [next, emptyRead] = ['heard', true];
       readAgain = false;
+      let waited = readNow ? Promise.resolve() : Promise.race([quiet.done, ...ends]);
       try {
         for (;;) {
-          const heard = live?.heard(seq);
-          if (heard && include(heard)) yield heard;
+          const text = live?.heard(seq);
+          if (text && include(text)) yield text;
           // Text heard live is delivered as it comes; anything else (a batch with more, the step's end) is read.
-          await Promise.race([waited, ...(live ? [live.changed()] : [])]);
+          const timedOut = await Promise.race([
+            waited.then(() => true),
+            ...(live ? [live.changed().then(() => false)] : []),
+            ...(heard ? [heard.changed().then(() => false)] : []),
+          ]);
+          if (heard?.take()) {
+            next = 'heard';
+            break;
+          }
           const why = live?.take();
           if (why === 'text' && live?.streaming) quiet.restart();
           else if (why === 'closed') {
             // The step delivered live has closed: its result is read a moment later, once the
-            // workflow has it, unless the run ends meanwhile (its end carries the last events).
-            waited = Promise.race([sleep(AFTER_CLOSE_MS), ...ends]);
-          } else if (why !== 'text') break;
+            // workflow has it, unless the run ends meanwhile (its end carries the last events),
+            // or the channel says its events.
+            if (!trusted) waited = Promise.race([sleep(AFTER_CLOSE_MS), ...ends]);
+          } else if (why === 'read' && trusted) {
+            // Text of a step not yet delivered: its start is read from the channel.
+            if (lastType === 'step_started') {
+              [next, emptyRead] = ['heard', true];
+              break;
+            }
+          } else if (why !== 'text' || timedOut) {
+            if (timedOut && !readNow && trusted && run.end === undefined) next = 'silence';
+            break;
+          }
         }
       } finally {
         quiet.stop();
@@ -161,6 +211,7 @@ export async function* streamRunEvents(
     }
   } finally {
     live?.close();
+    heard?.close();
     // A read still in flight (dropped for the run's result) is cancelled, and a retry stops asking:
     // none may outlive the stream (and its client's connection, which may close next).
     stopWaiting.abort();
@@ -178,6 +229,8 @@ const IDLE_POLL_MS = 1000;
 export const LIVE_TEXT_POLL_MS = 100;
 /** While a step's text is heard live, the run is read only when the channel has been silent this long. */
 const SILENT_CHANNEL_MS = 5_000;
+/** With the run's events heard on the channel, the run is read only when it has been silent this long. */
+const QUIET_CHANNEL_MS = 15_000;
 /** How long after a step heard live has closed its result is read (the workflow takes it meanwhile). */
 const AFTER_CLOSE_MS = 250;
 
@@ -220,8 +273,9 @@ export interface StreamOptions {
    */
   tail?: Promise<ClosedRunEvents | undefined>;
   /**
-   * Where the workers say the model's text as it is written (src/live-text/): heard text is
-   * delivered at once and the run is read far less often while a step writes. Default: none (poll).
+   * Where the workers say the model's text as it is written, and the run's events as they are
+   * logged (src/live-text/): heard text and events are delivered at once and the run is read far
+   * less often. Default: none (poll).
    */
   live?: LiveTextChannel | undefined;
   /** The events after `afterSeq` start at a step (a chat turn's first): its live text can be delivered. */

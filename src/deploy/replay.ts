@@ -6,6 +6,7 @@ import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { encryptionDataConverter } from '../codec/aes-gcm-codec.ts';
 import type { PayloadEncryptionOptions } from '../codec/key-ring.ts';
 import { ConfigurationError } from '../errors.ts';
+import { liveEventSinks } from '../live-text/event-sink.ts';
 import { workflowSpanSinks } from '../telemetry/workflow-span-sink.ts';
 import { agentWorkflowBundle, FAILURE_CONVERTER_PATH } from '../workflow-bundle.ts';
 
@@ -86,8 +87,8 @@ export async function replayHistories(options: ReplayHistoriesOptions): Promise<
         ? { dataConverter: { ...dataConverter, failureConverterPath: FAILURE_CONVERTER_PATH } }
         : {}),
       replayName: 'toolkit-agent-replay',
-      // A traced bundle's span sink, dropping: a replay exports nothing.
-      sinks: workflowSpanSinks(undefined, () => undefined),
+      // A traced bundle's span sink and the events sink, dropping: a replay exports nothing.
+      sinks: { ...workflowSpanSinks(undefined, () => undefined), ...liveEventSinks(undefined) },
     },
     histories,
   );

@@ -1,16 +1,17 @@
 import { ConfigurationError } from '../errors.ts';
-import type { LiveTextMessage } from './message.ts';
+import type { LiveEventMessage, LiveTextMessage } from './message.ts';
 import { OpenSteps } from './open-steps.ts';
 
-export type { LiveStepKey, LiveTextMessage } from './message.ts';
+export type { LiveEventMessage, LiveStepKey, LiveTextMessage } from './message.ts';
 
 /**
  * Carries live text from the workers' model steps to the readers of the runs (`liveChannel` of
  * `createAgentWorker` and `AgentClient`). The default is in-process: a worker and the readers in
  * the same process (an `Agent`, an embedded server, a chat handler beside its worker). Processes
  * apart can share one by implementing this (a message bus, PostgreSQL LISTEN/NOTIFY). A reader that
- * hears nothing gets a step's text when the step answers, from the run's events. Messages are best
- * effort: one lost costs latency, never text.
+ * hears nothing gets a step's text when the step answers, from the run's events. A channel with
+ * `publishEvent` and `subscribeEvents` also carries the runs' events, so that readers need not read
+ * the runs while they wait. Messages are best effort: one lost costs latency, never text or events.
  */
 export interface LiveTextChannel {
   /** Called by the worker for every message of every step; must not throw or block. */
@@ -22,49 +23,76 @@ export interface LiveTextChannel {
    * takes a piece it already has (the same offset) once.
    */
   subscribe(workflowId: string, listener: (message: LiveTextMessage) => void): () => void;
+  /**
+   * Optional: called by the worker with each event a workflow task logged, once the task's code has
+   * run (Temporal's workflow sinks; never for a replay); must not throw or block. A channel that
+   * carries events lets readers learn of a tool call, an approval or a turn's end without reading
+   * the run; one without these methods leaves readers polling, as before.
+   */
+  publishEvent?(message: LiveEventMessage): void;
+  /** Optional, with {@link LiveTextChannel.publishEvent}: each event said about runs of `workflowId`, until the returned function is called. */
+  subscribeEvents?(workflowId: string, listener: (message: LiveEventMessage) => void): () => void;
 }
 
 /** `liveChannel` of a worker or client: a channel, or `false` for none (readers poll). */
 export type LiveChannelOption = LiveTextChannel | false | undefined;
 
 /**
- * Live text within one process: listeners by workflow id, messages handed over synchronously. It
- * keeps the text of each step in flight until the step closes, and gives it to a listener as it
- * subscribes.
+ * Live text and the runs' events within one process: listeners by workflow id, messages handed
+ * over synchronously. It keeps the text of each step in flight until the step closes, and gives it
+ * to a listener as it subscribes.
  */
 export class InProcessLiveChannel implements LiveTextChannel {
-  readonly #listeners = new Map<string, Set<(message: LiveTextMessage) => void>>();
+  readonly #text = new Listeners<LiveTextMessage>();
+  readonly #events = new Listeners<LiveEventMessage>();
   readonly #open = new OpenSteps();
 
   publish(message: LiveTextMessage): void {
     this.#open.note(message);
-    const listeners = this.#listeners.get(message.workflowId);
-    if (!listeners) return;
-    for (const listener of [...listeners]) {
-      try {
-        listener(message);
-      } catch {
-        // A reader's failure is its own: the step goes on, the other readers hear it.
-      }
-    }
+    this.#text.tell(message.workflowId, message);
   }
 
   subscribe(workflowId: string, listener: (message: LiveTextMessage) => void): () => void {
-    let listeners = this.#listeners.get(workflowId);
-    if (!listeners) this.#listeners.set(workflowId, (listeners = new Set()));
+    const unsubscribe = this.#text.add(workflowId, listener);
+    for (const said of this.#open.of(workflowId)) tell(listener, said);
+    return unsubscribe;
+  }
+
+  publishEvent(message: LiveEventMessage): void {
+    this.#events.tell(message.workflowId, message);
+  }
+
+  subscribeEvents(workflowId: string, listener: (message: LiveEventMessage) => void): () => void {
+    return this.#events.add(workflowId, listener);
+  }
+}
+
+/** Listeners by workflow id, each told synchronously. */
+class Listeners<T> {
+  readonly #byWorkflow = new Map<string, Set<(message: T) => void>>();
+
+  tell(workflowId: string, message: T): void {
+    for (const listener of [...(this.#byWorkflow.get(workflowId) ?? [])]) tell(listener, message);
+  }
+
+  add(workflowId: string, listener: (message: T) => void): () => void {
+    let listeners = this.#byWorkflow.get(workflowId);
+    if (!listeners) this.#byWorkflow.set(workflowId, (listeners = new Set()));
     listeners.add(listener);
-    for (const said of this.#open.of(workflowId)) {
-      try {
-        listener(said);
-      } catch {
-        // As in publish: the listener's failure is its own.
-      }
-    }
     return () => {
       listeners.delete(listener);
-      if (listeners.size === 0 && this.#listeners.get(workflowId) === listeners)
-        this.#listeners.delete(workflowId);
+      if (listeners.size === 0 && this.#byWorkflow.get(workflowId) === listeners)
+        this.#byWorkflow.delete(workflowId);
     };
+  }
+}
+
+/** Calls a listener: a reader's failure is its own (the step goes on, the other readers hear it). */
+function tell<T>(listener: (message: T) => void, message: T): void {
+  try {
+    listener(message);
+  } catch {
+    // Nothing to do: see above.
   }
 }
 

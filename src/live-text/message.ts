@@ -1,3 +1,6 @@
+import type { Sinks } from '@temporalio/workflow';
+import type { AgentEvent } from '../common/events.ts';
+
 /**
  * What a model step says live, outside any workflow: each piece of text the moment the model writes
  * it, when the step's first batch (what comes before its text) has been sent to the workflow, and
@@ -39,4 +42,25 @@ export interface LiveStepKey {
   runId: string;
   seq: number;
   attempt: number;
+}
+
+/**
+ * An event of a run as its workflow logged it, said on the live channel by the worker that ran the
+ * workflow task (readers learn of it without reading the run). `event` is left out when it is too
+ * large for the channel: the reader then reads the run for it. The run's events query stays the
+ * truth: a reader delivers these in `seq` order, each once, and reads the run when one is missing.
+ */
+export interface LiveEventMessage {
+  workflowId: string;
+  runId: string;
+  seq: number;
+  event?: AgentEvent;
+}
+
+/**
+ * The workflow sink through which the agent workflows hand each event they log to their worker
+ * (registered by `createAgentWorker`; Temporal calls it only for workflow tasks that are not replays).
+ */
+export interface LiveEventSinks extends Sinks {
+  toolkitLiveEvents: { said(event: AgentEvent): void };
 }

@@ -1,7 +1,12 @@
 import type pg from 'pg';
 import { ConfigurationError } from '../errors.ts';
 import { importOptional } from '../optional-dependency.ts';
-import { InProcessLiveChannel, type LiveTextChannel, type LiveTextMessage } from './channel.ts';
+import {
+  InProcessLiveChannel,
+  type LiveEventMessage,
+  type LiveTextChannel,
+  type LiveTextMessage,
+} from './channel.ts';
 import { OpenSteps } from './open-steps.ts';
 
 export interface PostgresLiveChannelOptions {
@@ -51,6 +56,12 @@ const SAY = `WITH kept AS (
 )
 SELECT pg_notify($1, p.payload) FROM unnest($9::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY p.n`;
 
+/** Says the runs' events, a notification per payload, in order (on a channel of their own). */
+const SAY_EVENTS = `SELECT pg_notify($1, p.payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY p.n`;
+
+/** What the channel says next: a step's text or a run's event. */
+type Said = { text: LiveTextMessage } | { event: LiveEventMessage };
+
 /**
  * A live channel across processes through PostgreSQL's `LISTEN` / `NOTIFY`: give the same one (same
  * database and channel) to `createAgentWorker` and `AgentClient.connect` as `liveChannel`, and readers
@@ -60,15 +71,17 @@ SELECT pg_notify($1, p.payload) FROM unnest($9::text[]) WITH ORDINALITY AS p(pay
  * step answers): those said while a statement is under way go in the next one, as one notification
  * (a JSON array; a listener also takes a single message). The text of each step in flight is also kept in the table `toolkit_live_text_steps`
  * (created on first use, unlogged) until the step closes: a reader that subscribes in the middle of
- * a step gets its text so far from there. `pg` is an optional peer dependency.
+ * a step gets its text so far from there. The runs' events go on a `NOTIFY` channel of their own,
+ * `<channel>_events` (in order with the text said here; an event too large for a notification as its
+ * seq alone). `pg` is an optional peer dependency.
  */
 export class PostgresLiveChannel implements LiveTextChannel {
   readonly #options: PostgresLiveChannelOptions;
   readonly #channel: string;
   readonly #local = new InProcessLiveChannel();
   #saying: Promise<pg.Client | undefined> | undefined;
-  /** Messages to say in the next statement, in order. */
-  readonly #queue: LiveTextMessage[] = [];
+  /** Messages to say in the next statements, in order. */
+  readonly #queue: Said[] = [];
   /** The statements under way, until the queue is empty. */
   #said: Promise<void> | undefined;
   #listening: Promise<pg.Client | undefined> | undefined;
@@ -88,9 +101,18 @@ export class PostgresLiveChannel implements LiveTextChannel {
   }
 
   publish(message: LiveTextMessage): void {
+    this.#say(pieces(message).map((text) => ({ text })));
+  }
+
+  /** Says a run's event on the events channel (`<channel>_events`), in order with the text said here. */
+  publishEvent(message: LiveEventMessage): void {
+    this.#say([{ event: message }]);
+  }
+
+  #say(said: Said[]): void {
     if (this.#closed) return;
     this.#saying ??= this.#connect().catch(() => undefined);
-    this.#queue.push(...pieces(message));
+    this.#queue.push(...said);
     // What is said while a statement is under way goes in the next one, all at once: one round
     // trip per batch, not per message (a worker with many steps writing would fall behind).
     this.#said ??= this.#sayQueued();
@@ -106,8 +128,24 @@ export class PostgresLiveChannel implements LiveTextChannel {
         return;
       }
       const batch = this.#queue.splice(0, this.#queue.length);
-      // One connection, one statement after the other: the listeners get them in this order.
-      await client?.query(SAY, sayParameters(this.#channel, batch)).catch(() => undefined);
+      // One connection, one statement after the other: the listeners get them in this order
+      // (text and events apart, each run of one kind in a statement).
+      for (const [kind, run] of runsOfKind(batch)) {
+        const statement =
+          kind === 'text'
+            ? client?.query(
+                SAY,
+                sayParameters(
+                  this.#channel,
+                  run.map((said) => (said as { text: LiveTextMessage }).text),
+                ),
+              )
+            : client?.query(SAY_EVENTS, [
+                eventsChannel(this.#channel),
+                eventPayloads(run.map((said) => (said as { event: LiveEventMessage }).event)),
+              ]);
+        await statement?.catch(() => undefined);
+      }
     }
   }
 
@@ -144,6 +182,11 @@ export class PostgresLiveChannel implements LiveTextChannel {
     };
   }
 
+  subscribeEvents(workflowId: string, listener: (message: LiveEventMessage) => void): () => void {
+    this.#listening ??= this.#listen().catch(() => undefined);
+    return this.#local.subscribeEvents(workflowId, listener);
+  }
+
   /** Resolves once the channel listens (readers subscribed before hear what is said after). */
   async ready(): Promise<void> {
     this.#listening ??= this.#listen().catch(() => undefined);
@@ -172,10 +215,12 @@ export class PostgresLiveChannel implements LiveTextChannel {
 
   async #listen(): Promise<pg.Client> {
     const client = await this.#connect();
+    const events = eventsChannel(this.#channel);
     client.on('notification', (notification) => {
       // Heard even while nobody subscribes: the text so far kept here must not fall behind the
       // table's, or a reader that subscribes next gets stale text, then a piece after a gap.
-      if (notification.channel !== this.#channel || !notification.payload) return;
+      const text = notification.channel === this.#channel;
+      if ((!text && notification.channel !== events) || !notification.payload) return;
       let said: unknown;
       try {
         said = JSON.parse(notification.payload);
@@ -184,10 +229,12 @@ export class PostgresLiveChannel implements LiveTextChannel {
       }
       // A notification carries the messages said together, in order (or one, from earlier versions).
       for (const message of Array.isArray(said) ? said : [said]) {
-        this.#local.publish(message as LiveTextMessage);
+        if (text) this.#local.publish(message as LiveTextMessage);
+        else this.#local.publishEvent(message as LiveEventMessage);
       }
     });
     await client.query(`LISTEN ${this.#channel}`);
+    await client.query(`LISTEN ${events}`);
     return client;
   }
 }
@@ -213,29 +260,18 @@ async function openStepsTable(client: pg.Client): Promise<void> {
 function sayParameters(channel: string, batch: LiveTextMessage[]): unknown[] {
   const kept: { message: LiveTextMessage; json: string }[] = [];
   const gone: LiveTextMessage[] = [];
-  const payloads: string[] = [];
-  let packed: string[] = [];
-  let packedBytes = 2;
-  for (const message of batch) {
-    const json = JSON.stringify(message);
-    const bytes = Buffer.byteLength(json) + 1;
-    if (packed.length > 0 && packedBytes + bytes > MAX_NOTIFICATION_BYTES) {
-      payloads.push(`[${packed.join(',')}]`);
-      [packed, packedBytes] = [[], 2];
-    }
-    packed.push(json);
-    packedBytes += bytes;
+  const jsons = batch.map((message) => JSON.stringify(message));
+  batch.forEach((message, i) => {
     if (message.kind !== 'closed') {
-      kept.push({ message, json });
-      continue;
+      kept.push({ message, json: jsons[i]! });
+      return;
     }
     // Its rows go: those of earlier statements by the delete, this batch's are not inserted.
     const same = (other: LiveTextMessage) =>
       other.workflowId === message.workflowId && other.runId === message.runId && other.seq === message.seq;
-    for (let i = kept.length - 1; i >= 0; i--) if (same(kept[i]!.message)) kept.splice(i, 1);
+    for (let k = kept.length - 1; k >= 0; k--) if (same(kept[k]!.message)) kept.splice(k, 1);
     if (!gone.some(same)) gone.push(message);
-  }
-  if (packed.length > 0) payloads.push(`[${packed.join(',')}]`);
+  });
   return [
     channel,
     kept.map(({ message }) => message.workflowId),
@@ -245,8 +281,26 @@ function sayParameters(channel: string, batch: LiveTextMessage[]): unknown[] {
     gone.map((message) => message.workflowId),
     gone.map((message) => message.runId),
     gone.map((message) => message.seq),
-    payloads,
+    notifications(jsons),
   ];
+}
+
+/** Messages (as JSON, each small enough) packed in order into JSON arrays that fit a notification each. */
+function notifications(jsons: string[]): string[] {
+  const payloads: string[] = [];
+  let packed: string[] = [];
+  let packedBytes = 2;
+  for (const json of jsons) {
+    const bytes = Buffer.byteLength(json) + 1;
+    if (packed.length > 0 && packedBytes + bytes > MAX_NOTIFICATION_BYTES) {
+      payloads.push(`[${packed.join(',')}]`);
+      [packed, packedBytes] = [[], 2];
+    }
+    packed.push(json);
+    packedBytes += bytes;
+  }
+  if (packed.length > 0) payloads.push(`[${packed.join(',')}]`);
+  return payloads;
 }
 
 /** A message in pieces that fit a notification (only text can be long). */
@@ -274,4 +328,36 @@ function pieces(message: LiveTextMessage): LiveTextMessage[] {
 /** The bytes of `text` as a JSON string. */
 function jsonBytes(text: string): number {
   return Buffer.byteLength(JSON.stringify(text));
+}
+
+/** The `NOTIFY` channel of the runs' events beside `channel` (readers of earlier versions do not listen to it). */
+function eventsChannel(channel: string): string {
+  return `${channel.slice(0, 56)}_events`;
+}
+
+/** `batch` as runs of one kind each, in order. */
+function runsOfKind(batch: Said[]): ['text' | 'event', Said[]][] {
+  const runs: ['text' | 'event', Said[]][] = [];
+  for (const said of batch) {
+    const kind = 'text' in said ? 'text' : 'event';
+    const last = runs.at(-1);
+    if (last?.[0] === kind) last[1].push(said);
+    else runs.push([kind, [said]]);
+  }
+  return runs;
+}
+
+/**
+ * The notifications that say `events`, in order. An event too large for a notification goes as its
+ * seq alone: a reader reads the run for it.
+ */
+function eventPayloads(events: LiveEventMessage[]): string[] {
+  return notifications(
+    events.map((message) => {
+      const json = JSON.stringify(message);
+      if (Buffer.byteLength(json) + 2 <= MAX_NOTIFICATION_BYTES) return json;
+      const { event: _event, ...seqOnly } = message;
+      return JSON.stringify(seqOnly);
+    }),
+  );
 }

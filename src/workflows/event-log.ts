@@ -1,4 +1,4 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, proxySinks, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   type AgentEvent,
   type AgentEventType,
@@ -7,12 +7,16 @@ import {
   closedLog,
 } from '../common/events.ts';
 import { eventsQuery, waitForEventsUpdate } from '../common/workflow-definitions.ts';
+import type { LiveEventSinks } from '../live-text/message.ts';
+
+const { toolkitLiveEvents } = proxySinks<LiveEventSinks>();
 
 /** How a run's parts add an event to its log (the turn's tags already added). */
 export type Emit = (type: AgentEventType, message: string, payload?: Record<string, unknown>) => void;
 /**
  * The run's events, kept in workflow state. Readers use the query (events after a seq, no history
- * cost). The long-poll update stays for clients of earlier versions and for the histories in which
+ * cost); each event is also handed to the worker's live channel as it is logged (a sink: no history,
+ * no command), so that subscribed readers need not ask. The long-poll update stays for clients of earlier versions and for the histories in which
  * they sent it: a run recorded with it must find its handler when it replays.
  */
 export class EventLog {
@@ -42,7 +46,10 @@ export class EventLog {
   }
 
   emit(type: AgentEventType, message: string, payload: Record<string, unknown> = {}): void {
-    this.#events.push({ seq: this.lastSeq + 1, type, message, payload, timestamp: new Date().toISOString() });
+    const event = { seq: this.lastSeq + 1, type, message, payload, timestamp: new Date().toISOString() };
+    this.#events.push(event);
+    // Replayed events were said when they were first logged (Temporal would drop the call anyway).
+    if (!workflowInfo().unsafe.isReplaying) toolkitLiveEvents.said(event);
   }
 
   /** Wakes every waiting reader for the last time. */

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ModelRequest } from '../../src/models/model-adapter.ts';
 import { ScriptedModel } from '../../src/models/scripted.ts';
+import { workflowSpanSinks } from '../../src/telemetry/workflow-span-sink.ts';
 import { SESSION_RUN_EVENTS } from '../../src/workflows/chat-session.ts';
 import { startTestWorker, type TestWorker } from './helpers.ts';
 
@@ -57,6 +59,13 @@ describe('a chat session evicted from the workflow cache', () => {
     expect(first.status.name).toBe('CONTINUED_AS_NEW');
     expect(first.historyLength).toBeGreaterThanOrEqual(SESSION_RUN_EVENTS);
     expect(first.historyLength).toBeLessThan(SESSION_RUN_EVENTS + 30);
+    // The run that continued as new replays (a worker that evicted it would rebuild it so).
+    const history = await env.client.workflow.getHandle(chat.workflowId, firstRun).fetchHistory();
+    const replay = {
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      sinks: workflowSpanSinks(undefined, () => undefined),
+    };
+    await expect(Worker.runReplayHistory(replay, history, chat.workflowId)).resolves.toBeUndefined();
     const last = await session.describe();
     expect(last.status.name).toBe('RUNNING');
     expect(last.historyLength).toBeLessThan(SESSION_RUN_EVENTS);

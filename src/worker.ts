@@ -142,8 +142,8 @@ export interface AgentWorkerOptions {
   /**
    * How many workflows (runs, chat sessions) the worker keeps in memory between their tasks; the
    * others replay their history when their next task comes (a message to an idle session). Default
-   * 1,000 (about 320–460 MB of idle chat sessions); `workerOptions.maxCachedWorkflows`, when set, wins. See
-   * docs/production.md, "Many open sessions".
+   * 1,000 (about 0.5 MB of resident memory per cached chat session); `workerOptions.maxCachedWorkflows`,
+   * when set, wins. See docs/production.md, "Many open sessions".
    */
   maxCachedWorkflows?: number;
   /**

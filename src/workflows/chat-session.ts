@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -34,10 +35,23 @@ import { checkWorkflowInput } from '../contract/check-input.ts';
 import { rememberSessionTurn } from '../agent-memory/workflow-memory.ts';
 
 /**
+ * A session continues as new, between turns, once its run's history holds this many events (a plain
+ * turn adds about 13), whatever Temporal suggests (by default at some 4,000 events). A session
+ * evicted from the worker's workflow cache replays its run's history on its next message: replaying
+ * a turn costs about what the turn did (bench/open-sessions.ts: an evicted session's second turn took
+ * about twice the CPU of a cached one's), so the bound keeps that replay to a few turns, and a cached
+ * session's event log to their events. Continuing as new costs a workflow task and one action.
+ */
+export const SESSION_RUN_EVENTS = 100;
+
+/** Marks histories whose sessions continue as new at {@link SESSION_RUN_EVENTS}; older histories replay without. */
+export const BOUNDED_SESSION_RUNS = 'bounded-session-runs';
+
+/**
  * A chat session (docs/chat.md): one long-running workflow per session id. Each `send` update
  * runs one turn over the stored conversation; turns run one at a time, in the order they arrived.
- * The workflow holds only counters; it continues-as-new when Temporal suggests it and no turn is
- * running or waiting, and ends after `idleTimeoutMs` without a turn (a later `send` resumes it from
+ * The workflow holds only counters; it continues-as-new when Temporal suggests it or its history reaches
+ * {@link SESSION_RUN_EVENTS}, and no turn is running or waiting, and ends after `idleTimeoutMs` without a turn (a later `send` resumes it from
  * the stored conversation).
  */
 export async function chatSession(input: ChatSessionInput): Promise<ChatSessionState> {
@@ -232,12 +246,17 @@ export async function chatSession(input: ChatSessionInput): Promise<ChatSessionS
     ready = true;
   }
   const idleTimeout = input.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  // Continue as new when Temporal suggests it, or when a new worker version is the target (a pinned
-  // session moves to it between turns: the turn in progress finishes on the code it began with).
-  const continueAsNewDue = (): boolean => workflowInfo().continueAsNewSuggested || targetVersionChanged();
+  // Continue as new when Temporal suggests it, when the run's history is long enough that replaying it
+  // would cost more than a few turns, or when a new worker version is the target (a pinned session
+  // moves to it between turns: the turn in progress finishes on the code it began with). The marker
+  // is asked for only once the history is that long: a run recorded before the bound replays as it went.
+  const continueAsNewDue = (): boolean =>
+    workflowInfo().continueAsNewSuggested ||
+    (workflowInfo().historyLength >= SESSION_RUN_EVENTS && patched(BOUNDED_SESSION_RUNS)) ||
+    targetVersionChanged();
   for (;;) {
     const woke = await condition(() => busy() || continueAsNewDue(), idleTimeout);
-    if (continueAsNewDue() && !busy()) {
+    if (!busy() && continueAsNewDue()) {
       await condition(remembered);
       events.release();
       await condition(() => allHandlersFinished() && remembered());

@@ -55,13 +55,18 @@ describe('chat sessions on the real server', () => {
     const first = await chat.send('TURN-ONE-TEXT');
     expect(first).toMatchObject({ turn: 1, output: 'answer to "TURN-ONE-TEXT" after 0 earlier turn(s)' });
     const handle = env.client.workflow.getHandle(chat.workflowId);
+    const firstRunId = (await handle.describe()).runId;
+    const firstRun = env.client.workflow.getHandle(chat.workflowId, firstRunId);
     await chat.send('second question');
-    const countAfterTwo = occurrences(await historyText(handle), 'TURN-ONE-TEXT');
+    const countAfterTwo = occurrences(await historyText(firstRun), 'TURN-ONE-TEXT');
     const third = await chat.send('third question');
     expect(third).toMatchObject({ turn: 3, output: 'answer to "third question" after 2 earlier turn(s)' });
     for (let i = 4; i <= 10; i++) await chat.send(`question ${i}`);
     // Turn 1's text lives only in turn 1's own update (prompt) and result: no accumulated conversation.
-    expect(occurrences(await historyText(handle), 'TURN-ONE-TEXT')).toBe(countAfterTwo);
+    expect(occurrences(await historyText(firstRun), 'TURN-ONE-TEXT')).toBe(countAfterTwo);
+    // Ten turns pass SESSION_RUN_EVENTS: the run the session continued as new into carries counters only.
+    expect((await handle.describe()).runId).not.toBe(firstRunId);
+    expect(occurrences(await historyText(handle), 'TURN-ONE-TEXT')).toBe(0);
 
     const history = await chat.history();
     expect(history.slice(0, 6)).toEqual([

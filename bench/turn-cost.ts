@@ -13,19 +13,18 @@ import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { z } from 'zod';
 import { AgentClient } from '../src/client/agent-client.ts';
 import { EmbeddedTemporalServer } from '../src/embedded/dev-server.ts';
 import { freePort } from '../src/embedded/free-port.ts';
 import { InMemoryMemoryStore } from '../src/memory/in-memory.ts';
 import type { ModelRequest } from '../src/models/model-adapter.ts';
 import { ScriptedModel } from '../src/models/scripted.ts';
-import { BaseConnectorTool, type ToolOutput } from '../src/tools/connector-base.ts';
 import { createAgentWorker } from '../src/worker.ts';
 import { ActionCounter, type ActionCost } from '../test/support/action-count.ts';
 import { NoopTool } from './loop-agent.ts';
 import { streamingProvider } from './turn-cost/streaming-provider.ts';
 import { writeResults } from './write-results.ts';
+import { SlowTool } from '../test/support/slow-tool.ts';
 
 const REPEATS = Number(process.env.REPEATS ?? 3);
 const TOKENS = Array.from({ length: 1_000 }, (_, i) => `t${i} `);
@@ -48,17 +47,6 @@ async function writeThousand(request: ModelRequest) {
     if (i % PER_TICK === PER_TICK - 1) await sleep(TICK_MS);
   }
   return { text: TEXT };
-}
-
-/** A tool that takes 3 s, as a slow upstream does. */
-class SlowTool extends BaseConnectorTool {
-  readonly name = 'slow';
-  readonly description = 'Looks something up, slowly';
-  readonly parameters = z.object({});
-  async run(): Promise<ToolOutput> {
-    await sleep(3_000);
-    return { text: 'found', metadata: {} };
-  }
 }
 
 const stops: Array<() => Promise<void>> = [];

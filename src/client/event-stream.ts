@@ -95,7 +95,12 @@ export async function* streamRunEvents(
       const fromResult = eventsAfter(end?.events, seq);
       const fromTail = fromResult ? undefined : eventsAfter(tail, seq);
       // Heard events that follow on from the last read are read from the channel; else the run is asked.
-      const fromChannel = fromResult || fromTail || next !== 'heard' ? undefined : heard?.after(seq);
+      const heardNow = fromResult || fromTail || next !== 'heard' ? undefined : heard?.after(seq);
+      // The last event is said on the channel before Temporal has the task that logged it: it is read
+      // from the run (its result, or a query, which Temporal answers once that task is in), so that a
+      // reader at the end finds the run ended, not still running. The events before it are delivered.
+      const endAt = Array.isArray(heardNow) ? heardNow.findIndex((e) => isTerminal(e) && include(e)) : -1;
+      const fromChannel = endAt < 0 ? heardNow : endAt > 0 ? heardNow!.slice(0, endAt) : undefined;
       const afterSilence = next === 'silence';
       // Nothing new heard (an event read already): no read, so no step heard live is bound on it.
       const nothingNew = next === 'heard' && Array.isArray(fromChannel) && fromChannel.length === 0;
@@ -149,6 +154,8 @@ export async function* streamRunEvents(
       }
       if (!nothingNew || emptyRead) live?.readDone();
       emptyRead = false;
+      // The end was heard after the events just delivered: the run is read for it now.
+      if (endAt > 0) continue;
       const last = events.at(-1);
       // The channel says the run's events: it is read when the channel has been silent long. A step
       // whose text is delivered live needs no reading while it writes: the channel says when it

@@ -4,6 +4,7 @@ import { AgentRunHandle } from '../../src/client/run-handle.ts';
 import type { AgentEvent } from '../../src/common/events.ts';
 import { eventsQuery } from '../../src/common/workflow-definitions.ts';
 import type { LiveTextChannel } from '../../src/live-text/channel.ts';
+import { ONE_TOOL_CALL_RUN } from '../integration/helpers.ts';
 
 /** A reader's client that counts the events queries it asks. */
 export function countingClient(connection: ConnectionLike): { client: Client; queries: () => number } {
@@ -45,12 +46,7 @@ export async function readRun(
 export function expectOneToolCallRun(events: AgentEvent[]): void {
   const seqs = events.map((event) => event.seq);
   expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
-  expect(events.map((event) => event.type).filter((type) => type !== 'text_delta')).toEqual([
-    'run_started',
-    'step_started',
-    'tool_called',
-    'tool_completed',
-    'step_started',
-    'run_completed',
-  ]);
+  expect(events.map((event) => event.type).filter((type) => type !== 'text_delta')).toEqual(
+    ONE_TOOL_CALL_RUN,
+  );
 }

@@ -87,6 +87,8 @@ export async function* streamRunEvents(
     // The next read from the channel stands for a read of the run even with nothing new: the run's
     // last event read is a step's start, and that step's text is heard (its start is all there is).
     let emptyRead = false;
+    // The end heard on the channel has been waited for (the run's close or the turn's answer).
+    let endAwaited = false;
     for (let delay = FIRST_POLL_MS; ;) {
       // Decided before reading, so that the read below sees every event of a closed run.
       const end = run.end;
@@ -97,9 +99,18 @@ export async function* streamRunEvents(
       // Heard events that follow on from the last read are read from the channel; else the run is asked.
       const heardNow = fromResult || fromTail || next !== 'heard' ? undefined : heard?.after(seq);
       // The last event is said on the channel before Temporal has the task that logged it: it is read
-      // from the run (its result, or a query, which Temporal answers once that task is in), so that a
-      // reader at the end finds the run ended, not still running. The events before it are delivered.
+      // from the run (its result, the turn's answer, or else a query, which Temporal answers once that
+      // task is in), so that a reader at the end finds the run ended, not still running. The events
+      // before it are delivered.
       const endAt = Array.isArray(heardNow) ? heardNow.findIndex((e) => isTerminal(e) && include(e)) : -1;
+      if (endAt === 0 && !endAwaited) {
+        // The run's result (or the turn's answer) carries it a moment later, with no query left behind.
+        endAwaited = true;
+        const ends = [run.ended, tailed, ...(options.abort ? [options.abort] : [])];
+        await Promise.race([...ends, sleep(AFTER_CLOSE_MS)]);
+        next = 'ask';
+        continue;
+      }
       const fromChannel = endAt < 0 ? heardNow : endAt > 0 ? heardNow!.slice(0, endAt) : undefined;
       const afterSilence = next === 'silence';
       // Nothing new heard (an event read already): no read, so no step heard live is bound on it.
@@ -154,8 +165,11 @@ export async function* streamRunEvents(
       }
       if (!nothingNew || emptyRead) live?.readDone();
       emptyRead = false;
-      // The end was heard after the events just delivered: the run is read for it now.
-      if (endAt > 0) continue;
+      // The end was heard after the events just delivered: it is read next (above).
+      if (endAt > 0) {
+        next = 'heard';
+        continue;
+      }
       const last = events.at(-1);
       // The channel says the run's events: it is read when the channel has been silent long. A step
       // whose text is delivered live needs no reading while it writes: the channel says when it
@@ -238,7 +252,7 @@ export const LIVE_TEXT_POLL_MS = 100;
 const SILENT_CHANNEL_MS = 5_000;
 /** With the run's events heard on the channel, the run is read only when it has been silent this long. */
 const QUIET_CHANNEL_MS = 15_000;
-/** How long after a step heard live has closed its result is read (the workflow takes it meanwhile). */
+/** How long after a step heard live has closed, or the run's end was heard, the run is read (the workflow takes it meanwhile). */
 const AFTER_CLOSE_MS = 250;
 
 /** A wait of `ms` that can start again (at each piece of text heard) and be stopped. */

@@ -79,6 +79,12 @@ export async function* streamRunEvents(
   };
   try {
     let run = follow(options.runId ?? (await ask(() => handle.describe())).runId);
+    // What ends a wait for the run: its close, the turn's answer (until known), the reader's abort.
+    const runEnds = () => [
+      run.ended,
+      ...(tailKnown ? [] : [tailed]),
+      ...(options.abort ? [options.abort] : []),
+    ];
     let readAgain = false;
     // How the next read is made: asking the run (at the start, after a silence, on a gap), or from
     // the events heard on the channel (`silence`: the read follows a silence of the channel).
@@ -106,8 +112,7 @@ export async function* streamRunEvents(
       if (endAt === 0 && !endAwaited) {
         // The run's result (or the turn's answer) carries it a moment later, with no query left behind.
         endAwaited = true;
-        const ends = [run.ended, tailed, ...(options.abort ? [options.abort] : [])];
-        await Promise.race([...ends, sleep(AFTER_CLOSE_MS)]);
+        await Promise.race([sleep(AFTER_CLOSE_MS), ...runEnds()]);
         next = 'ask';
         continue;
       }
@@ -184,7 +189,7 @@ export async function* streamRunEvents(
             : last.type === 'text_delta'
               ? LIVE_TEXT_POLL_MS
               : FIRST_POLL_MS;
-      const ends = [run.ended, ...(tailKnown ? [] : [tailed]), ...(options.abort ? [options.abort] : [])];
+      const ends = runEnds();
       const quiet = timer(delay);
       // With the events on the channel, a step heard live right after its start is read from it
       // (nothing to ask: its start is the last event, and the channel says what follows).

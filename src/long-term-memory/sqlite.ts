@@ -189,6 +189,8 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
     const hasIndex = this.#db
       .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ltm_words'`)
       .get();
+    // Made in one transaction with its columns and triggers: a file that has it is up to date.
+    if (hasIndex && columns.includes('context_id')) return;
     this.#transaction(() => {
       if (!columns.includes('context_id'))
         this.#db.exec(

@@ -71,6 +71,12 @@ describe('SqliteLongTermStore and a file of an earlier version', () => {
     const hits = await memory.recall({ resource: 'ana', query: 'sister city', limit: 5 });
     expect(hits.map((hit) => hit.messageId)).toEqual(['old', 'new']);
     await memory.close();
+    // Opened again, up to date: nothing to do, the same recall.
+    const again = new LongTermMemory({ store: new SqliteLongTermStore({ path: file }) });
+    const ids = async () =>
+      (await again.recall({ resource: 'ana', query: 'sister city', limit: 5 })).map((hit) => hit.messageId);
+    expect(await ids()).toEqual(['old', 'new']);
+    await again.close();
     const after = new DatabaseSync(file);
     const tables = after.prepare(
       `SELECT name FROM sqlite_master WHERE name IN ('ltm_text', 'ltm_messages_insert')`,

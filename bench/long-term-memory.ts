@@ -216,7 +216,7 @@ try {
     `# Long-term memory on LoCoMo (${conversations.length} conversations, ${allTurns.length} turns)\n\n` +
     `Recall tuned on ${TUNED_ON.join(' and ')} (${questions('tuning')} questions); "held out" is the other ` +
     `${conversations.length - TUNED_ON.length} (${questions('held out')} questions). Offline embedder ` +
-    `(${embedder.id}, one thread): ${embedTurnsPerSecond} turns/s` +
+    `(${embedder.id}, two contexts of one thread, all turns in one call): ${embedTurnsPerSecond} turns/s` +
     `${embedTokensPerSecond === undefined ? '' : ` (${embedTokensPerSecond} word pieces/s)`}, ` +
     `the bound of remember with vectors; ` +
     `"remember" below is the store's own rate with each turn's vector made beforehand.\n\n` +

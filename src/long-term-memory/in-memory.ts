@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import { CONTEXT_WEIGHT, contextsOf, saidAfter, type MessageContext } from './message-context.ts';
 import { queryWords } from './query-words.ts';
 import type {
   LongTermMemoryStore,
@@ -11,10 +12,13 @@ import type {
 } from './types.ts';
 import { closest } from './vectors.ts';
 
+/** A stored entry with the message said before it in its session, if any. */
+type StoredEntry = MemoryEntry & Partial<MessageContext>;
+
 /** One resource's memory: its own index (BM25 by MiniSearch), its entries and their vectors by message id. */
 interface ResourceMemory {
-  index: MiniSearch<MemoryEntry>;
-  entries: Map<string, MemoryEntry>;
+  index: MiniSearch<StoredEntry>;
+  entries: Map<string, StoredEntry>;
   vectors: Map<string, { embedder: string; vector: Float32Array }>;
 }
 
@@ -28,14 +32,19 @@ export class InMemoryLongTermStore implements LongTermMemoryStore {
   readonly #resources = new Map<string, ResourceMemory>();
 
   async upsert(entries: MemoryEntry[]): Promise<void> {
-    for (const entry of entries) {
+    const contexts = await contextsOf(entries, async (entry, givenIds) =>
+      this.#latestBefore(entry, givenIds),
+    );
+    entries.forEach((entry, i) => {
       const memory = this.#resourceMemory(entry.resource);
       const before = memory.entries.get(entry.messageId);
-      if (before) memory.index.discard(entry.messageId);
-      if (before?.text !== entry.text) memory.vectors.delete(entry.messageId);
-      memory.entries.set(entry.messageId, { ...entry });
-      memory.index.add(entry);
-    }
+      this.#put(memory, { ...entry, ...contexts[i] });
+      if (before?.text === entry.text) return;
+      memory.vectors.delete(entry.messageId);
+      // The messages said after it search its new words.
+      for (const later of memory.entries.values())
+        if (later.contextId === entry.messageId) this.#put(memory, { ...later, context: entry.text });
+    });
   }
 
   async search(search: MemorySearch): Promise<MemoryMatch[]> {
@@ -108,6 +117,13 @@ export class InMemoryLongTermStore implements LongTermMemoryStore {
       memory.entries.delete(entry.messageId);
       memory.vectors.delete(entry.messageId);
     }
+    // A message said after a forgotten one keeps no copy of its words.
+    const gone = new Set(doomed.map((entry) => entry.messageId));
+    for (const entry of memory.entries.values())
+      if (entry.contextId !== undefined && gone.has(entry.contextId)) {
+        delete entry.contextId;
+        delete entry.context;
+      }
     // Discarded documents linger in MiniSearch's index until it vacuums; rebuild so none remains.
     if (doomed.length > 0) {
       if (memory.entries.size === 0) this.#resources.delete(target.resource);
@@ -120,6 +136,27 @@ export class InMemoryLongTermStore implements LongTermMemoryStore {
     this.#resources.clear();
   }
 
+  /** Stores `entry` in the index and the entries, replacing the one of its id. */
+  #put(memory: ResourceMemory, entry: StoredEntry): void {
+    if (memory.entries.has(entry.messageId)) memory.index.discard(entry.messageId);
+    memory.entries.set(entry.messageId, entry);
+    memory.index.add(entry);
+  }
+
+  /** The latest message of `entry`'s session said at or before it (by time, then id), not one of `givenIds`. */
+  #latestBefore(entry: MemoryEntry, givenIds: string[]): MemoryEntry | undefined {
+    let latest: MemoryEntry | undefined;
+    for (const stored of this.#resources.get(entry.resource)?.entries.values() ?? [])
+      if (
+        stored.sessionId === entry.sessionId &&
+        stored.at <= entry.at &&
+        !givenIds.includes(stored.messageId) &&
+        (!latest || saidAfter(stored, latest))
+      )
+        latest = stored;
+    return latest;
+  }
+
   #resourceMemory(resource: string): ResourceMemory {
     let memory = this.#resources.get(resource);
     if (!memory) {
@@ -130,12 +167,12 @@ export class InMemoryLongTermStore implements LongTermMemoryStore {
   }
 }
 
-function indexOf(entries: Map<string, MemoryEntry>, vectors: ResourceMemory['vectors']): ResourceMemory {
-  const index = new MiniSearch<MemoryEntry>({
+function indexOf(entries: Map<string, StoredEntry>, vectors: ResourceMemory['vectors']): ResourceMemory {
+  const index = new MiniSearch<StoredEntry>({
     idField: 'messageId',
-    fields: ['text'],
+    fields: ['text', 'context'],
     storeFields: [],
-    searchOptions: { combineWith: 'OR' },
+    searchOptions: { combineWith: 'OR', boost: { context: CONTEXT_WEIGHT } },
   });
   index.addAll([...entries.values()]);
   return { index, entries, vectors };

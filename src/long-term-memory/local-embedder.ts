@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type * as LlamaCpp from 'node-llama-cpp';
 import type { Llama, LlamaEmbeddingContext, LlamaModel } from 'node-llama-cpp';
@@ -82,24 +83,36 @@ export interface LocalEmbedderOptions {
   /** A GGUF embedding model; default: {@link findLocalEmbeddingModel}'s, fetched on first use if missing. */
   modelPath?: string;
   /**
-   * CPU threads. Default 1: the model is small, and on cores shared with other work more threads
-   * wait on each other far longer than they save.
+   * CPU threads of each context. Default 1: the model is small, and on cores shared with other work
+   * the threads of one context wait on each other far longer than they save.
    */
   threads?: number;
+  /**
+   * Texts embedded at the same time when `embed` gets several (a turn's prompt and answer, a
+   * transcript): each by a context of its own, which waits on no other. Default 2, or 1 on a
+   * machine with one core.
+   */
+  contexts?: number;
 }
 
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
-  context: LlamaEmbeddingContext;
+  contexts: LlamaEmbeddingContext[];
 }
 
 /**
  * An {@link Embedder} that runs offline on the CPU through node-llama-cpp (an optional package:
  * `npm install node-llama-cpp`): all-MiniLM-L6-v2 by default (384 dimensions, English; a text is
- * read up to its first 509 word pieces). The model loads on the first `embed` and is freed by `close()`.
+ * read up to its first 509 word pieces). The model loads on the first `embed` and is freed by `close()`;
+ * several texts given to one `embed` are embedded two at a time by default (`contexts`).
  */
 export function localEmbedder(options: LocalEmbedderOptions = {}): Embedder {
+  const contextCount = options.contexts ?? Math.min(2, availableParallelism());
+  if (!Number.isInteger(contextCount) || contextCount < 1)
+    throw new ConfigurationError(
+      `localEmbedder: contexts must be a whole number of at least 1 (texts embedded at once); got ${options.contexts}.`,
+    );
   let loading: Promise<Loaded> | undefined;
   const load = async (): Promise<Loaded> => {
     const modelPath =
@@ -120,11 +133,12 @@ export function localEmbedder(options: LocalEmbedderOptions = {}): Embedder {
       logger: log.logger,
     });
     const model = await llama.loadModel({ modelPath });
-    const context = await model.createEmbeddingContext({
-      contextSize: model.trainContextSize,
-      threads: options.threads ?? 1,
-    });
-    return { llama, model, context };
+    const contexts = await Promise.all(
+      Array.from({ length: contextCount }, () =>
+        model.createEmbeddingContext({ contextSize: model.trainContextSize, threads: options.threads ?? 1 }),
+      ),
+    );
+    return { llama, model, contexts };
   };
   const modelName = options.modelPath
     ? options.modelPath.replace(/^.*[/\\]/, '').replace(/\.gguf$/i, '')
@@ -136,24 +150,29 @@ export function localEmbedder(options: LocalEmbedderOptions = {}): Embedder {
         loading = undefined;
         throw error;
       });
-      const { model, context } = await loading;
-      const vectors: Float32Array[] = [];
-      for (const text of texts) {
-        // Places are kept for the [CLS] and [SEP] pieces the context adds (the input must be shorter than it).
-        const tokens = model.tokenize(text).slice(0, model.trainContextSize - 3);
-        if (usage) usage.tokens += tokens.length;
-        vectors.push(
-          tokens.length === 0
-            ? new Float32Array(model.embeddingVectorSize)
-            : Float32Array.from((await context.getEmbeddingFor(tokens)).vector),
-        );
-      }
+      const { model, contexts } = await loading;
+      const vectors = new Array<Float32Array>(texts.length);
+      let next = 0;
+      // Each context takes the next text not yet taken, so the texts spread over the contexts.
+      await Promise.all(
+        contexts.map(async (context) => {
+          for (let i = next++; i < texts.length; i = next++) {
+            // Places are kept for the [CLS] and [SEP] pieces the context adds (the input must be shorter than it).
+            const tokens = model.tokenize(texts[i]!).slice(0, model.trainContextSize - 3);
+            if (usage) usage.tokens += tokens.length;
+            vectors[i] =
+              tokens.length === 0
+                ? new Float32Array(model.embeddingVectorSize)
+                : Float32Array.from((await context.getEmbeddingFor(tokens)).vector);
+          }
+        }),
+      );
       return vectors;
     },
     async close() {
       const loaded = await loading?.catch(() => undefined);
       loading = undefined;
-      await loaded?.context.dispose();
+      for (const context of loaded?.contexts ?? []) await context.dispose();
       await loaded?.model.dispose();
     },
   };

@@ -1,4 +1,5 @@
 import { PostgresTable, type PostgresConnectionOptions } from '../postgres/table.ts';
+import { CONTEXT_WEIGHT, contextsOf } from './message-context.ts';
 import { queryWords } from './query-words.ts';
 import type {
   LongTermMemoryStore,
@@ -16,8 +17,9 @@ export type PostgresLongTermStoreOptions = PostgresConnectionOptions;
 
 /**
  * Long-term memory in PostgreSQL, for workers on several machines, searched with its full-text
- * search (https://www.postgresql.org/docs/current/textsearch.html): each message's words are a
- * generated `tsvector` column (English configuration) under a GIN index, ranked by `ts_rank`.
+ * search (https://www.postgresql.org/docs/current/textsearch.html): each message's words, and at a
+ * lower weight those of the message said before it in its session, are a generated `tsvector`
+ * column (English configuration) under a GIN index, ranked by `ts_rank`.
  * A message's vector is a `bytea` column of its row (float32, little-endian, with the id of the
  * embedder that made it), compared in this process with the query's. Needs the optional package `pg`.
  */
@@ -30,14 +32,20 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
       max: 5,
       columns:
         'resource text NOT NULL, message_id text NOT NULL, session_id text NOT NULL, role text NOT NULL, ' +
-        'text text NOT NULL, at bigint NOT NULL, ' +
-        "words tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED, " +
-        'PRIMARY KEY (resource, message_id)',
+        'text text NOT NULL, at bigint NOT NULL, PRIMARY KEY (resource, message_id)',
       migrations: [
-        'CREATE INDEX IF NOT EXISTS {table}_words ON {table} USING gin (words)',
         'CREATE INDEX IF NOT EXISTS {table}_session ON {table} (resource, session_id)',
         'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedder text',
         'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS embedding bytea',
+        // The message said before it in its session, whose words are searched with its own (weight D).
+        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS context_id text',
+        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS context text',
+        'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS words_in_context tsvector GENERATED ALWAYS AS (' +
+          "setweight(to_tsvector('english', text), 'A') || " +
+          "setweight(to_tsvector('english', coalesce(context, '')), 'D')) STORED",
+        'CREATE INDEX IF NOT EXISTS {table}_words_in_context ON {table} USING gin (words_in_context)',
+        // An earlier version's words, without the context.
+        'ALTER TABLE {table} DROP COLUMN IF EXISTS words',
       ],
     });
   }
@@ -47,20 +55,40 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
     const rows = [...new Map(entries.map((e) => [`${e.resource}\u0000${e.messageId}`, e])).values()];
     if (rows.length === 0) return;
     await this.#db.ready();
+    const table = this.#db.name;
+    const contexts = await contextsOf(rows, async (entry, givenIds) => {
+      const { rows: found } = await this.#db.pool.query<{ message_id: string; text: string; at: string }>(
+        `SELECT message_id, text, at FROM ${table}
+          WHERE resource = $1 AND session_id = $2 AND at <= $3 AND message_id <> ALL($4::text[])
+          ORDER BY at DESC, message_id DESC LIMIT 1`,
+        [entry.resource, entry.sessionId, entry.at, givenIds],
+      );
+      return found[0] && { messageId: found[0].message_id, text: found[0].text, at: Number(found[0].at) };
+    });
     const values: unknown[] = [];
     const tuples = rows.map((e, i) => {
       values.push(e.resource, e.messageId, e.sessionId, e.role, e.text, e.at);
-      const at = i * 6;
-      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}::bigint)`;
+      values.push(contexts[i]?.contextId ?? null, contexts[i]?.context ?? null);
+      const at = i * 8;
+      return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}::bigint, $${at + 7}, $${at + 8})`;
     });
-    const table = this.#db.name;
-    // A message whose text changed loses its vector (made from the old text).
+    // A message whose text changed loses its vector (made from the old text), and the messages said
+    // after it search its new words.
     await this.#db.pool.query(
-      `INSERT INTO ${table} (resource, message_id, session_id, role, text, at) VALUES ${tuples.join(', ')}
-       ON CONFLICT (resource, message_id) DO UPDATE
-         SET session_id = EXCLUDED.session_id, role = EXCLUDED.role, text = EXCLUDED.text, at = EXCLUDED.at,
-             embedder = CASE WHEN ${table}.text = EXCLUDED.text THEN ${table}.embedder END,
-             embedding = CASE WHEN ${table}.text = EXCLUDED.text THEN ${table}.embedding END`,
+      `WITH stored AS (
+         INSERT INTO ${table} (resource, message_id, session_id, role, text, at, context_id, context)
+         VALUES ${tuples.join(', ')}
+         ON CONFLICT (resource, message_id) DO UPDATE
+           SET session_id = EXCLUDED.session_id, role = EXCLUDED.role, text = EXCLUDED.text, at = EXCLUDED.at,
+               context_id = EXCLUDED.context_id, context = EXCLUDED.context,
+               embedder = CASE WHEN ${table}.text = EXCLUDED.text THEN ${table}.embedder END,
+               embedding = CASE WHEN ${table}.text = EXCLUDED.text THEN ${table}.embedding END
+         RETURNING resource, message_id, text
+       )
+       UPDATE ${table} AS t SET context = stored.text FROM stored
+        WHERE t.resource = stored.resource AND t.context_id = stored.message_id
+          AND t.context IS DISTINCT FROM stored.text
+          AND NOT EXISTS (SELECT 1 FROM stored AS s WHERE s.resource = t.resource AND s.message_id = t.message_id)`,
       values,
     );
   }
@@ -129,9 +157,10 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
     if (words.length === 0) return [];
     await this.#db.ready();
     const { rows } = await this.#db.pool.query<Row & { score: number }>(
-      `SELECT message_id, session_id, text, at, ts_rank(words, query) AS score
+      `SELECT message_id, session_id, text, at,
+              ts_rank('{${CONTEXT_WEIGHT}, 0.2, 0.4, 1}', words_in_context, query) AS score
          FROM ${this.#db.name}, to_tsquery('english', $2) AS query
-        WHERE resource = $1 AND words @@ query AND at BETWEEN $3 AND $4
+        WHERE resource = $1 AND words_in_context @@ query AND at BETWEEN $3 AND $4
         ORDER BY score DESC, at DESC LIMIT $5`,
       [
         search.resource,
@@ -152,12 +181,22 @@ export class PostgresLongTermStore implements LongTermMemoryStore {
 
   async delete(target: MemoryForget): Promise<number> {
     await this.#db.ready();
-    const { rowCount } = await this.#db.pool.query(
-      `DELETE FROM ${this.#db.name} WHERE resource = $1
-         AND ($2::text IS NULL OR session_id = $2) AND ($3::text IS NULL OR message_id = $3)`,
+    const table = this.#db.name;
+    // The messages said after a forgotten one, and kept, lose their copy of its text.
+    const { rows } = await this.#db.pool.query<{ forgotten: string }>(
+      `WITH gone AS (
+         DELETE FROM ${table} WHERE resource = $1
+           AND ($2::text IS NULL OR session_id = $2) AND ($3::text IS NULL OR message_id = $3)
+         RETURNING message_id
+       ), cleared AS (
+         UPDATE ${table} SET context_id = NULL, context = NULL
+          WHERE resource = $1 AND context_id IN (SELECT message_id FROM gone)
+            AND message_id NOT IN (SELECT message_id FROM gone)
+       )
+       SELECT count(*) AS forgotten FROM gone`,
       [target.resource, target.sessionId ?? null, target.messageId ?? null],
     );
-    return rowCount ?? 0;
+    return Number(rows[0]!.forgotten);
   }
 
   /** Ends the pool this store opened (a pool given in the options is yours to end). */

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSharedSqlite } from '../fs/sqlite-file.ts';
+import { CONTEXT_WEIGHT, contextsOf, type EarlierMessage } from './message-context.ts';
 import { queryWords } from './query-words.ts';
 import type {
   LongTermMemoryStore,
@@ -14,8 +15,9 @@ import { closest, vectorBytes, vectorFromBytes } from './vectors.ts';
 
 /**
  * Long-term memory in one SQLite file (`node:sqlite`), searched with FTS5 and ranked by its `bm25()`
- * (https://sqlite.org/fts5.html). The full-text index holds the messages' text only and is kept in
- * step with the `ltm_messages` table by triggers, so a forgotten message leaves no copy in either.
+ * (https://sqlite.org/fts5.html). The full-text index holds each message's text and that of the
+ * message said before it in its session (at a lower weight), and is kept in step with the
+ * `ltm_messages` table by triggers, so a forgotten message leaves no copy in either.
  * Vectors are float32 blobs in `ltm_vectors` (one per message, deleted with it or when its text
  * changes), compared one by one in this process.
  */
@@ -24,6 +26,7 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
   readonly #db: DatabaseSync;
   readonly #upsert: StatementSync;
   readonly #search: StatementSync;
+  readonly #latestBefore: StatementSync;
   readonly #delete: StatementSync;
   readonly #putVector: StatementSync;
   readonly #withoutVectors: StatementSync;
@@ -45,19 +48,6 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
         UNIQUE (resource, message_id)
       );
       CREATE INDEX IF NOT EXISTS ltm_messages_session ON ltm_messages (resource, session_id);
-      CREATE VIRTUAL TABLE IF NOT EXISTS ltm_text USING fts5(
-        text, content = 'ltm_messages', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
-      );
-      CREATE TRIGGER IF NOT EXISTS ltm_messages_insert AFTER INSERT ON ltm_messages BEGIN
-        INSERT INTO ltm_text (rowid, text) VALUES (new.id, new.text);
-      END;
-      CREATE TRIGGER IF NOT EXISTS ltm_messages_delete AFTER DELETE ON ltm_messages BEGIN
-        INSERT INTO ltm_text (ltm_text, rowid, text) VALUES ('delete', old.id, old.text);
-      END;
-      CREATE TRIGGER IF NOT EXISTS ltm_messages_update AFTER UPDATE ON ltm_messages BEGIN
-        INSERT INTO ltm_text (ltm_text, rowid, text) VALUES ('delete', old.id, old.text);
-        INSERT INTO ltm_text (rowid, text) VALUES (new.id, new.text);
-      END;
       CREATE TABLE IF NOT EXISTS ltm_vectors (
         id INTEGER PRIMARY KEY,
         embedder TEXT NOT NULL,
@@ -71,18 +61,27 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
         DELETE FROM ltm_vectors WHERE id = old.id;
       END;
     `);
+    this.#indexWordsInContext();
     this.#upsert = this.#db.prepare(
-      `INSERT INTO ltm_messages (resource, message_id, session_id, role, text, at) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO ltm_messages (resource, message_id, session_id, role, text, at, context_id, context)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (resource, message_id) DO UPDATE
-         SET session_id = excluded.session_id, role = excluded.role, text = excluded.text, at = excluded.at`,
+         SET session_id = excluded.session_id, role = excluded.role, text = excluded.text, at = excluded.at,
+             context_id = excluded.context_id, context = excluded.context`,
     );
-    // bm25() is lower for a better match; the score returned is its negation.
+    this.#latestBefore = this.#db.prepare(
+      `SELECT message_id AS messageId, text, at FROM ltm_messages
+        WHERE resource = ? AND session_id = ? AND at <= ? AND message_id NOT IN (SELECT value FROM json_each(?))
+        ORDER BY at DESC, message_id DESC LIMIT 1`,
+    );
+    // bm25() is lower for a better match; the score returned is its negation. The words of the
+    // message said before count CONTEXT_WEIGHT.
     this.#search = this.#db.prepare(
       `SELECT m.message_id AS messageId, m.session_id AS sessionId, m.text AS text, m.at AS at,
-              -bm25(ltm_text) AS score
-         FROM ltm_text JOIN ltm_messages m ON m.id = ltm_text.rowid
-        WHERE ltm_text MATCH ? AND m.resource = ? AND m.at BETWEEN ? AND ?
-        ORDER BY bm25(ltm_text) LIMIT ?`,
+              -bm25(ltm_words, 1, ${CONTEXT_WEIGHT}) AS score
+         FROM ltm_words JOIN ltm_messages m ON m.id = ltm_words.rowid
+        WHERE ltm_words MATCH ? AND m.resource = ? AND m.at BETWEEN ? AND ?
+        ORDER BY score DESC LIMIT ?`,
     );
     this.#putVector = this.#db.prepare(
       `INSERT INTO ltm_vectors (id, embedder, vector)
@@ -106,8 +105,25 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
   }
 
   async upsert(entries: MemoryEntry[]): Promise<void> {
+    const contexts = await contextsOf(
+      entries,
+      async (entry, givenIds) =>
+        this.#latestBefore.get(entry.resource, entry.sessionId, entry.at, JSON.stringify(givenIds)) as
+          EarlierMessage | undefined,
+    );
     this.#transaction(() => {
-      for (const e of entries) this.#upsert.run(e.resource, e.messageId, e.sessionId, e.role, e.text, e.at);
+      entries.forEach((e, i) =>
+        this.#upsert.run(
+          e.resource,
+          e.messageId,
+          e.sessionId,
+          e.role,
+          e.text,
+          e.at,
+          contexts[i]?.contextId ?? null,
+          contexts[i]?.context ?? null,
+        ),
+      );
     });
   }
 
@@ -159,6 +175,55 @@ export class SqliteLongTermStore implements LongTermMemoryStore {
 
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
+  }
+
+  /**
+   * The full-text index `ltm_words` of each message's text and the text of the message said before
+   * it (`context`), kept in step with `ltm_messages` by triggers. A file of an earlier version, whose
+   * index `ltm_text` held the text only, gains the columns and has its index built again.
+   */
+  #indexWordsInContext(): void {
+    const columns = (
+      this.#db.prepare('PRAGMA table_info(ltm_messages)').all() as Array<{ name: string }>
+    ).map((column) => column.name);
+    const hasIndex = this.#db
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ltm_words'`)
+      .get();
+    // Made in one transaction with its columns and triggers: a file that has it is up to date.
+    if (hasIndex && columns.includes('context_id')) return;
+    this.#transaction(() => {
+      if (!columns.includes('context_id'))
+        this.#db.exec(
+          'ALTER TABLE ltm_messages ADD COLUMN context_id TEXT; ALTER TABLE ltm_messages ADD COLUMN context TEXT;',
+        );
+      this.#db.exec(`
+        DROP TRIGGER IF EXISTS ltm_messages_insert;
+        DROP TRIGGER IF EXISTS ltm_messages_delete;
+        DROP TRIGGER IF EXISTS ltm_messages_update;
+        DROP TABLE IF EXISTS ltm_text;
+        CREATE VIRTUAL TABLE IF NOT EXISTS ltm_words USING fts5(
+          text, context, content = 'ltm_messages', content_rowid = 'id',
+          tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER IF NOT EXISTS ltm_words_insert AFTER INSERT ON ltm_messages BEGIN
+          INSERT INTO ltm_words (rowid, text, context) VALUES (new.id, new.text, new.context);
+        END;
+        CREATE TRIGGER IF NOT EXISTS ltm_words_delete AFTER DELETE ON ltm_messages BEGIN
+          INSERT INTO ltm_words (ltm_words, rowid, text, context) VALUES ('delete', old.id, old.text, old.context);
+          UPDATE ltm_messages SET context_id = NULL, context = NULL
+           WHERE resource = old.resource AND context_id = old.message_id;
+        END;
+        CREATE TRIGGER IF NOT EXISTS ltm_words_update AFTER UPDATE ON ltm_messages BEGIN
+          INSERT INTO ltm_words (ltm_words, rowid, text, context) VALUES ('delete', old.id, old.text, old.context);
+          INSERT INTO ltm_words (rowid, text, context) VALUES (new.id, new.text, new.context);
+        END;
+        CREATE TRIGGER IF NOT EXISTS ltm_words_text_changed AFTER UPDATE OF text ON ltm_messages
+          WHEN old.text IS NOT new.text BEGIN
+          UPDATE ltm_messages SET context = new.text WHERE resource = new.resource AND context_id = new.message_id;
+        END;
+      `);
+      if (!hasIndex) this.#db.exec(`INSERT INTO ltm_words (ltm_words) VALUES ('rebuild')`);
+    });
   }
 
   #transaction(write: () => void): void {

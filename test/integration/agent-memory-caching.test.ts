@@ -62,9 +62,13 @@ describe('long-term memory keeps prompt caching working (the Anthropic stand-in 
     for (const fact of said) {
       await first.send(fact);
       await expect
-        .poll(async () => (await memory.recall({ resource: user, query: fact, limit: 50 })).length, {
-          timeout: 15_000,
-        })
+        .poll(
+          async () =>
+            (await memory.recall({ resource: user, query: fact, limit: 50 })).filter(
+              (hit) => hit.text === fact,
+            ).length,
+          { timeout: 15_000 },
+        )
         .toBe(1);
     }
     const second = chat(2);

@@ -183,7 +183,8 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
   it("gives the model recall_memory in 'tool' mode, which finds the first session", async () => {
     const carol = user('carol');
     await chat('tool', `${carol}.1`).send('My dog is named Biscuit.');
-    await remembered(carol, 'Biscuit', 1);
+    // The prompt, and the answer by the words of the prompt it answers.
+    await remembered(carol, 'Biscuit', 2);
     expect(toolModel.calls[0]!.tools.map((tool) => tool.function.name)).toEqual(['recall_memory']);
     const answer = await chat('tool', `${carol}.2`).send('Remind me what my dog is called.');
     expect(answer.output).toMatch(
@@ -195,11 +196,11 @@ describe('agents that remember: chat turns and runs in long-term memory, recalle
     expect(events.find((event) => event.type === 'memory_recalled')?.payload).toMatchObject({
       mode: 'tool',
       call_id: 'r1',
-      message_ids: [expect.stringContaining(`${carol}.1/`)],
+      message_ids: [expect.stringContaining(`${carol}.1/`), expect.stringContaining(`${carol}.1/`)],
     });
     const completed = events.find((event) => event.type === 'tool_completed');
     expect(completed?.payload.metadata).toMatchObject({
-      memory_recalled: [expect.stringContaining(`${carol}.1/`)],
+      memory_recalled: [expect.stringContaining(`${carol}.1/`), expect.stringContaining(`${carol}.1/`)],
     });
   });
 

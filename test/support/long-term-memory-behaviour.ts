@@ -162,6 +162,35 @@ export function describeLongTermMemory(name: string, make: () => Promise<StoreUn
       await m.close();
     });
 
+    it('finds a reply by the words of the message said before it, ranked below that message, and forgets that copy with it', async () => {
+      const { memory: m, indexedWith } = await memory();
+      const say = (id: string, minute: number, content: string) =>
+        m.remember({
+          resource: 'ana',
+          sessionId: 's1',
+          at: Date.UTC(2024, 4, 8, 13, minute),
+          messages: [{ id, role: 'user', content }],
+        });
+      // One call a turn, as an agent remembers: a message's context is the one said just before it.
+      await say('question', 0, 'Which city did your sister move to?');
+      await say('reply', 1, 'Lisbon, in March');
+      await say('later', 2, 'And she found a flat near the river');
+      await m.remember({
+        resource: 'ana',
+        sessionId: 's2',
+        at: Date.UTC(2024, 4, 9),
+        messages: [{ id: 'elsewhere', role: 'user', content: 'Nothing about that here' }],
+      });
+      const ids = async (query: string): Promise<string[]> =>
+        (await m.recall({ resource: 'ana', query, limit: 10 })).map((hit) => hit.messageId);
+      expect(await ids('sister city')).toEqual(['question', 'reply']);
+      expect(await ids('flat river')).toEqual(['later']);
+      expect(await m.forget({ resource: 'ana', messageId: 'question' })).toBe(1);
+      expect(await ids('sister city')).toEqual([]);
+      if (indexedWith) expect(await indexedWith(['sister'])).toBe(0);
+      await m.close();
+    });
+
     it('finds nothing for a query without words, and reads FTS syntax in a query as plain words', async () => {
       const { memory: m } = await memory();
       await m.remember({

@@ -61,6 +61,28 @@ describe('the offline embedder', () => {
     }
   }, 600_000);
 
+  it('embeds several texts at once through several contexts, each text as one context alone embeds it', async () => {
+    const modelPath = await findLocalEmbeddingModel({ install: true });
+    const texts = Array.from(
+      { length: 7 },
+      (_, i) => `Turn ${i}: we talked about ${['dogs', 'tax', 'rain'][i % 3]}`,
+    );
+    const one = localEmbedder({ modelPath, contexts: 1 });
+    const three = localEmbedder({ modelPath, contexts: 3 });
+    try {
+      const usage = { tokens: 0 };
+      const alone = await one.embed(texts);
+      const together = await three.embed(texts, usage);
+      expect(together).toHaveLength(texts.length);
+      together.forEach((vector, i) => expect(cosine(vector, alone[i]!)).toBeGreaterThan(0.9999));
+      expect(usage.tokens).toBeGreaterThan(texts.length * 5);
+    } finally {
+      await one.close?.();
+      await three.close?.();
+    }
+    expect(() => localEmbedder({ contexts: 0 })).toThrow(/contexts must be a whole number of at least 1/);
+  }, 600_000);
+
   it('names a missing TOOLKIT_AGENT_EMBEDDING_MODEL file', async () => {
     await expect(
       findLocalEmbeddingModel({ env: { TOOLKIT_AGENT_EMBEDDING_MODEL: '/nowhere/model.gguf' } }),

@@ -30,16 +30,60 @@ describeLongTermMemory('SqliteLongTermStore', async () => {
       const db = new DatabaseSync(file);
       try {
         // The index answers from its own entries; the check fails if it disagrees with its table.
-        db.exec("INSERT INTO ltm_text (ltm_text, rank) VALUES ('integrity-check', 1)");
+        db.exec("INSERT INTO ltm_words (ltm_words, rank) VALUES ('integrity-check', 1)");
         const query = words.map((word) => `"${word}"`).join(' OR ');
         return (
-          db.prepare('SELECT count(*) AS n FROM ltm_text WHERE ltm_text MATCH ?').get(query) as { n: number }
+          db.prepare('SELECT count(*) AS n FROM ltm_words WHERE ltm_words MATCH ?').get(query) as {
+            n: number;
+          }
         ).n;
       } finally {
         db.close();
       }
     },
   };
+});
+
+describe('SqliteLongTermStore and a file of an earlier version', () => {
+  it('indexes its messages with the words of the message before, keeping them', async () => {
+    const file = await sqliteFile();
+    // The file as the version before the context column made it: its index held the text only.
+    const db = new DatabaseSync(file);
+    db.exec(`
+      CREATE TABLE ltm_messages (id INTEGER PRIMARY KEY, resource TEXT NOT NULL, message_id TEXT NOT NULL,
+        session_id TEXT NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL, at INTEGER NOT NULL,
+        UNIQUE (resource, message_id));
+      CREATE VIRTUAL TABLE ltm_text USING fts5(text, content = 'ltm_messages', content_rowid = 'id');
+      CREATE TRIGGER ltm_messages_insert AFTER INSERT ON ltm_messages BEGIN
+        INSERT INTO ltm_text (rowid, text) VALUES (new.id, new.text);
+      END;
+      INSERT INTO ltm_messages (resource, message_id, session_id, role, text, at)
+        VALUES ('ana', 'old', 's1', 'user', 'Which city did your sister move to?', 0);
+    `);
+    db.close();
+    const memory = new LongTermMemory({ store: new SqliteLongTermStore({ path: file }) });
+    await memory.remember({
+      resource: 'ana',
+      sessionId: 's1',
+      at: 60_000,
+      messages: [{ id: 'new', role: 'user', content: 'Lisbon, in March' }],
+    });
+    const hits = await memory.recall({ resource: 'ana', query: 'sister city', limit: 5 });
+    expect(hits.map((hit) => hit.messageId)).toEqual(['old', 'new']);
+    await memory.close();
+    // Opened again, up to date: nothing to do, the same recall.
+    const again = new LongTermMemory({ store: new SqliteLongTermStore({ path: file }) });
+    const ids = async () =>
+      (await again.recall({ resource: 'ana', query: 'sister city', limit: 5 })).map((hit) => hit.messageId);
+    expect(await ids()).toEqual(['old', 'new']);
+    await again.close();
+    const after = new DatabaseSync(file);
+    const tables = after.prepare(
+      `SELECT name FROM sqlite_master WHERE name IN ('ltm_text', 'ltm_messages_insert')`,
+    );
+    expect(tables.all()).toEqual([]);
+    after.close();
+  });
 });
 
 describe('LongTermMemory input checks', () => {

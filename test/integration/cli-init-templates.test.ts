@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedNodeModules, pack } from '../../scripts/consumer-project.mjs';
 import { exists } from '../../src/fs/probe.ts';
 import { findTemporalCli } from '../../src/embedded/temporal-cli.ts';
-import { findLocalModel } from '../../src/models/local-model-file.ts';
+import { findLocalModel, LOCAL_MODEL_FILE } from '../../src/models/local-model-file.ts';
 import { ROOT } from '../support/cli.ts';
 import { startCommand, startProgram, systemPath } from '../support/node-program.ts';
 
@@ -70,13 +70,6 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
       expect(install.status, install.stderr).toBe(0);
     }
     console.log(`toolkit-agent installed ${installed ? `by check:consumer (${installed})` : 'here'}.`);
-    for (const name of LINKED) {
-      const link = join(dir, 'node_modules', name);
-      if (!(await exists(link))) await symlink(join(ROOT, 'node_modules', name), link);
-    }
-    // What `npm install` makes of the templates' `node` devDependency: the project's Node on npm's PATH.
-    const nodeBin = join(dir, 'node_modules', '.bin', 'node');
-    if (!(await exists(nodeBin))) await symlink('../node/bin/node', nodeBin);
     const systemNode = spawnSync('node', ['--version'], { encoding: 'utf8', env: { PATH: SYSTEM_PATH } });
     console.log(
       `The templates' npm scripts run with ${systemNode.stdout.trim() || 'no Node'} first on PATH.`,
@@ -84,7 +77,52 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
     env = { TOOLKIT_AGENT_HOME: join(dir, 'home'), ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', PORT: '0' };
   }, 300_000);
   afterAll(async () => {
+    // check:consumer's project is left as it was: the package installed alone.
+    for (const link of linked) await rm(link, { force: true });
     await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The links {@link linkDependencies} made (in check:consumer's node_modules when CI kept it). */
+  const linked: string[] = [];
+  let linking: Promise<void> | undefined;
+
+  /**
+   * Links the templates' dependencies beyond toolkit-agent's own (LINKED) from ours, and the project's
+   * Node as `npm install` makes of the templates' `node` devDependency: once, at the first init, so
+   * that the test before it finds the package installed alone.
+   */
+  function linkDependencies(): Promise<void> {
+    linking ??= (async () => {
+      for (const name of LINKED) {
+        const link = join(dir, 'node_modules', name);
+        if (await exists(link)) continue;
+        await symlink(join(ROOT, 'node_modules', name), link);
+        linked.push(link);
+      }
+      const nodeBin = join(dir, 'node_modules', '.bin', 'node');
+      if (!(await exists(nodeBin))) {
+        await symlink('../node/bin/node', nodeBin);
+        linked.push(nodeBin);
+      }
+    })();
+    return linking;
+  }
+
+  it('model pull with the package installed alone: says to install node-llama-cpp, then finds the model', async () => {
+    // A user cache holding the model (a link to the one CI fetched), as the first run's test has.
+    const cache = join(dir, 'cache');
+    await mkdir(join(cache, 'models'), { recursive: true });
+    await symlink(model!, join(cache, 'models', LOCAL_MODEL_FILE));
+    const pull = await startProgram(
+      [join(dir, 'node_modules', 'toolkit-agent', 'dist', 'cli', 'main.js'), 'model', 'pull'],
+      { ...env, TOOLKIT_AGENT_CACHE_DIR: cache },
+      dir,
+    ).exit(30_000);
+    expect(pull.code, pull.output).toBe(0);
+    // node-llama-cpp is an optional peer dependency: said before a 250 MB download, not at the first run.
+    expect(pull.output).toContain('npm install node-llama-cpp');
+    expect(pull.output).toContain(join(cache, 'models', LOCAL_MODEL_FILE));
+    expect(pull.output).not.toMatch(/Fetching the local model/);
   });
 
   /**
@@ -92,6 +130,7 @@ describe.skipIf(skipped)('toolkit-agent init --template (packed package, offline
    * program its `npm start` runs.
    */
   async function init(template: string): Promise<string> {
+    await linkDependencies();
     const project = join(dir, template);
     const cli = join(dir, 'node_modules', 'toolkit-agent', 'dist', 'cli', 'main.js');
     const written = await startProgram(

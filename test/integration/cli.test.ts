@@ -12,10 +12,26 @@ import { CLI_CONFIG, cliClusterEnv, runCli, startCli } from '../support/cli.ts';
 import { APPROVED_TOOL_CALL_RUN, ONE_TOOL_CALL_RUN } from './helpers.ts';
 
 let home: string;
+/**
+ * One `toolkit-agent worker` for the file, on the task queue of `workerEnv`: the checks of what `run`
+ * prints run on it with `--no-worker` (a worker of their own costs each run 1.6 s of CPU more). The
+ * runs whose own worker matters (the first ones, a cancel, approvals and authorization decided from
+ * another process) keep a queue and a worker of their own; the last test of the first group checks
+ * the worker itself and stops it.
+ */
+let worker: ReturnType<typeof startCli>;
+let workerEnv: Record<string, string>;
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'cli-run-'));
+  workerEnv = clusterEnv();
+  worker = startCli(['-c', CLI_CONFIG, 'worker', '--json'], { env: workerEnv });
+  await worker.waitForLine(/taskQueue/);
 });
-afterAll(() => rm(home, { recursive: true, force: true }));
+afterAll(async () => {
+  if (worker?.child.exitCode === null) worker.child.kill('SIGTERM');
+  await worker?.exited;
+  await rm(home, { recursive: true, force: true });
+});
 
 /** The CLI on the test run's dev server, in this file's home folder. */
 const clusterEnv = (taskQueue?: string) => cliClusterEnv(home, taskQueue);
@@ -49,14 +65,15 @@ describe('toolkit-agent run and runs', () => {
       schema,
       JSON.stringify({ type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] }),
     );
-    const env = clusterEnv();
-    const human = await runCli(['-c', CLI_CONFIG, 'run', 'please add 2 and 3', '--output-schema', schema], {
-      env,
-    });
+    const env = workerEnv;
+    const human = await runCli(
+      ['-c', CLI_CONFIG, 'run', 'please add 2 and 3', '--output-schema', schema, '--no-worker'],
+      { env },
+    );
     expect(human.code, human.stderr).toBe(0);
     expect(JSON.parse(human.stdout)).toEqual({ sum: 5 });
     const json = await runCli(
-      ['-c', CLI_CONFIG, 'run', 'please add 4 and 3', '--output-schema', schema, '--json'],
+      ['-c', CLI_CONFIG, 'run', 'please add 4 and 3', '--output-schema', schema, '--json', '--no-worker'],
       { env },
     );
     expect(json.code, json.stderr).toBe(0);
@@ -78,9 +95,10 @@ describe('toolkit-agent run and runs', () => {
       strict,
       JSON.stringify({ type: 'object', properties: { sum: { type: 'string' } }, required: ['sum'] }),
     );
-    const invalid = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 2', '--output-schema', strict], {
-      env,
-    });
+    const invalid = await runCli(
+      ['-c', CLI_CONFIG, 'run', 'please add 1 and 2', '--output-schema', strict, '--no-worker'],
+      { env },
+    );
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/no answer matching its output schema after 3 attempt\(s\)/);
     expect(invalid.stdout).toMatch(
@@ -161,8 +179,10 @@ describe('toolkit-agent run and runs', () => {
   });
 
   it('run and runs show say which MCP servers a run went without, and why', async () => {
-    const env = clusterEnv();
-    const run = await runCli(['-c', CLI_CONFIG, 'run', 'hello there', '--agent', 'offline'], { env });
+    const env = workerEnv;
+    const run = await runCli(['-c', CLI_CONFIG, 'run', 'hello there', '--agent', 'offline', '--no-worker'], {
+      env,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('You said: hello there\n');
     expect(run.stderr).toMatch(
@@ -178,22 +198,22 @@ describe('toolkit-agent run and runs', () => {
   });
 
   it('FORCE_COLOR colours the progress even when piped; NO_COLOR wins over it', async () => {
-    const forced = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1'], {
-      env: { ...clusterEnv(), FORCE_COLOR: '1' },
+    const forced = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1', '--no-worker'], {
+      env: { ...workerEnv, FORCE_COLOR: '1' },
     });
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toContain(`${String.fromCharCode(27)}[32m✓`);
     expect(forced.stdout).toBe('The sum is 2.\n');
-    const plain = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1'], {
-      env: { ...clusterEnv(), FORCE_COLOR: '1', NO_COLOR: '1' },
+    const plain = await runCli(['-c', CLI_CONFIG, 'run', 'please add 1 and 1', '--no-worker'], {
+      env: { ...workerEnv, FORCE_COLOR: '1', NO_COLOR: '1' },
     });
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout + plain.stderr).not.toContain('\u001b');
   });
 
   it('run --json streams the answer as text_delta events that add up to it', async () => {
-    const result = await runCli(['-c', CLI_CONFIG, 'run', 'hello streaming world', '--json'], {
-      env: clusterEnv(),
+    const result = await runCli(['-c', CLI_CONFIG, 'run', 'hello streaming world', '--json', '--no-worker'], {
+      env: workerEnv,
     });
     expect(result.code, result.stderr).toBe(0);
     const events = parseLines(result.stdout);
@@ -209,10 +229,18 @@ describe('toolkit-agent run and runs', () => {
   it('approvals: --approve-all approves; without a terminal the call waits for runs approve / runs reject', async () => {
     const env = clusterEnv();
     const all = await runCli(
-      ['-c', CLI_CONFIG, 'run', 'add 3 and 4', '--agent', 'careful', '--approve-all', '--json'],
-      {
-        env,
-      },
+      [
+        '-c',
+        CLI_CONFIG,
+        'run',
+        'add 3 and 4',
+        '--agent',
+        'careful',
+        '--approve-all',
+        '--json',
+        '--no-worker',
+      ],
+      { env: workerEnv },
     );
     expect(all.code, all.stderr).toBe(0);
     expect(parseLines(all.stdout).map((e) => e.type)).toEqual(APPROVED_TOOL_CALL_RUN);
@@ -272,7 +300,12 @@ describe('toolkit-agent run and runs', () => {
     expect(types).toContain('authorization_required');
     expect(types.at(-1)).toBe('run_cancelled');
 
-    const human = await runCli(['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'locked'], { env });
+    const human = await runCli(
+      ['-c', CLI_CONFIG, 'run', 'read my mail', '--agent', 'locked', '--no-worker'],
+      {
+        env: workerEnv,
+      },
+    );
     // Its one call was never authorized: the answer rests on no tool result, so the run exits 1, saying so.
     expect(human.code, human.stderr).toBe(1);
     expect(human.stderr).toMatch(/^error: every tool call of this run failed \(1\)/m);
@@ -283,8 +316,7 @@ describe('toolkit-agent run and runs', () => {
   });
 
   it('worker serves the config on its task queue; run --no-worker uses it; SIGTERM stops it', async () => {
-    const env = clusterEnv();
-    const worker = startCli(['-c', CLI_CONFIG, 'worker', '--json'], { env });
+    const env = workerEnv;
     const info = JSON.parse(await worker.waitForLine(/taskQueue/)) as { taskQueue: string; agents: string[] };
     expect(info).toMatchObject({
       taskQueue: env.CLI_TASK_QUEUE,

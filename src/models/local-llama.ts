@@ -58,7 +58,6 @@ const DEFAULT_MAX_TOKENS = 512;
 interface Loaded {
   llama: { createGrammarForJsonSchema(schema: unknown): Promise<unknown> };
   model: { tokenize(text: string): unknown[]; dispose(): Promise<void> };
-  sequence: { clearHistory(): Promise<void> };
   completion: { generateCompletion(prompt: string, options: Record<string, unknown>): Promise<string> };
 }
 
@@ -108,7 +107,7 @@ export class LocalLlamaModel implements ModelAdapter {
   }
 
   async #generate(request: ModelRequest): Promise<ModelResponse> {
-    const { llama, model, sequence, completion } = await this.#load();
+    const { llama, model, completion } = await this.#load();
     const prompt = renderLocalPrompt(request.messages, request.tools, request.output?.schema);
     const input = model.tokenize(prompt).length;
     if (input > this.maxInputTokens) {
@@ -122,7 +121,6 @@ export class LocalLlamaModel implements ModelAdapter {
     const kind = replyKind(request.messages, request.tools, this.#options.toolChoice ?? 'auto');
     const schema = request.output?.schema;
     const grammar = await llama.createGrammarForJsonSchema(replySchema(request.tools, kind, schema));
-    await sequence.clearHistory();
     const text = await completion.generateCompletion(prompt, {
       grammar,
       maxTokens: this.#options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -162,9 +160,10 @@ export class LocalLlamaModel implements ModelAdapter {
         contextSize: this.#options.contextSize ?? DEFAULT_CONTEXT_SIZE,
         threads: this.#threads,
       });
-      const sequence = context.getSequence();
-      const completion = new llamaCpp.LlamaCompletion({ contextSequence: sequence });
-      return { llama, model, sequence, completion };
+      // One sequence for every step: each step's prompt starts with the last one's (the transcript
+      // grows), and the completion reads only the tokens after the part they share.
+      const completion = new llamaCpp.LlamaCompletion({ contextSequence: context.getSequence() });
+      return { llama, model, completion };
     })();
     this.#loading.catch(() => {
       this.#loading = undefined;

@@ -3,7 +3,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LongTermMemory } from '../../src/long-term-memory/long-term-memory.ts';
 import { PostgresLongTermStore } from '../../src/long-term-memory/postgres.ts';
-import { describeLongTermMemory } from '../support/long-term-memory-behaviour.ts';
+import {
+  describeLongTermMemory,
+  expectReplyFoundByOldQuestion,
+} from '../support/long-term-memory-behaviour.ts';
 import { describeRecallByMeaning } from '../support/long-term-memory-vectors-behaviour.ts';
 
 const url = inject('postgresUrl');
@@ -66,14 +69,7 @@ describe.skipIf(!url)('PostgresLongTermStore and a table of an earlier version',
        VALUES ('ana', 'old', 's1', 'user', 'Which city did your sister move to?', 0)`,
     );
     const memory = new LongTermMemory({ store: new PostgresLongTermStore({ connectionString: url, table }) });
-    await memory.remember({
-      resource: 'ana',
-      sessionId: 's1',
-      at: 60_000,
-      messages: [{ id: 'new', role: 'user', content: 'Lisbon, in March' }],
-    });
-    const hits = await memory.recall({ resource: 'ana', query: 'sister city', limit: 5 });
-    expect(hits.map((hit) => hit.messageId)).toEqual(['old', 'new']);
+    await expectReplyFoundByOldQuestion(memory);
     const { rows } = await pool.query(
       `SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND column_name = 'words'`,
       [table],

@@ -206,3 +206,18 @@ export function describeLongTermMemory(name: string, make: () => Promise<StoreUn
     });
   });
 }
+
+/**
+ * A store opened on what an earlier version left (a question 'old' of session 's1' of 'ana',
+ * indexed by its text only): a reply remembered now is found by the question's words too, after it.
+ */
+export async function expectReplyFoundByOldQuestion(memory: LongTermMemory): Promise<void> {
+  await memory.remember({
+    resource: 'ana',
+    sessionId: 's1',
+    at: 60_000,
+    messages: [{ id: 'new', role: 'user', content: 'Lisbon, in March' }],
+  });
+  const hits = await memory.recall({ resource: 'ana', query: 'sister city', limit: 5 });
+  expect(hits.map((hit) => hit.messageId)).toEqual(['old', 'new']);
+}

@@ -7,7 +7,10 @@ import { ConfigurationError } from '../../src/errors.ts';
 import { InMemoryLongTermStore } from '../../src/long-term-memory/in-memory.ts';
 import { LongTermMemory } from '../../src/long-term-memory/long-term-memory.ts';
 import { SqliteLongTermStore } from '../../src/long-term-memory/sqlite.ts';
-import { describeLongTermMemory } from '../support/long-term-memory-behaviour.ts';
+import {
+  describeLongTermMemory,
+  expectReplyFoundByOldQuestion,
+} from '../support/long-term-memory-behaviour.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -62,14 +65,7 @@ describe('SqliteLongTermStore and a file of an earlier version', () => {
     `);
     db.close();
     const memory = new LongTermMemory({ store: new SqliteLongTermStore({ path: file }) });
-    await memory.remember({
-      resource: 'ana',
-      sessionId: 's1',
-      at: 60_000,
-      messages: [{ id: 'new', role: 'user', content: 'Lisbon, in March' }],
-    });
-    const hits = await memory.recall({ resource: 'ana', query: 'sister city', limit: 5 });
-    expect(hits.map((hit) => hit.messageId)).toEqual(['old', 'new']);
+    await expectReplyFoundByOldQuestion(memory);
     await memory.close();
     // Opened again, up to date: nothing to do, the same recall.
     const again = new LongTermMemory({ store: new SqliteLongTermStore({ path: file }) });

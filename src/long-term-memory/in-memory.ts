@@ -41,7 +41,8 @@ export class InMemoryLongTermStore implements LongTermMemoryStore {
       this.#put(memory, { ...entry, ...contexts[i] });
       if (before?.text === entry.text) return;
       memory.vectors.delete(entry.messageId);
-      // The messages said after it search its new words.
+      // A new message is no other's context yet; the messages said after a changed one search its new words.
+      if (!before) return;
       for (const later of memory.entries.values())
         if (later.contextId === entry.messageId) this.#put(memory, { ...later, context: entry.text });
     });
